@@ -1,0 +1,141 @@
+// Table, CSV and JSON rendering.
+#include "cli/format.h"
+
+#include <cstdio>
+
+#include "common/json.h"
+#include "common/values.h"
+
+namespace sweep {
+
+Result<Format> ParseFormat(const std::string& name) {
+  if (name == "table") return Format::kTable;
+  if (name == "csv") return Format::kCsv;
+  if (name == "json") return Format::kJson;
+  return Status::Error("unknown format '" + name + "' (expected table, csv or json)");
+}
+
+namespace {
+
+std::string CellText(const Cell& c, Format f) {
+  if (std::holds_alternative<std::monostate>(c)) return f == Format::kJson ? "null" : "";
+  if (auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
+  if (auto* d = std::get_if<double>(&c)) {
+    if (f == Format::kJson) return JsonNumber(*d);
+    if (f == Format::kTable) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.6g", *d);
+      return buf;
+    }
+    return FormatDouble(*d);
+  }
+  const std::string& s = std::get<std::string>(c);
+  if (f == Format::kJson) return JsonString(s);
+  if (f == Format::kCsv && s.find_first_of(",\"\n\r") != std::string::npos) {
+    std::string q = "\"";
+    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string FormatRows(const Table& t, Format f) {
+  std::string out;
+  if (f == Format::kJson) {
+    out = "[";
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+      out += r ? ",\n {" : "{";
+      for (size_t c = 0; c < t.columns.size(); ++c) {
+        out += (c ? ", " : "") + JsonString(t.columns[c]) + ": " + CellText(t.rows[r][c], f);
+      }
+      out += "}";
+    }
+    return out + "]\n";
+  }
+  if (f == Format::kCsv) {
+    for (size_t c = 0; c < t.columns.size(); ++c) out += (c ? "," : "") + CellText(Cell(t.columns[c]), f);
+    out += "\n";
+    for (const auto& row : t.rows) {
+      for (size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + CellText(row[c], f);
+      out += "\n";
+    }
+    return out;
+  }
+  std::vector<size_t> width(t.columns.size());
+  std::vector<std::vector<std::string>> text;
+  for (size_t c = 0; c < t.columns.size(); ++c) width[c] = t.columns[c].size();
+  for (const auto& row : t.rows) {
+    std::vector<std::string> cells;
+    for (size_t c = 0; c < row.size(); ++c) {
+      std::string s = CellText(row[c], f);
+      if (s.size() > 60) s = s.substr(0, 57) + "...";
+      width[c] = std::max(width[c], s.size());
+      cells.push_back(std::move(s));
+    }
+    text.push_back(std::move(cells));
+  }
+  auto line = [&](const std::vector<std::string>& cells, const std::vector<Cell>* row) {
+    std::string l;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      bool right = row && !std::holds_alternative<std::string>((*row)[c]);
+      std::string pad(width[c] - cells[c].size(), ' ');
+      l += (c ? "  " : "") + (right ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : ""));
+    }
+    return l + "\n";
+  };
+  out += line(t.columns, nullptr);
+  for (size_t r = 0; r < text.size(); ++r) out += line(text[r], &t.rows[r]);
+  if (t.rows.empty()) out += "(no rows)\n";
+  return out;
+}
+
+std::string TrialJson(const TrialView& t) {
+  std::string out = "{\"id\": " + std::to_string(t.id) + ", \"status\": " + JsonString(t.status) +
+                    ", \"params\": " + ParamsToJson(t.params.params()) +
+                    ", \"value\": " + (t.value ? JsonNumber(*t.value) : "null") +
+                    ", \"step\": " + (t.step ? std::to_string(*t.step) : "null") +
+                    ", \"attempts\": " + std::to_string(t.attempts) + ", \"number\": " + std::to_string(t.number) +
+                    ", \"failure\": " + (t.failure.empty() ? "null" : JsonString(t.failure)) +
+                    ", \"metrics\": " + (t.metrics_json.empty() ? "null" : t.metrics_json) + "}";
+  return out;
+}
+
+std::string FormatTrials(const std::vector<TrialView>& trials, Format f) {
+  if (f == Format::kJson) {
+    std::string out = "[";
+    for (size_t i = 0; i < trials.size(); ++i) out += (i ? ",\n " : "") + TrialJson(trials[i]);
+    return out + "]\n";
+  }
+  Table t;
+  t.columns = {"id", "status", "value", "step", "attempts"};
+  std::vector<std::string> names;
+  for (const auto& tr : trials) {
+    for (const auto& p : tr.params.params()) {
+      if (std::find(names.begin(), names.end(), p.name()) == names.end()) names.push_back(p.name());
+    }
+  }
+  for (const auto& n : names) t.columns.push_back(n);
+  t.columns.push_back("failure");
+  for (const auto& tr : trials) {
+    std::vector<Cell> row = {tr.id, tr.status, tr.value ? Cell(*tr.value) : Cell(),
+                             tr.step ? Cell(*tr.step) : Cell(), int64_t{tr.attempts}};
+    for (const auto& n : names) {
+      Cell c;
+      for (const auto& p : tr.params.params()) {
+        if (p.name() != n) continue;
+        const pb::Value& v = p.value();
+        if (v.kind_case() == pb::Value::kNumber) c = v.number();
+        else if (v.kind_case() == pb::Value::kInteger) c = static_cast<int64_t>(v.integer());
+        else c = ValueToString(v);
+      }
+      row.push_back(c);
+    }
+    row.push_back(tr.failure.empty() ? Cell() : Cell(tr.failure));
+    t.rows.push_back(std::move(row));
+  }
+  return FormatRows(t, f);
+}
+
+}  // namespace sweep

@@ -1,0 +1,172 @@
+// `sweep`: one binary, CLI11 subcommands. Thin: parsing here, work in modules.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <climits>
+#include <cstdio>
+
+#include "cli/format.h"
+#include "common/log.h"
+#include "search_spaces/samplers.h"
+#include "search_spaces/validate.h"
+#include "storage/reader.h"
+#include "trial_runner/runner.h"
+#include "tuner/tuner.h"
+
+namespace {
+
+using namespace sweep;
+
+std::string SelfExe(const char* argv0) {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) return std::string(buf, static_cast<size_t>(n));
+  return argv0;
+}
+
+int Fail(const Status& st) {
+  fprintf(stderr, "sweep: %s\n", st.message().c_str());
+  return 1;
+}
+
+int Validate(const std::string& path) {
+  auto parsed = LoadStudyFile(path);
+  if (!parsed.ok()) return Fail(parsed.status());
+  Status st = ValidateStudy(&*parsed);
+  if (!st.ok()) return Fail(st);
+  const pb::Study& s = parsed->study;
+  auto space = SearchSpace::Create(s);
+  if (!space.ok()) return Fail(space.status());
+  std::string algo = pb::AlgorithmType_Name(s.algorithm().type()).substr(15);
+  for (char& c : algo) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  printf("study '%s' is valid\n", s.name().c_str());
+  printf("objective: %s %s\n", s.objective().goal() == pb::GOAL_MAXIMIZE ? "maximize" : "minimize",
+         s.objective().metric().c_str());
+  printf("algorithm: %s", algo.c_str());
+  if (s.algorithm().has_max_trials()) printf(", max_trials %lld", static_cast<long long>(s.algorithm().max_trials()));
+  printf("\nparameters:\n%s", space->Describe().c_str());
+  auto size = space->GridSize(1000000);
+  if (size.ok()) {
+    printf("grid points: %llu\n", static_cast<unsigned long long>(*size));
+  } else {
+    printf("grid points: infinite or more than 1000000\n");
+  }
+  return 0;
+}
+
+struct QueryArgs {
+  std::string db = "sweep.db";
+  std::string study;
+  std::string format = "table";
+  std::string status;
+  std::string sql;
+  int top = 0;
+};
+
+int WithReader(const QueryArgs& a, const std::function<Result<std::string>(Reader&, Format)>& body) {
+  auto format = ParseFormat(a.format);
+  if (!format.ok()) return Fail(format.status());
+  auto reader = Reader::Open(a.db);
+  if (!reader.ok()) return Fail(reader.status());
+  auto out = body(**reader, *format);
+  if (!out.ok()) return Fail(out.status());
+  fputs(out->c_str(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"sweep: hyperparameter search on your own machines"};
+  app.require_subcommand(1);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Debug logging");
+
+  TunerOptions run;
+  auto* run_cmd = app.add_subcommand("run", "Run (or resume) a study");
+  run_cmd->add_option("study", run.study_path, "Study file (.yaml, .json or .pbtxt)")->required();
+  run_cmd->add_option("--db", run.db_path, "Results database")->capture_default_str();
+  run_cmd->add_option("--bind", run.bind, "Endpoint the tuner listens on")->capture_default_str();
+  run_cmd->add_option("--local-runners", run.local_runners, "Local runner processes (default: one per core)")
+      ->check(CLI::Range(0, 4096));
+  run_cmd->add_option("--heartbeat-ms", run.heartbeat_ms, "Heartbeat interval")->check(CLI::Range(50, 60000))
+      ->capture_default_str();
+  std::string progress = "auto";
+  run_cmd->add_option("--progress", progress, "auto|live|plain")->check(CLI::IsMember({"auto", "live", "plain"}));
+
+  RunnerOptions runner;
+  auto* runner_cmd = app.add_subcommand("runner", "Run trials for a tuner");
+  runner_cmd->add_option("--connect", runner.endpoint, "Tuner endpoint, e.g. tcp://host:5555")->required();
+  runner_cmd->add_option("--name", runner.name, "Runner name (default: host-pid)");
+  runner_cmd->add_option("--heartbeat-ms", runner.heartbeat_ms, "Heartbeat interval")->check(CLI::Range(50, 60000));
+  runner_cmd->add_option("--give-up-after", runner.give_up_after_s, "Exit after this many seconds without a tuner (0: never)");
+
+  std::string validate_path;
+  auto* validate_cmd = app.add_subcommand("validate", "Check a study file and print its search space");
+  validate_cmd->add_option("study", validate_path, "Study file")->required();
+
+  QueryArgs q;
+  auto add_db = [&](CLI::App* c) { c->add_option("--db", q.db, "Results database")->capture_default_str(); };
+  auto* studies_cmd = app.add_subcommand("studies", "List the studies in a database");
+  add_db(studies_cmd);
+  studies_cmd->add_option("--format", q.format, "table|csv|json");
+  auto* trials_cmd = app.add_subcommand("trials", "List a study's trials");
+  add_db(trials_cmd);
+  trials_cmd->add_option("study", q.study, "Study name (optional when the database holds one)");
+  trials_cmd->add_option("--status", q.status, "Only trials with this status")
+      ->check(CLI::IsMember({"queued", "running", "completed", "failed", "stopped", "paused"}));
+  trials_cmd->add_option("--top", q.top, "Only the K best completed trials")->check(CLI::Range(1, INT_MAX));
+  trials_cmd->add_option("--format", q.format, "table|csv|json");
+  auto* best_cmd = app.add_subcommand("best", "Print the best trial");
+  add_db(best_cmd);
+  best_cmd->add_option("study", q.study, "Study name");
+  best_cmd->add_option("--format", q.format, "table|json");
+  auto* query_cmd = app.add_subcommand("query", "Run a read-only SQL query");
+  add_db(query_cmd);
+  query_cmd->add_option("sql", q.sql, "One SQL statement")->required();
+  query_cmd->add_option("--format", q.format, "table|csv|json");
+  auto* export_cmd = app.add_subcommand("export", "Export all trials of a study");
+  add_db(export_cmd);
+  export_cmd->add_option("study", q.study, "Study name");
+  export_cmd->add_option("--format", q.format, "csv|json")->required()->check(CLI::IsMember({"csv", "json"}));
+
+  CLI11_PARSE(app, argc, argv);
+  if (verbose) SetLogLevel(LogLevel::kDebug);
+
+  if (run_cmd->parsed()) {
+    run.exe = SelfExe(argv[0]);
+    run.progress = progress == "live" ? 1 : progress == "plain" ? 0 : -1;
+    return RunTuner(run);
+  }
+  if (runner_cmd->parsed()) return RunRunner(runner);
+  if (validate_cmd->parsed()) return Validate(validate_path);
+  if (studies_cmd->parsed()) {
+    return WithReader(q, [](Reader& r, Format f) -> Result<std::string> {
+      ASSIGN_OR_RETURN(Table t, r.Studies());
+      return FormatRows(t, f);
+    });
+  }
+  if (trials_cmd->parsed() || export_cmd->parsed()) {
+    return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {
+      ASSIGN_OR_RETURN(StudyRef s, r.ResolveStudy(q.study));
+      ASSIGN_OR_RETURN(auto trials, r.Trials(s, q.status, q.top));
+      return FormatTrials(trials, f);
+    });
+  }
+  if (best_cmd->parsed()) {
+    if (q.format == "csv") return Fail(Status::Error("best prints table or json"));
+    return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {
+      ASSIGN_OR_RETURN(StudyRef s, r.ResolveStudy(q.study));
+      ASSIGN_OR_RETURN(auto trials, r.Trials(s, "", 1));
+      if (trials.empty()) return Status::Error("study '" + s.name + "' has no completed trial yet");
+      return f == Format::kJson ? TrialJson(trials[0]) + "\n" : FormatTrials(trials, f);
+    });
+  }
+  if (query_cmd->parsed()) {
+    return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {
+      ASSIGN_OR_RETURN(Table t, r.Query(q.sql));
+      return FormatRows(t, f);
+    });
+  }
+  return 0;
+}

@@ -1,0 +1,17 @@
+// Small helpers for writing JSON text (no parser: sweep only emits JSON).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace sweep {
+
+// Appends `s` as a quoted, escaped JSON string.
+void AppendJsonString(std::string* out, std::string_view s);
+std::string JsonString(std::string_view s);
+// Shortest round-trip text for a double; NaN and infinities become null.
+std::string JsonNumber(double v);
+// Shortest round-trip text for a double, for humans ("nan", "inf" kept).
+std::string FormatDouble(double v);
+
+}  // namespace sweep

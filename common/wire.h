@@ -1,0 +1,26 @@
+// The wire format between tuner and runners: one protobuf Envelope per ZeroMQ
+// frame, led by a protocol version. Decoding checks size, parse and version.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "common/status.h"
+#include "proto/sweep.pb.h"
+
+namespace sweep {
+
+inline constexpr uint32_t kProtocolVersion = 1;
+// Larger messages are dropped by ZeroMQ itself (ZMQ_MAXMSGSIZE) before
+// they are read; decoding checks again.
+inline constexpr size_t kMaxMessageBytes = 16 << 20;
+
+// Heartbeats: every kHeartbeatMs each way; a peer is presumed dead after
+// kLivenessBeats missed beats. Any message counts as a beat.
+inline constexpr int kHeartbeatMs = 1000;
+inline constexpr int kLivenessBeats = 5;
+
+std::string EncodeEnvelope(pb::Envelope* env);
+Result<pb::Envelope> DecodeEnvelope(const void* data, size_t size);
+
+}  // namespace sweep

@@ -1,0 +1,64 @@
+// The search space of a study: parameters in dependency order, the mapping
+// from unit draws to values, condition checks, and grid enumeration.
+// Immutable after Create; safe to share between threads.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "proto/sweep.pb.h"
+
+namespace sweep {
+
+using Params = google::protobuf::RepeatedPtrField<pb::ParamValue>;
+
+class SearchSpace {
+ public:
+  // `study` must have passed ValidateStudy.
+  static Result<SearchSpace> Create(const pb::Study& study);
+
+  int size() const { return static_cast<int>(params_.size()); }
+  const pb::Parameter& param(int i) const { return params_[i]; }
+  // Indices into param() with every parent before its children.
+  const std::vector<int>& order() const { return order_; }
+
+  // True when all of p's conditions hold for the values chosen so far
+  // (indexed like param(); nullopt means inactive/unset).
+  bool Active(int i, const std::vector<std::optional<pb::Value>>& chosen) const;
+  // Maps u in [0, 1) to a value of parameter i.
+  pb::Value FromUnit(int i, double u) const;
+  // Every value of parameter i, for grid search (float needs a step).
+  std::vector<pb::Value> GridValues(int i) const;
+
+  // Draws one point: `unit(i)` gives the draw for parameter i.
+  template <typename F>
+  Params Sample(F unit) const {
+    std::vector<std::optional<pb::Value>> chosen(params_.size());
+    for (int i : order_) {
+      if (Active(i, chosen)) chosen[i] = FromUnit(i, unit(i));
+    }
+    return ToParams(chosen);
+  }
+
+  // Number of grid points, or an error if it exceeds `limit`.
+  Result<uint64_t> GridSize(uint64_t limit) const;
+  // All grid points in enumeration order (at most `limit`).
+  std::vector<Params> GridPoints(uint64_t limit) const;
+
+  // Human-readable description, one line per parameter.
+  std::string Describe() const;
+
+ private:
+  Params ToParams(const std::vector<std::optional<pb::Value>>& chosen) const;
+  void Enumerate(size_t pos, std::vector<std::optional<pb::Value>>* chosen, uint64_t limit,
+                 uint64_t* count, std::vector<Params>* out) const;
+
+  std::vector<pb::Parameter> params_;  // declaration order
+  std::vector<int> order_;
+  std::vector<std::vector<int>> parent_index_;  // per param, per condition
+};
+
+}  // namespace sweep

@@ -1,0 +1,41 @@
+// Reads a study file (YAML, JSON or protobuf text format) into pb::Study,
+// remembering where each field was written so later errors can point at it.
+// Schema checks (unknown keys, wrong types, duplicate keys) happen here;
+// semantic checks live in validate.h.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "common/status.h"
+#include "proto/sweep.pb.h"
+
+namespace sweep {
+
+// Field path -> (line, column), both 1-based. Paths look like
+// "parameters.lr.min" or "algorithm.type"; a parameter is named by its key.
+class SourceMap {
+ public:
+  explicit SourceMap(std::string file = "") : file_(std::move(file)) {}
+  void Record(const std::string& path, int line, int column);
+  // "study.yaml:14:7: " for the closest recorded prefix of `path`.
+  std::string Where(const std::string& path) const;
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+  std::map<std::string, std::pair<int, int>> locations_;
+};
+
+struct ParsedStudy {
+  pb::Study study;
+  SourceMap source;
+};
+
+// Chooses the syntax by extension: .pbtxt/.textproto/.txtpb are protobuf text
+// format, everything else is YAML (of which JSON is a subset).
+Result<ParsedStudy> LoadStudyFile(const std::string& path);
+Result<ParsedStudy> ParseStudyYaml(const std::string& text, const std::string& filename);
+Result<ParsedStudy> ParseStudyTextProto(const std::string& text, const std::string& filename);
+
+}  // namespace sweep

@@ -1,0 +1,138 @@
+// Read-only queries over the results database.
+#include "storage/reader.h"
+
+#include <sys/stat.h>
+
+#include <cctype>
+
+#include "storage/sqlite_util.h"
+
+namespace sweep {
+
+Reader::~Reader() {
+  if (db_) sqlite3_close(db_);
+}
+
+Result<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    return Status::Error(path + ": no such database (run a study first, or pass --db FILE)");
+  }
+  std::unique_ptr<Reader> r(new Reader());
+  r->path_ = path;
+  int rc = sqlite3_open_v2(path.c_str(), &r->db_, SQLITE_OPEN_READONLY, nullptr);
+  if (rc != SQLITE_OK) return SqliteError(r->db_, rc, "opening database " + path + " read-only");
+  sqlite3_busy_timeout(r->db_, 5000);
+  RETURN_IF_ERROR(Exec(r->db_, "PRAGMA query_only=ON").Wrap(path));
+  ASSIGN_OR_RETURN(Stmt v, Stmt::Prepare(r->db_, "SELECT count(*) FROM sqlite_master WHERE name='studies'"));
+  auto row = v.Step();
+  if (!row.ok()) return row.status().Wrap(path);
+  if (!*row || v.Int(0) == 0) return Status::Error(path + ": not a sweep results database");
+  return r;
+}
+
+namespace {
+
+Result<Table> Collect(Stmt* s) {
+  Table t;
+  for (int i = 0; i < s->columns(); ++i) t.columns.push_back(s->ColumnName(i));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s->Step());
+    if (!row) break;
+    std::vector<Cell> cells;
+    for (int i = 0; i < s->columns(); ++i) {
+      switch (s->ColumnType(i)) {
+        case SQLITE_INTEGER: cells.emplace_back(s->Int(i)); break;
+        case SQLITE_FLOAT: cells.emplace_back(s->Double(i)); break;
+        case SQLITE_NULL: cells.emplace_back(std::monostate()); break;
+        case SQLITE_BLOB: cells.emplace_back("<blob " + std::to_string(sqlite3_column_bytes(s->raw(), i)) + " bytes>"); break;
+        default: cells.emplace_back(s->Text(i));
+      }
+    }
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+
+}  // namespace
+
+Result<Table> Reader::Query(const std::string& sql) {
+  const char* tail = nullptr;
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, sql, &tail));
+  if (s.raw() == nullptr) return Status::Error("empty query");
+  for (const char* p = tail; p && *p; ++p) {
+    if (!std::isspace(static_cast<unsigned char>(*p)) && *p != ';') {
+      return Status::Error("sweep query runs one statement at a time; found more after the first");
+    }
+  }
+  if (!s.readonly()) {
+    return Status::Error("sweep query is read-only: this statement would modify the database, so it was not run");
+  }
+  return Collect(&s);
+}
+
+Result<Table> Reader::Studies() {
+  return Query(
+      "SELECT s.id, s.name, s.status, s.algorithm, s.objective_metric AS metric, s.goal, "
+      "count(t.id) AS trials, "
+      "sum(t.status='completed') AS completed, sum(t.status='failed') AS failed, "
+      "sum(t.status='running') AS running, sum(t.status='queued') AS queued, "
+      "CASE s.goal WHEN 'maximize' THEN max(CASE WHEN t.status='completed' THEN t.value END) "
+      "ELSE min(CASE WHEN t.status='completed' THEN t.value END) END AS best "
+      "FROM studies s LEFT JOIN trials t ON t.study_id = s.id GROUP BY s.id ORDER BY s.id");
+}
+
+Result<StudyRef> Reader::ResolveStudy(const std::string& name) {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, "SELECT id, name, objective_metric, goal FROM studies ORDER BY id"));
+  std::vector<StudyRef> all;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    all.push_back(StudyRef{s.Int(0), s.Text(1), s.Text(2), s.Text(3) == "maximize"});
+  }
+  std::string names;
+  for (const auto& r : all) {
+    if (!name.empty() && r.name == name) return r;
+    names += (names.empty() ? "" : ", ") + r.name;
+  }
+  if (all.empty()) return Status::Error(path_ + " holds no studies yet");
+  if (!name.empty()) return Status::Error("no study named '" + name + "' in " + path_ + " (studies: " + names + ")");
+  if (all.size() > 1) return Status::Error(path_ + " holds several studies; name one of: " + names);
+  return all[0];
+}
+
+Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::string& status, int top) {
+  std::string sql =
+      "SELECT id, number, status, params_pb, value, step, attempts, runner, failure, metrics "
+      "FROM trials WHERE study_id=?1";
+  if (!status.empty()) sql += " AND status=?2";
+  if (top > 0) {
+    sql += " AND value IS NOT NULL AND status='completed' ORDER BY value " +
+           std::string(study.maximize ? "DESC" : "ASC") + ", id LIMIT " + std::to_string(top);
+  } else {
+    sql += " ORDER BY id";
+  }
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, sql));
+  s.Bind(1, study.id);
+  if (!status.empty()) s.Bind(2, status);
+  std::vector<TrialView> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    TrialView t;
+    t.id = s.Int(0);
+    t.number = s.Int(1);
+    t.status = s.Text(2);
+    t.params.ParseFromArray(sqlite3_column_blob(s.raw(), 3), sqlite3_column_bytes(s.raw(), 3));
+    if (!s.IsNull(4)) t.value = s.Double(4);
+    if (!s.IsNull(5)) t.step = s.Int(5);
+    t.attempts = static_cast<int>(s.Int(6));
+    t.runner = s.Text(7);
+    t.failure = s.Text(8);
+    t.metrics_json = s.Text(9);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace sweep

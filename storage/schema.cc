@@ -1,0 +1,62 @@
+// Schema migrations.
+#include "storage/schema.h"
+
+namespace sweep {
+
+const std::vector<std::string>& SchemaMigrations() {
+  static const std::vector<std::string> kMigrations = {
+      // 1: studies, trials, reports, events.
+      R"sql(
+CREATE TABLE studies(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  objective_metric TEXT NOT NULL,
+  goal TEXT NOT NULL CHECK(goal IN ('minimize', 'maximize')),
+  algorithm TEXT NOT NULL,
+  seed INTEGER NOT NULL,
+  spec_json TEXT NOT NULL,
+  spec BLOB NOT NULL,
+  status TEXT NOT NULL,
+  created_at REAL NOT NULL,
+  updated_at REAL NOT NULL);
+CREATE TABLE trials(
+  id INTEGER PRIMARY KEY,
+  study_id INTEGER NOT NULL REFERENCES studies(id),
+  number INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK(status IN ('queued', 'running', 'completed', 'failed', 'stopped', 'paused')),
+  params TEXT NOT NULL,
+  params_pb BLOB NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  runner TEXT,
+  lease INTEGER,
+  value REAL,
+  step INTEGER,
+  metrics TEXT,
+  failure TEXT,
+  created_at REAL NOT NULL,
+  started_at REAL,
+  ended_at REAL,
+  UNIQUE(study_id, number));
+CREATE INDEX trials_by_status ON trials(study_id, status);
+CREATE TABLE reports(
+  trial_id INTEGER NOT NULL REFERENCES trials(id),
+  attempt INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  metric TEXT NOT NULL,
+  value REAL,
+  at REAL NOT NULL,
+  PRIMARY KEY(trial_id, attempt, step, metric)) WITHOUT ROWID;
+CREATE TABLE events(
+  id INTEGER PRIMARY KEY,
+  study_id INTEGER NOT NULL REFERENCES studies(id),
+  trial_id INTEGER REFERENCES trials(id),
+  at REAL NOT NULL,
+  kind TEXT NOT NULL,
+  detail TEXT NOT NULL);
+CREATE INDEX events_by_trial ON events(trial_id);
+)sql",
+  };
+  return kMigrations;
+}
+
+}  // namespace sweep

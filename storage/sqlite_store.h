@@ -1,0 +1,78 @@
+// The results database writer. Only the tuner writes; it batches the writes of
+// one event-loop turn into one transaction (group commit) and acknowledges
+// runners only after Commit() returns. Readers use storage/reader.h.
+// REQUIRES: external synchronization (one thread uses a Store).
+#pragma once
+
+#include <sqlite3.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "proto/sweep.pb.h"
+#include "storage/sqlite_util.h"
+
+namespace sweep {
+
+// The schema version this build writes; see docs/schema.md.
+inline constexpr int kSchemaVersion = 1;
+
+struct TrialRecord {
+  int64_t id = 0;
+  int64_t number = 0;
+  std::string status;  // queued | running | completed | failed | stopped
+  int attempts = 0;
+  pb::ParamSet params;
+  std::optional<double> value;
+  int64_t step = 0;
+};
+
+class Store {
+ public:
+  ~Store();
+  // Opens (creating and migrating as needed) the database at `path`.
+  static Result<std::unique_ptr<Store>> Open(const std::string& path);
+
+  // Returns the id of the study named study.name(), creating it if new.
+  // A study of that name created from a different spec is an error.
+  Result<int64_t> OpenStudy(const pb::Study& study);
+  Result<std::vector<TrialRecord>> LoadTrials(int64_t study_id);
+
+  Status Begin();
+  Status Commit();
+  // Turns a failed transaction back, keeping the connection usable.
+  void Rollback();
+
+  Result<int64_t> InsertTrial(int64_t study_id, int64_t number, const pb::ParamSet& params,
+                              const std::string& params_json, double now);
+  Status MarkRunning(int64_t trial_id, const std::string& runner, uint64_t lease, int attempts, double now);
+  Status Requeue(int64_t trial_id, int attempts);
+  Status InsertReport(int64_t trial_id, int attempt, int64_t step, const std::string& metric, double value,
+                      double now);
+  Status SetProgress(int64_t trial_id, int64_t step, std::optional<double> value);
+  Status FinishTrial(int64_t trial_id, const std::string& status, std::optional<double> value, int64_t step,
+                     const std::string& metrics_json, const std::string& failure, double now);
+  Status AddEvent(int64_t study_id, int64_t trial_id, const std::string& kind, const std::string& detail,
+                  double now);
+  Status SetStudyStatus(int64_t study_id, const std::string& status, double now);
+  // Every running trial goes back to queued (after a tuner restart).
+  Result<int> RequeueRunning(int64_t study_id, double now);
+
+  sqlite3* db() { return db_; }
+
+ private:
+  Store() = default;
+  Status Migrate();
+  Status PrepareAll();
+
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  bool in_tx_ = false;
+  Stmt begin_, commit_, insert_trial_, mark_running_, requeue_, insert_report_, progress_, finish_, event_,
+      study_status_;
+};
+
+}  // namespace sweep

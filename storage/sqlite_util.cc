@@ -1,0 +1,100 @@
+// SQLite wrappers.
+#include "storage/sqlite_util.h"
+
+#include <cmath>
+
+namespace sweep {
+
+Status SqliteError(sqlite3* db, int rc, const std::string& what) {
+  std::string msg = what + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+  if (rc == SQLITE_FULL) msg += " (the disk is full; committed results are safe)";
+  if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) msg += " (another process holds a lock on the database)";
+  return Status::Error(msg);
+}
+
+Stmt& Stmt::operator=(Stmt&& o) noexcept {
+  if (this != &o) {
+    if (stmt_) sqlite3_finalize(stmt_);
+    db_ = o.db_;
+    stmt_ = o.stmt_;
+    o.stmt_ = nullptr;
+  }
+  return *this;
+}
+
+Stmt::~Stmt() {
+  if (stmt_) sqlite3_finalize(stmt_);
+}
+
+Result<Stmt> Stmt::Prepare(sqlite3* db, std::string_view sql, const char** tail) {
+  Stmt s;
+  s.db_ = db;
+  int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &s.stmt_, tail);
+  if (rc != SQLITE_OK) return SqliteError(db, rc, "preparing SQL");
+  return s;
+}
+
+Stmt& Stmt::Bind(int i, int64_t v) {
+  sqlite3_bind_int64(stmt_, i, v);
+  return *this;
+}
+Stmt& Stmt::Bind(int i, double v) {
+  if (std::isfinite(v)) sqlite3_bind_double(stmt_, i, v);
+  else sqlite3_bind_null(stmt_, i);
+  return *this;
+}
+Stmt& Stmt::Bind(int i, std::string_view v) {
+  sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+Stmt& Stmt::BindBlob(int i, std::string_view v) {
+  sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+Stmt& Stmt::BindNull(int i) {
+  sqlite3_bind_null(stmt_, i);
+  return *this;
+}
+
+Result<bool> Stmt::Step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  Status st = SqliteError(db_, rc, "running SQL");
+  sqlite3_reset(stmt_);
+  return st;
+}
+
+Status Stmt::Run() {
+  while (true) {
+    auto r = Step();
+    if (!r.ok()) return r.status();
+    if (!*r) break;
+  }
+  Reset();
+  return Status::Ok();
+}
+
+void Stmt::Reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+std::string Stmt::Text(int i) const {
+  const unsigned char* p = sqlite3_column_text(stmt_, i);
+  if (!p) return "";
+  return std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, i)));
+}
+
+Status Exec(sqlite3* db, const std::string& sql) {
+  char* err = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errstr(rc);
+    sqlite3_free(err);
+    return Status::Error("SQL failed: " + msg);
+  }
+  return Status::Ok();
+}
+
+}  // namespace sweep

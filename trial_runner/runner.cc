@@ -1,0 +1,348 @@
+// Runner loop: one socket thread (heartbeats, messages) and one worker thread
+// per trial, so a long training step never silences the heartbeat.
+#include "trial_runner/runner.h"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/rng.h"
+#include "common/wire.h"
+#include "trial_runner/task.h"
+
+namespace sweep {
+
+namespace {
+
+// State shared between the socket thread and one trial's worker thread.
+struct TrialSlot {
+  pb::Assign assign;
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> last_step{0};
+  bool abandoned = false;  // socket thread only: drop whatever the worker still sends
+  int64_t abandoned_at_ms = 0;
+  std::mutex mu;
+  std::deque<pb::Envelope> out;  // guarded by mu
+  bool finished = false;         // guarded by mu
+  int wake_fd = -1;
+
+  void Push(pb::Envelope env, bool last) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      out.push_back(std::move(env));
+      finished = finished || last;
+    }
+    uint64_t one = 1;
+    ssize_t ignored = write(wake_fd, &one, sizeof one);
+    (void)ignored;
+  }
+};
+
+class WorkerContext : public TaskContext {
+ public:
+  explicit WorkerContext(std::shared_ptr<TrialSlot> slot) : slot_(std::move(slot)) {}
+  void Report(int64_t step, const std::vector<pb::Metric>& metrics) override {
+    pb::Envelope env;
+    pb::Report* r = env.mutable_report();
+    r->set_trial_id(slot_->assign.trial_id());
+    r->set_lease(slot_->assign.lease());
+    r->set_step(step);
+    for (const auto& m : metrics) *r->add_metrics() = m;
+    slot_->last_step = step;
+    slot_->Push(std::move(env), false);
+  }
+  bool StopRequested() const override { return slot_->stop.load(); }
+
+ private:
+  std::shared_ptr<TrialSlot> slot_;
+};
+
+void RunWorker(std::shared_ptr<TrialSlot> slot) {
+  WorkerContext ctx(slot);
+  TaskResult result = RunTask(slot->assign, &ctx);
+  pb::Envelope env;
+  pb::Final* f = env.mutable_final();
+  f->set_trial_id(slot->assign.trial_id());
+  f->set_lease(slot->assign.lease());
+  f->set_outcome(result.outcome);
+  f->set_error(result.error);
+  f->set_step(result.step);
+  for (const auto& m : result.metrics) *f->add_metrics() = m;
+  slot->Push(std::move(env), true);
+}
+
+class Runner {
+ public:
+  explicit Runner(const RunnerOptions& o) : o_(o) {}
+  ~Runner() {
+    if (sock_) zmq_close(sock_);
+    if (ctx_) zmq_ctx_term(ctx_);
+    if (wake_fd_ >= 0) close(wake_fd_);
+  }
+
+  int Run() {
+    ctx_ = zmq_ctx_new();
+    wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (!ctx_ || wake_fd_ < 0) {
+      LOG_ERROR << "cannot create the ZeroMQ context or event fd";
+      return 1;
+    }
+    if (!Connect()) return 1;
+    int64_t backoff = o_.heartbeat_ms;
+    int64_t unreachable_since = NowMs();
+    while (exit_code_ < 0) {
+      zmq_pollitem_t items[2] = {{sock_, 0, ZMQ_POLLIN, 0}, {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
+      if (zmq_poll(items, 2, o_.heartbeat_ms / 4) < 0 && zmq_errno() != EINTR) {
+        LOG_ERROR << "zmq_poll failed: " << zmq_strerror(zmq_errno());
+        return 1;
+      }
+      if (items[1].revents & ZMQ_POLLIN) {
+        uint64_t n;
+        ssize_t ignored = read(wake_fd_, &n, sizeof n);
+        (void)ignored;
+      }
+      DrainWorker();
+      if (items[0].revents & ZMQ_POLLIN) ReadSocket();
+      if (exit_code_ >= 0) break;
+      int64_t now = NowMs();
+      if (slot_ && slot_->abandoned && now - slot_->abandoned_at_ms > int64_t{o_.heartbeat_ms} * o_.liveness) {
+        LOG_ERROR << "trial " << slot_->assign.trial_id() << " did not stop within "
+                  << o_.heartbeat_ms * o_.liveness / 1000
+                  << " s after it was cancelled; exiting so a fresh runner can take over";
+        worker_.detach();
+        std::_Exit(3);
+      }
+      if (now - last_recv_ms_ > int64_t{o_.heartbeat_ms} * o_.liveness) {
+        if (o_.give_up_after_s > 0 && now - unreachable_since > int64_t{o_.give_up_after_s} * 1000) {
+          LOG_ERROR << "no tuner reachable at " << o_.endpoint << " for " << o_.give_up_after_s << " s; giving up";
+          return 1;
+        }
+        LOG_WARN << "tuner at " << o_.endpoint << " silent for " << (now - last_recv_ms_) / 1000
+                 << " s; reconnecting in " << backoff << " ms";
+        Abandon("lost the tuner");
+        zmq_close(sock_);
+        sock_ = nullptr;
+        SleepDraining(backoff);
+        backoff = std::min<int64_t>(backoff * 2, o_.max_backoff_ms);
+        if (!Connect()) return 1;
+        continue;
+      }
+      if (heard_since_connect_) {
+        backoff = o_.heartbeat_ms;
+        unreachable_since = now;
+      }
+      if (now - last_send_ms_ >= o_.heartbeat_ms) {
+        pb::Envelope hb;
+        hb.mutable_heartbeat()->set_busy_trial(slot_ && !slot_->abandoned ? slot_->assign.trial_id() : 0);
+        hb.mutable_heartbeat()->set_last_step(slot_ ? slot_->last_step.load() : 0);
+        Send(&hb);
+      }
+    }
+    Abandon("shutting down");
+    if (worker_.joinable()) worker_.detach();
+    return exit_code_;
+  }
+
+ private:
+  bool Connect() {
+    sock_ = zmq_socket(ctx_, ZMQ_DEALER);
+    std::string id = o_.name + "#" + std::to_string(++connections_) + "-" +
+                     std::to_string(SplitMix64(static_cast<uint64_t>(NowMs()) ^ static_cast<uint64_t>(getpid())) % 100000);
+    int linger = 0;
+    int64_t max_size = static_cast<int64_t>(kMaxMessageBytes);
+    zmq_setsockopt(sock_, ZMQ_ROUTING_ID, id.data(), id.size());
+    zmq_setsockopt(sock_, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt(sock_, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size);
+    if (zmq_connect(sock_, o_.endpoint.c_str()) != 0) {
+      LOG_ERROR << "cannot connect to " << o_.endpoint << ": " << zmq_strerror(zmq_errno());
+      return false;
+    }
+    last_recv_ms_ = NowMs();
+    heard_since_connect_ = false;
+    tuner_instance_.clear();
+    if (!slot_) SendHello();
+    return true;
+  }
+
+  void SendHello() {
+    pb::Envelope env;
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    env.mutable_hello()->set_runner(o_.name);
+    env.mutable_hello()->set_host(host);
+    env.mutable_hello()->set_pid(getpid());
+    Send(&env);
+  }
+
+  void Send(pb::Envelope* env) {
+    if (!sock_) return;
+    std::string bytes = EncodeEnvelope(env);
+    if (zmq_send(sock_, bytes.data(), bytes.size(), ZMQ_DONTWAIT) < 0) {
+      LOG_DEBUG << "send failed: " << zmq_strerror(zmq_errno());
+      return;
+    }
+    last_send_ms_ = NowMs();
+  }
+
+  // Sleeps up to `ms`, still collecting what the worker produces.
+  void SleepDraining(int64_t ms) {
+    int64_t end = NowMs() + ms;
+    while (NowMs() < end) {
+      zmq_pollitem_t item = {nullptr, wake_fd_, ZMQ_POLLIN, 0};
+      zmq_poll(&item, 1, static_cast<long>(std::min<int64_t>(100, end - NowMs())));
+      uint64_t n;
+      ssize_t ignored = read(wake_fd_, &n, sizeof n);
+      (void)ignored;
+      DrainWorker();
+    }
+  }
+
+  void DrainWorker() {
+    if (!slot_) return;
+    std::deque<pb::Envelope> out;
+    bool finished;
+    {
+      std::lock_guard<std::mutex> lock(slot_->mu);
+      out.swap(slot_->out);
+      finished = slot_->finished;
+    }
+    if (!slot_->abandoned) {
+      for (auto& env : out) Send(&env);
+    }
+    if (finished) {
+      bool abandoned = slot_->abandoned;
+      if (worker_.joinable()) worker_.join();
+      slot_.reset();
+      // After a Final the tuner knows we are idle; after an abandon, say so.
+      if (abandoned && sock_) SendHello();
+    }
+  }
+
+  void ReadSocket() {
+    while (sock_) {
+      zmq_msg_t msg;
+      zmq_msg_init(&msg);
+      if (zmq_msg_recv(&msg, sock_, ZMQ_DONTWAIT) < 0) {
+        zmq_msg_close(&msg);
+        return;
+      }
+      auto env = DecodeEnvelope(zmq_msg_data(&msg), zmq_msg_size(&msg));
+      zmq_msg_close(&msg);
+      last_recv_ms_ = NowMs();
+      heard_since_connect_ = true;
+      if (!env.ok()) {
+        LOG_WARN << "dropped a message from the tuner: " << env.status().message();
+        continue;
+      }
+      Handle(*env);
+      if (exit_code_ >= 0) return;
+    }
+  }
+
+  void Handle(const pb::Envelope& env) {
+    if (!env.tuner_instance().empty()) {
+      if (tuner_instance_.empty()) {
+        tuner_instance_ = env.tuner_instance();
+      } else if (tuner_instance_ != env.tuner_instance()) {
+        LOG_WARN << "the tuner restarted; dropping the current trial and re-registering";
+        tuner_instance_ = env.tuner_instance();
+        Abandon("the tuner restarted");
+        if (!slot_) SendHello();
+      }
+    }
+    switch (env.body_case()) {
+      case pb::Envelope::kAssign: StartTrial(env.assign()); break;
+      case pb::Envelope::kAck:
+        if (slot_ && !slot_->abandoned && env.ack().trial_id() == slot_->assign.trial_id() &&
+            env.ack().decision() == pb::DECISION_STOP) {
+          LOG_INFO << "tuner stopped trial " << env.ack().trial_id();
+          slot_->stop = true;
+        }
+        break;
+      case pb::Envelope::kReject:
+        LOG_WARN << "tuner rejected trial " << env.reject().trial_id() << ": " << env.reject().reason();
+        if (slot_ && slot_->assign.lease() == env.reject().lease()) Abandon("rejected");
+        break;
+      case pb::Envelope::kReregister:
+        LOG_INFO << "tuner asked this runner to register again: " << env.reregister().reason();
+        Abandon("re-registering");
+        if (!slot_) SendHello();
+        break;
+      case pb::Envelope::kShutdown:
+        LOG_INFO << "tuner says shut down: " << env.shutdown().reason();
+        exit_code_ = 0;
+        break;
+      case pb::Envelope::kError:
+        LOG_ERROR << "tuner reported a protocol error: " << env.error().reason();
+        exit_code_ = 2;
+        break;
+      default:
+        break;
+    }
+  }
+
+  void StartTrial(const pb::Assign& a) {
+    if (slot_) {
+      LOG_WARN << "tuner assigned trial " << a.trial_id() << " while trial " << slot_->assign.trial_id()
+               << " is still running here; refusing it";
+      pb::Envelope env;
+      pb::Final* f = env.mutable_final();
+      f->set_trial_id(a.trial_id());
+      f->set_lease(a.lease());
+      f->set_outcome(pb::TRIAL_OUTCOME_CANCELLED);
+      f->set_error("runner busy");
+      Send(&env);
+      return;
+    }
+    LOG_DEBUG << "starting trial " << a.trial_id() << " (attempt " << a.attempt() << ")";
+    slot_ = std::make_shared<TrialSlot>();
+    slot_->assign = a;
+    slot_->wake_fd = wake_fd_;
+    worker_ = std::thread(RunWorker, slot_);
+  }
+
+  void Abandon(const char* why) {
+    if (!slot_ || slot_->abandoned) return;
+    LOG_DEBUG << "abandoning trial " << slot_->assign.trial_id() << ": " << why;
+    slot_->stop = true;
+    slot_->abandoned = true;
+    slot_->abandoned_at_ms = NowMs();
+  }
+
+  RunnerOptions o_;
+  void* ctx_ = nullptr;
+  void* sock_ = nullptr;
+  int wake_fd_ = -1;
+  int connections_ = 0;
+  int exit_code_ = -1;
+  int64_t last_recv_ms_ = 0;
+  int64_t last_send_ms_ = 0;
+  bool heard_since_connect_ = false;
+  std::string tuner_instance_;
+  std::shared_ptr<TrialSlot> slot_;
+  std::thread worker_;
+};
+
+}  // namespace
+
+int RunRunner(const RunnerOptions& options) {
+  RunnerOptions o = options;
+  if (o.name.empty()) {
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    o.name = std::string(host) + "-" + std::to_string(getpid());
+  }
+  SetLogTag("runner " + o.name);
+  Runner runner(o);
+  return runner.Run();
+}
+
+}  // namespace sweep

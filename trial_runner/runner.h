@@ -1,0 +1,23 @@
+// The runner process: a DEALER that pulls trials from a tuner, runs each on a
+// worker thread, streams its reports, and keeps heart-beating meanwhile
+// (Paranoid Pirate: liveness in missed beats, reconnect with back-off).
+#pragma once
+
+#include <string>
+
+namespace sweep {
+
+struct RunnerOptions {
+  std::string endpoint;  // tcp://host:port or ipc://path
+  std::string name;      // defaults to host-pid
+  int heartbeat_ms = 1000;
+  int liveness = 5;      // missed beats before the tuner is presumed gone
+  int max_backoff_ms = 32000;
+  // Give up after this long without reaching a tuner (0: never).
+  int give_up_after_s = 0;
+};
+
+// Runs until the tuner says Shutdown (returns 0) or a fatal error (non-zero).
+int RunRunner(const RunnerOptions& options);
+
+}  // namespace sweep

@@ -1,0 +1,156 @@
+// Synthetic objectives and the synthetic task with seeded fault injection.
+#include "trial_runner/synthetic.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "common/rng.h"
+#include "common/values.h"
+
+namespace sweep {
+
+double Branin(double x1, double x2) {
+  const double pi = M_PI;
+  double a = 1, b = 5.1 / (4 * pi * pi), c = 5 / pi, r = 6, s = 10, t = 1 / (8 * pi);
+  double u = x2 - b * x1 * x1 + c * x1 - r;
+  return a * u * u + s * (1 - t) * std::cos(x1) + s;
+}
+
+double Hartmann6(const std::vector<double>& x) {
+  static const double kAlpha[4] = {1.0, 1.2, 3.0, 3.2};
+  static const double kA[4][6] = {{10, 3, 17, 3.5, 1.7, 8},
+                                  {0.05, 10, 17, 0.1, 8, 14},
+                                  {3, 3.5, 1.7, 10, 17, 8},
+                                  {17, 8, 0.05, 10, 0.1, 14}};
+  static const double kP[4][6] = {{1312, 1696, 5569, 124, 8283, 5886},
+                                  {2329, 4135, 8307, 3736, 1004, 9991},
+                                  {2348, 1451, 3522, 2883, 3047, 6650},
+                                  {4047, 8828, 8732, 5743, 1091, 381}};
+  double outer = 0;
+  for (int i = 0; i < 4; ++i) {
+    double inner = 0;
+    for (int j = 0; j < 6; ++j) {
+      double d = x[j] - kP[i][j] * 1e-4;
+      inner += kA[i][j] * d * d;
+    }
+    outer += kAlpha[i] * std::exp(-inner);
+  }
+  return -outer;
+}
+
+double Rosenbrock(const std::vector<double>& x) {
+  double sum = 0;
+  for (size_t i = 0; i + 1 < x.size(); ++i) {
+    double a = x[i + 1] - x[i] * x[i], b = 1 - x[i];
+    sum += 100 * a * a + b * b;
+  }
+  return sum;
+}
+
+double Curve(const std::vector<double>& x, double t) {
+  double mse = 0;
+  for (double v : x) mse += (v - 0.7) * (v - 0.7);
+  mse /= static_cast<double>(x.size());
+  double final_value = 0.1 + 2 * mse;
+  double gap = 0.2 + 2 * x[0];       // how far above its final value it starts
+  double tau = 2 + 10 * x[0] * x[0];  // how slowly it converges
+  return final_value + gap * std::exp(-t / tau);
+}
+
+namespace {
+
+void SleepMs(double ms) {
+  if (ms > 0) std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(ms * 1000)));
+}
+
+pb::Metric ValueMetric(double v) {
+  pb::Metric m;
+  m.set_name("value");
+  m.set_value(v);
+  return m;
+}
+
+}  // namespace
+
+TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx) {
+  const pb::SyntheticTask& task = assign.task().synthetic();
+  TaskResult result;
+  std::vector<double> x;
+  for (int i = 1;; ++i) {
+    std::string name = "x" + std::to_string(i);
+    const pb::ParamValue* found = nullptr;
+    for (const auto& p : assign.params()) {
+      if (p.name() == name) found = &p;
+    }
+    if (!found) break;
+    double v;
+    if (!ValueAsDouble(found->value(), &v)) {
+      result.outcome = pb::TRIAL_OUTCOME_FAILED;
+      result.error = "parameter " + name + " is not a number";
+      return result;
+    }
+    x.push_back(v);
+  }
+  size_t need = task.function() == pb::SYNTHETIC_FUNCTION_BRANIN      ? 2
+                : task.function() == pb::SYNTHETIC_FUNCTION_HARTMANN6 ? 6
+                : task.function() == pb::SYNTHETIC_FUNCTION_ROSENBROCK ? 2
+                                                                        : 1;
+  if (x.size() < need) {
+    result.outcome = pb::TRIAL_OUTCOME_FAILED;
+    result.error = "the synthetic function needs parameters x1..x" + std::to_string(need);
+    return result;
+  }
+  int64_t steps = task.has_steps() ? task.steps() : 1;
+  // Faults are drawn per (seed, trial, attempt): a retry may succeed.
+  Rng faults(HashKey({assign.seed(), static_cast<uint64_t>(assign.number()), static_cast<uint64_t>(assign.attempt()), 0xFA17}));
+  auto draw = [&](double p) { return faults.Uniform() < p; };
+  bool fail = draw(task.fail_prob()), nan = draw(task.nan_prob()), crash = draw(task.crash_prob()),
+       hang = draw(task.hang_prob());
+  int64_t fault_step = 1 + static_cast<int64_t>(faults.Uniform() * static_cast<double>(steps));
+  if (fault_step > steps) fault_step = steps;
+
+  double value = 0;
+  for (int64_t step = 1; step <= steps; ++step) {
+    if (ctx->StopRequested()) {
+      result.outcome = pb::TRIAL_OUTCOME_CANCELLED;
+      return result;
+    }
+    SleepMs(task.step_ms());
+    if (step == fault_step) {
+      if (crash) {
+        // Simulates a runner that dies mid-trial (segfault, OOM kill, ...).
+        ::kill(::getpid(), SIGKILL);
+      }
+      if (hang) {
+        while (true) std::this_thread::sleep_for(std::chrono::seconds(3600));
+      }
+      if (fail) {
+        result.outcome = pb::TRIAL_OUTCOME_FAILED;
+        result.error = "injected failure at step " + std::to_string(step) + " (fail_prob)";
+        return result;
+      }
+    }
+    switch (task.function()) {
+      case pb::SYNTHETIC_FUNCTION_BRANIN: value = Branin(x[0], x[1]); break;
+      case pb::SYNTHETIC_FUNCTION_HARTMANN6: value = Hartmann6(x); break;
+      case pb::SYNTHETIC_FUNCTION_ROSENBROCK: value = Rosenbrock(x); break;
+      default: value = Curve(x, static_cast<double>(step)); break;
+    }
+    if (task.noise() > 0) {
+      value += task.noise() *
+               Rng(HashKey({assign.seed(), static_cast<uint64_t>(assign.number()), static_cast<uint64_t>(step), 0x9015E}))
+                   .Normal();
+    }
+    if (nan && step == steps) value = std::nan("");
+    ctx->Report(step, {ValueMetric(value)});
+    result.step = step;
+  }
+  result.metrics.push_back(ValueMetric(value));
+  return result;
+}
+
+}  // namespace sweep

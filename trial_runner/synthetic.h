@@ -1,0 +1,26 @@
+// Built-in synthetic objectives (losses: lower is better) and the synthetic
+// task, which tests and benchmarks use in place of real training.
+#pragma once
+
+#include <vector>
+
+#include "trial_runner/task.h"
+
+namespace sweep {
+
+// Branin on [-5, 10] x [0, 15]; minimum 0.397887 at (-pi, 12.275),
+// (pi, 2.275) and (9.42478, 2.475).
+double Branin(double x1, double x2);
+// Hartmann-6 on [0, 1]^6; minimum -3.32237 at
+// (0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573).
+double Hartmann6(const std::vector<double>& x);
+// Rosenbrock in n >= 2 dimensions; minimum 0 at (1, ..., 1).
+double Rosenbrock(const std::vector<double>& x);
+// Learning-curve family on [0, 1]^n at step t >= 1: approaches
+// 0.1 + 2 * mean((x_i - 0.7)^2) as t grows; a larger x1 starts worse and
+// converges more slowly, so the best final configurations start slow.
+double Curve(const std::vector<double>& x, double t);
+
+TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx);
+
+}  // namespace sweep

@@ -1,0 +1,16 @@
+// Task dispatch: one entry point per task kind in the study schema.
+#include "trial_runner/task.h"
+
+#include "trial_runner/synthetic.h"
+
+namespace sweep {
+
+TaskResult RunTask(const pb::Assign& assign, TaskContext* ctx) {
+  if (assign.task().has_synthetic()) return RunSyntheticTask(assign, ctx);
+  TaskResult r;
+  r.outcome = pb::TRIAL_OUTCOME_FAILED;
+  r.error = "this runner does not support the task kind in the study";
+  return r;
+}
+
+}  // namespace sweep

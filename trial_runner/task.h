@@ -1,0 +1,32 @@
+// What a trial runs. A task runs on its own thread; it reports steps through
+// TaskContext and returns its final result. Tasks never touch sockets.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "proto/sweep.pb.h"
+
+namespace sweep {
+
+class TaskContext {
+ public:
+  virtual ~TaskContext() = default;
+  // Streams one step's metrics to the tuner. Thread-safe.
+  virtual void Report(int64_t step, const std::vector<pb::Metric>& metrics) = 0;
+  // True once the tuner asked the trial to stop; tasks poll it between steps.
+  virtual bool StopRequested() const = 0;
+};
+
+struct TaskResult {
+  pb::TrialOutcome outcome = pb::TRIAL_OUTCOME_COMPLETED;
+  std::vector<pb::Metric> metrics;  // final metrics
+  std::string error;                // for TRIAL_OUTCOME_FAILED
+  int64_t step = 0;                 // last step reported
+};
+
+// Runs the task an assignment names (dispatches on assign.task().kind()).
+TaskResult RunTask(const pb::Assign& assign, TaskContext* ctx);
+
+}  // namespace sweep

@@ -1,0 +1,98 @@
+// Spawning and supervising local runner processes.
+#include "tuner/local_runners.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "common/clock.h"
+#include "common/log.h"
+
+namespace sweep {
+
+LocalRunners::LocalRunners(std::string exe, std::string endpoint, int count, int heartbeat_ms)
+    : exe_(std::move(exe)), endpoint_(std::move(endpoint)), heartbeat_ms_(heartbeat_ms), slots_(static_cast<size_t>(count)) {}
+
+LocalRunners::~LocalRunners() { StopAll(2000); }
+
+pid_t LocalRunners::Spawn(int index) {
+  std::string name = "local-" + std::to_string(index);
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(0);
+    signal(SIGINT, SIG_IGN);
+    std::vector<std::string> args = {exe_, "runner", "--connect", endpoint_, "--name", name, "--give-up-after", "60",
+                                     "--heartbeat-ms", std::to_string(heartbeat_ms_)};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(exe_.c_str(), argv.data());
+    _exit(127);
+  }
+  if (pid < 0) LOG_ERROR << "cannot start a local runner: " << std::strerror(errno);
+  return pid;
+}
+
+void LocalRunners::StartAll() {
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    slots_[i].pid = Spawn(static_cast<int>(i));
+    slots_[i].started_ms = NowMs();
+  }
+}
+
+int LocalRunners::Supervise(bool restart) {
+  int restarted = 0;
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    Slot& s = slots_[i];
+    if (s.pid > 0) {
+      int status = 0;
+      pid_t r = waitpid(s.pid, &status, WNOHANG);
+      if (r == s.pid) {
+        if (WIFSIGNALED(status)) {
+          LOG_WARN << "local runner " << i << " (pid " << s.pid << ") was killed by signal " << WTERMSIG(status);
+        } else {
+          LOG_WARN << "local runner " << i << " (pid " << s.pid << ") exited with code " << WEXITSTATUS(status);
+        }
+        s.pid = -1;
+      }
+    }
+    if (s.pid < 0 && restart && NowMs() - s.started_ms >= 1000) {
+      s.pid = Spawn(static_cast<int>(i));
+      s.started_ms = NowMs();
+      ++s.restarts;
+      ++restarted;
+    }
+  }
+  return restarted;
+}
+
+void LocalRunners::StopAll(int grace_ms) {
+  for (auto& s : slots_) {
+    if (s.pid > 0) kill(s.pid, SIGTERM);
+  }
+  int64_t deadline = NowMs() + grace_ms;
+  for (auto& s : slots_) {
+    while (s.pid > 0) {
+      int status;
+      pid_t r = waitpid(s.pid, &status, WNOHANG);
+      if (r == s.pid || r < 0) {
+        s.pid = -1;
+        break;
+      }
+      if (NowMs() > deadline) {
+        kill(s.pid, SIGKILL);
+        waitpid(s.pid, &status, 0);
+        s.pid = -1;
+        break;
+      }
+      usleep(10000);
+    }
+  }
+}
+
+}  // namespace sweep

@@ -1,0 +1,39 @@
+// Local runner processes started and supervised by the tuner: restarted when
+// they die, killed with the tuner (PR_SET_PDEATHSIG), and deaf to Ctrl-C so
+// that the tuner alone decides how a sweep stops.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace sweep {
+
+class LocalRunners {
+ public:
+  LocalRunners(std::string exe, std::string endpoint, int count, int heartbeat_ms);
+  ~LocalRunners();
+  void StartAll();
+  // Reaps dead children and restarts them (at most one restart per slot per
+  // second, so a crash loop cannot spin). Returns the number restarted.
+  int Supervise(bool restart);
+  // SIGTERM, then SIGKILL after `grace_ms`.
+  void StopAll(int grace_ms);
+  int count() const { return static_cast<int>(slots_.size()); }
+
+ private:
+  struct Slot {
+    pid_t pid = -1;
+    int64_t started_ms = 0;
+    int restarts = 0;
+  };
+  pid_t Spawn(int index);
+
+  std::string exe_;
+  std::string endpoint_;
+  int heartbeat_ms_;
+  std::vector<Slot> slots_;
+};
+
+}  // namespace sweep

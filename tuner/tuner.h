@@ -1,0 +1,24 @@
+// `sweep run`: the tuner owns a study. It asks the scheduler what to run,
+// hands trials to runners over a ZeroMQ ROUTER, commits every event to SQLite
+// (group commit, before acknowledging) and resumes where it stopped.
+#pragma once
+
+#include <string>
+
+namespace sweep {
+
+struct TunerOptions {
+  std::string study_path;
+  std::string db_path = "sweep.db";
+  std::string bind = "tcp://127.0.0.1:*";
+  int local_runners = -1;  // -1: one per core
+  std::string exe;         // this binary, to start local runners
+  int heartbeat_ms = 1000;
+  int liveness = 5;
+  int progress = -1;  // -1 auto (live on a terminal), 0 plain, 1 live
+};
+
+// Returns the process exit code: 0 done, 1 error, 130 interrupted.
+int RunTuner(const TunerOptions& options);
+
+}  // namespace sweep
