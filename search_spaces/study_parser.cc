@@ -30,9 +30,9 @@ std::string SourceMap::Where(const std::string& path) const {
       return file_ + ":" + std::to_string(it->second.first) + ":" +
              std::to_string(it->second.second) + ": ";
     }
+    if (p.empty()) break;
     size_t dot = p.rfind('.');
-    if (dot == std::string::npos) break;
-    p.resize(dot);
+    p.resize(dot == std::string::npos ? 0 : dot);
   }
   return file_ + ": ";
 }
@@ -133,12 +133,12 @@ class YamlReader {
 
  private:
   static std::string Expected(const gp::Descriptor* desc, const gp::FieldDescriptor* skip) {
-    std::string out = " (expected one of:";
+    std::string names;
     for (int i = 0; i < desc->field_count(); ++i) {
       if (desc->field(i) == skip) continue;
-      out += (i == 0 ? " " : ", ") + desc->field(i)->name();
+      names += (names.empty() ? "" : ", ") + desc->field(i)->name();
     }
-    return out + ")";
+    return " (expected one of: " + names + ")";
   }
 
   void Record(const YAML::Node& n, const std::string& path) {
@@ -378,7 +378,11 @@ Result<ParsedStudy> ParseStudyYaml(const std::string& text, const std::string& f
     return Status::Error(filename + ":" + std::to_string(e.mark.line + 1) + ":" +
                          std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
   }
-  if (!root.IsMap()) return Status::Error(filename + ": a study must be a mapping of keys to values");
+  if (!root.IsMap()) {
+    return Status::Error(filename + ":" + std::to_string(root.Mark().line + 1) + ":" + std::to_string(root.Mark().column + 1) +
+                         ": a study must be a mapping of keys to values");
+  }
+  out.source.Record("", root.Mark().line + 1, root.Mark().column + 1);
   YamlReader reader(&out.source);
   RETURN_IF_ERROR(reader.Fill(root, &out.study, ""));
   return out;

@@ -120,13 +120,21 @@ class Runner {
         worker_.detach();
         std::_Exit(3);
       }
-      if (now - last_recv_ms_ > int64_t{o_.heartbeat_ms} * o_.liveness) {
+      // Liveness counts missed beats, not wall time (Paranoid Pirate), so a
+      // runner that was itself frozen (SIGSTOP, swap) first reads what the
+      // tuner sent meanwhile instead of presuming the tuner dead.
+      if (now - last_tick_ms_ >= o_.heartbeat_ms) {
+        last_tick_ms_ = now;
+        missed_ = heard_since_tick_ ? 0 : missed_ + 1;
+        heard_since_tick_ = false;
+      }
+      if (missed_ >= o_.liveness) {
         if (o_.give_up_after_s > 0 && now - unreachable_since > int64_t{o_.give_up_after_s} * 1000) {
           LOG_ERROR << "no tuner reachable at " << o_.endpoint << " for " << o_.give_up_after_s << " s; giving up";
           return 1;
         }
-        LOG_WARN << "tuner at " << o_.endpoint << " silent for " << (now - last_recv_ms_) / 1000
-                 << " s; reconnecting in " << backoff << " ms";
+        LOG_WARN << "tuner at " << o_.endpoint << " silent for " << missed_
+                 << " heartbeats; reconnecting in " << backoff << " ms";
         Abandon("lost the tuner");
         zmq_close(sock_);
         sock_ = nullptr;
@@ -141,7 +149,10 @@ class Runner {
       }
       if (now - last_send_ms_ >= o_.heartbeat_ms) {
         pb::Envelope hb;
-        hb.mutable_heartbeat()->set_busy_trial(slot_ && !slot_->abandoned ? slot_->assign.trial_id() : 0);
+        if (slot_ && !slot_->abandoned) {
+          hb.mutable_heartbeat()->set_busy_trial(slot_->assign.trial_id());
+          hb.mutable_heartbeat()->set_lease(slot_->assign.lease());
+        }
         hb.mutable_heartbeat()->set_last_step(slot_ ? slot_->last_step.load() : 0);
         Send(&hb);
       }
@@ -165,7 +176,9 @@ class Runner {
       LOG_ERROR << "cannot connect to " << o_.endpoint << ": " << zmq_strerror(zmq_errno());
       return false;
     }
-    last_recv_ms_ = NowMs();
+    last_tick_ms_ = NowMs();
+    missed_ = 0;
+    heard_since_tick_ = false;
     heard_since_connect_ = false;
     tuner_instance_.clear();
     if (!slot_) SendHello();
@@ -236,7 +249,8 @@ class Runner {
       }
       auto env = DecodeEnvelope(zmq_msg_data(&msg), zmq_msg_size(&msg));
       zmq_msg_close(&msg);
-      last_recv_ms_ = NowMs();
+      heard_since_tick_ = true;
+      missed_ = 0;
       heard_since_connect_ = true;
       if (!env.ok()) {
         LOG_WARN << "dropped a message from the tuner: " << env.status().message();
@@ -323,7 +337,9 @@ class Runner {
   int wake_fd_ = -1;
   int connections_ = 0;
   int exit_code_ = -1;
-  int64_t last_recv_ms_ = 0;
+  int64_t last_tick_ms_ = 0;
+  int missed_ = 0;
+  bool heard_since_tick_ = false;
   int64_t last_send_ms_ = 0;
   bool heard_since_connect_ = false;
   std::string tuner_instance_;

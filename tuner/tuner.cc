@@ -140,6 +140,7 @@ class Tuner {
   int64_t best_id_ = 0;
   Status write_error_;
   int64_t bad_messages_ = 0;
+  int64_t last_turn_ms_ = 0;
   int64_t start_ms_ = 0;
   int64_t trials_at_start_ = 0;
   int max_retries_ = 2;
@@ -268,6 +269,13 @@ void Tuner::HandleMessage(const std::string& identity, const void* data, size_t 
     case pb::Envelope::kHello: HandleHello(identity, env->hello()); return;
     case pb::Envelope::kReport: HandleReport(identity, env->report()); break;
     case pb::Envelope::kFinal: HandleFinal(identity, env->final()); break;
+    case pb::Envelope::kHeartbeat:
+      // A runner that still works on a trial whose lease expired (it was
+      // frozen, or partitioned away) is told to drop it.
+      if (env->heartbeat().busy_trial() != 0) {
+        CheckLease(identity, env->heartbeat().busy_trial(), env->heartbeat().lease(), "heartbeat");
+      }
+      break;
     default: break;
   }
   if (runners_.find(identity) == runners_.end()) {
@@ -512,6 +520,14 @@ void Tuner::CheckLiveness() {
 
 Status Tuner::Turn() {
   int64_t now = NowMs();
+  // If this process was frozen (SIGSTOP, swapping), nobody could reach it:
+  // do not blame the runners or trials for the gap.
+  if (last_turn_ms_ > 0 && now - last_turn_ms_ > o_.heartbeat_ms) {
+    int64_t gap = now - last_turn_ms_;
+    for (auto& [id, r] : runners_) r.last_seen_ms += gap;
+    for (auto& [id, t] : trials_) t.progress_ms += gap;
+  }
+  last_turn_ms_ = now;
   zmq_pollitem_t item = {sock_, 0, ZMQ_POLLIN, 0};
   int timeout = std::max(10, o_.heartbeat_ms / 10);
   if (zmq_poll(&item, 1, timeout) < 0 && zmq_errno() != EINTR) {

@@ -1,0 +1,153 @@
+// End to end under faults: runners killed or frozen mid-trial, injected task
+// failures, NaN results, crashes and hangs, and hostile messages.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <zmq.h>
+
+#include <memory>
+
+#include "common/wire.h"
+#include "e2e/harness.h"
+
+namespace sweep::e2e {
+namespace {
+
+// A study where each trial takes about steps * step_ms.
+std::string LongStudy(const TempDir& dir, int trials, int steps, int step_ms) {
+  return dir.Write("s.yaml", "name: faults\nobjective: {metric: value, goal: minimize}\n"
+                             "task: {synthetic: {function: curve, steps: " + std::to_string(steps) +
+                                 ", step_ms: " + std::to_string(step_ms) + "}}\n"
+                             "algorithm: {type: random, max_trials: " + std::to_string(trials) +
+                                 "}\nseed: 3\nparameters:\n  x1: {type: float, min: 0, max: 1}\n");
+}
+
+struct Cluster {
+  TempDir dir;
+  std::string endpoint = "ipc://" + dir.File("tuner.sock");
+  std::string db = dir.File("f.db");
+  std::unique_ptr<Process> tuner;
+  std::vector<std::unique_ptr<Process>> runners;
+
+  void Start(const std::string& study, int runner_count) {
+    tuner = std::make_unique<Process>(
+        std::vector<std::string>{"run", study, "--db", db, "--bind", endpoint, "--local-runners", "0",
+                                 "--heartbeat-ms", "200", "--progress", "plain"},
+        dir.File("tuner.log"));
+    for (int i = 0; i < runner_count; ++i) AddRunner("r" + std::to_string(i));
+  }
+  Process* AddRunner(const std::string& name) {
+    runners.push_back(std::make_unique<Process>(
+        std::vector<std::string>{"runner", "--connect", endpoint, "--name", name, "--heartbeat-ms", "200"},
+        dir.File(name + ".log")));
+    return runners.back().get();
+  }
+  // Id of a trial running on `runner` past `step`, or -1.
+  int64_t RunningTrialOn(const std::string& runner, int step) {
+    return QueryInt(db, "SELECT id FROM trials WHERE status='running' AND runner='" + runner +
+                            "' AND step >= " + std::to_string(step) + " LIMIT 1");
+  }
+};
+
+TEST(E2eFaultsTest, RunnerKilledMidTrialLosesNothing) {
+  Cluster c;
+  c.Start(LongStudy(c.dir, 6, 20, 50), 2);
+  int64_t victim = -1;
+  ASSERT_TRUE(WaitFor([&] { return (victim = c.RunningTrialOn("r0", 3)) > 0; }, 30000)) << c.tuner->Log();
+  c.runners[0]->Signal(SIGKILL);
+  ASSERT_EQ(c.tuner->Wait(120000), 0) << c.tuner->Log();
+  std::string id = std::to_string(victim);
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM trials WHERE status='completed'"), 6);
+  EXPECT_EQ(QueryInt(c.db, "SELECT attempts FROM trials WHERE id=" + id), 2);
+  EXPECT_EQ(QueryInt(c.db, "SELECT step FROM trials WHERE id=" + id), 20);
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM events WHERE kind='attempt_lost' AND trial_id=" + id), 1);
+  // Reports of both attempts are kept; the final attempt reported every step.
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM reports WHERE attempt=2 AND trial_id=" + id), 20);
+  EXPECT_GE(QueryInt(c.db, "SELECT count(*) FROM reports WHERE attempt=1 AND trial_id=" + id), 3);
+}
+
+TEST(E2eFaultsTest, FrozenRunnerIsRequeuedAndItsLateReportsRejected) {
+  Cluster c;
+  c.Start(LongStudy(c.dir, 6, 40, 50), 2);
+  int64_t victim = -1;
+  ASSERT_TRUE(WaitFor([&] { return (victim = c.RunningTrialOn("r0", 3)) > 0; }, 30000)) << c.tuner->Log();
+  std::string id = std::to_string(victim);
+  c.runners[0]->Signal(SIGSTOP);
+  // Presumed dead after 5 missed 200 ms beats; allow generous slack for a loaded machine.
+  EXPECT_TRUE(WaitFor([&] { return QueryInt(c.db, "SELECT count(*) FROM events WHERE kind='attempt_lost' AND trial_id=" + id) == 1; },
+                      4000))
+      << c.tuner->Log();
+  c.runners[0]->Signal(SIGCONT);
+  EXPECT_TRUE(WaitFor([&] { return QueryInt(c.db, "SELECT count(*) FROM events WHERE kind LIKE '%_rejected' AND trial_id=" + id) >= 1; },
+                      10000))
+      << c.tuner->Log();
+  ASSERT_EQ(c.tuner->Wait(120000), 0) << c.tuner->Log();
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM trials WHERE status='completed'"), 6);
+  EXPECT_EQ(QueryInt(c.db, "SELECT attempts FROM trials WHERE id=" + id), 2);
+  // Nothing the frozen runner sent after its lease expired was stored.
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM reports WHERE attempt=2 AND trial_id=" + id), 40);
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM reports r JOIN events e ON e.trial_id = r.trial_id "
+                           "WHERE e.kind='attempt_lost' AND r.attempt=1 AND r.at > e.at AND r.trial_id=" + id),
+            0);
+}
+
+TEST(E2eFaultsTest, InjectedFailuresNanCrashesAndHangsAreRecordedAndTheSweepCompletes) {
+  TempDir dir;
+  std::string study = dir.Write(
+      "s.yaml",
+      "name: chaos\nobjective: {metric: value, goal: minimize}\n"
+      "task:\n  synthetic: {function: curve, steps: 3, step_ms: 5, fail_prob: 0.1, nan_prob: 0.1, crash_prob: 0.05, "
+      "hang_prob: 0.04}\n  stall_timeout_s: 1\n"
+      "algorithm: {type: random, max_trials: 60, max_retries: 3}\nseed: 5\nparameters:\n"
+      "  x1: {type: float, min: 0, max: 1}\n  x2: {type: float, min: 0, max: 1}\n");
+  std::string db = dir.File("c.db"), out;
+  int rc = RunSweep({"run", study, "--db", db, "--local-runners", "2", "--heartbeat-ms", "200", "--progress", "plain"},
+                    &out, 300000);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status IN ('completed', 'failed')"), 60);
+  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed' AND failure LIKE 'injected failure%'"), 1);
+  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed' AND failure LIKE '%is nan'"), 1);
+  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM events WHERE kind='attempt_lost' AND detail LIKE '%runner lost%'"), 1);
+  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM events WHERE kind='attempt_lost' AND detail LIKE '%no report for%'"), 1);
+  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND attempts > 1"), 1);
+  // Failed trials hold no value; completed ones hold finite values.
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed' AND value IS NOT NULL"), 0);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND value IS NULL"), 0);
+}
+
+TEST(E2eFaultsTest, HostileMessagesAreDroppedAndTheSweepGoesOn) {
+  Cluster c;
+  c.Start(LongStudy(c.dir, 4, 2, 1), 0);
+  void* ctx = zmq_ctx_new();
+  void* s = zmq_socket(ctx, ZMQ_DEALER);
+  int linger = 0;
+  zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+  ASSERT_EQ(zmq_connect(s, c.endpoint.c_str()), 0);
+  auto send = [&](const std::string& bytes) { zmq_send(s, bytes.data(), bytes.size(), 0); };
+  send("garbage that is not a protobuf \xff\xff\xff");
+  pb::Envelope wrong;
+  wrong.mutable_hello()->set_runner("old");
+  std::string bytes = EncodeEnvelope(&wrong);
+  wrong.set_version(99);
+  send(wrong.SerializeAsString());
+  pb::Envelope forged;
+  forged.mutable_report()->set_trial_id(1);
+  forged.mutable_report()->set_lease(12345);
+  forged.mutable_report()->set_step(1);
+  send(EncodeEnvelope(&forged));
+  ASSERT_TRUE(WaitFor([&] { return QueryInt(c.db, "SELECT count(*) FROM events WHERE kind='report_rejected'") == 1; },
+                      10000))
+      << c.tuner->Log();
+  send(std::string(kMaxMessageBytes + 1024, 'x'));  // over the cap: ZeroMQ drops the peer
+  c.AddRunner("honest");
+  ASSERT_EQ(c.tuner->Wait(60000), 0) << c.tuner->Log();
+  zmq_close(s);
+  zmq_ctx_term(ctx);
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM trials WHERE status='completed'"), 4);
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM reports WHERE value IS NULL"), 0);
+  std::string log = c.tuner->Log();
+  EXPECT_NE(log.find("not a sweep Envelope"), std::string::npos) << log;
+  EXPECT_NE(log.find("protocol version 99 is not supported"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace sweep::e2e

@@ -1,0 +1,125 @@
+// End-to-end harness implementation.
+#include "e2e/harness.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace sweep::e2e {
+
+TempDir::TempDir() {
+  char tmpl[] = "/tmp/sweep_e2e_XXXXXX";
+  path_ = mkdtemp(tmpl);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::string TempDir::Write(const std::string& name, const std::string& content) const {
+  std::ofstream(File(name)) << content;
+  return File(name);
+}
+
+Process::Process(const std::vector<std::string>& args, const std::string& log_path) : log_path_(log_path) {
+  pid_ = fork();
+  if (pid_ == 0) {
+    int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, 0);
+    std::vector<std::string> full = {SWEEP_BIN};
+    full.insert(full.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : full) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(SWEEP_BIN, argv.data());
+    _exit(127);
+  }
+}
+
+Process::~Process() {
+  if (Running()) {
+    kill(pid_, SIGKILL);
+    Wait(5000);
+  }
+}
+
+int Process::Wait(int timeout_ms) {
+  if (status_ >= 0) return status_;
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (true) {
+    int st;
+    pid_t r = waitpid(pid_, &st, WNOHANG);
+    if (r == pid_) {
+      status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+      return status_;
+    }
+    if (std::chrono::steady_clock::now() > end) return -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+void Process::Signal(int sig) {
+  if (status_ < 0) kill(pid_, sig);
+}
+
+bool Process::Running() {
+  if (status_ >= 0) return false;
+  return Wait(0) < 0;
+}
+
+std::string Process::Log() const {
+  std::ifstream in(log_path_);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int RunSweep(const std::vector<std::string>& args, std::string* output, int timeout_ms) {
+  TempDir logs;
+  Process p(args, logs.File("out.log"));
+  int rc = p.Wait(timeout_ms);
+  if (output) *output = p.Log();
+  return rc;
+}
+
+bool WaitFor(const std::function<bool()>& pred, int timeout_ms) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return pred();
+}
+
+std::vector<std::vector<Cell>> Query(const std::string& db, const std::string& sql) {
+  if (!std::filesystem::exists(db)) return {};
+  auto r = Reader::Open(db);
+  if (!r.ok()) return {};
+  auto t = (*r)->Query(sql);
+  if (!t.ok()) {
+    ADD_FAILURE() << sql << ": " << t.status().message();
+    return {};
+  }
+  return t->rows;
+}
+
+int64_t QueryInt(const std::string& db, const std::string& sql) {
+  auto rows = Query(db, sql);
+  if (rows.empty() || rows[0].empty()) return -1;
+  if (auto* i = std::get_if<int64_t>(&rows[0][0])) return *i;
+  return -1;
+}
+
+}  // namespace sweep::e2e

@@ -1,0 +1,58 @@
+// End-to-end test harness: real `sweep` processes, temporary directories,
+// and read-only queries of the real results database.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "storage/reader.h"
+
+namespace sweep::e2e {
+
+// A temporary directory removed (with everything in it) on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+  std::string Write(const std::string& name, const std::string& content) const;
+
+ private:
+  std::string path_;
+};
+
+// A child process running the sweep binary; killed on destruction.
+class Process {
+ public:
+  Process(const std::vector<std::string>& args, const std::string& log_path);
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+  pid_t pid() const { return pid_; }
+  // Exit code, 128+signal when killed, or -1 on timeout.
+  int Wait(int timeout_ms);
+  void Signal(int sig);
+  bool Running();
+  std::string Log() const;
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = -1;
+  std::string log_path_;
+};
+
+// Runs `sweep args...` to completion; returns exit code, fills output.
+int RunSweep(const std::vector<std::string>& args, std::string* output, int timeout_ms = 120000);
+
+// Polls `pred` every 20 ms; true if it held within the timeout.
+bool WaitFor(const std::function<bool()>& pred, int timeout_ms);
+
+// One-shot read-only query; returns rows (empty on error, with the error in ADD_FAILURE).
+std::vector<std::vector<Cell>> Query(const std::string& db, const std::string& sql);
+int64_t QueryInt(const std::string& db, const std::string& sql);
+
+}  // namespace sweep::e2e

@@ -1,0 +1,109 @@
+// Study parsing and validation: the accepted examples, the three syntaxes,
+// and a corpus of malformed studies with their exact errors and locations.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <google/protobuf/util/message_differencer.h>
+
+#include "search_spaces/space.h"
+#include "search_spaces/study_parser.h"
+#include "search_spaces/validate.h"
+
+namespace sweep {
+namespace {
+
+const std::string kDir = std::string(SWEEP_SOURCE_DIR) + "/tests/search_spaces/";
+
+Result<pb::Study> Load(const std::string& path) {
+  ASSIGN_OR_RETURN(ParsedStudy p, LoadStudyFile(path));
+  RETURN_IF_ERROR(ValidateStudy(&p));
+  return p.study;
+}
+
+TEST(ParserTest, AcceptsTheExampleStudiesAsWritten) {
+  for (const char* name : {"branin_random.yaml", "grid_4x5.yaml"}) {
+    auto s = Load(std::string(SWEEP_SOURCE_DIR) + "/examples/" + name);
+    ASSERT_TRUE(s.ok()) << name << ": " << s.status().message();
+  }
+  auto grid = Load(std::string(SWEEP_SOURCE_DIR) + "/examples/grid_4x5.yaml");
+  EXPECT_EQ(grid->name(), "grid-4x5");
+  EXPECT_EQ(grid->parameters_size(), 4);
+  const pb::Parameter& m = grid->parameters(3);
+  EXPECT_EQ(m.name(), "momentum");
+  ASSERT_EQ(m.when_size(), 1);
+  EXPECT_EQ(m.when(0).parent(), "optimizer");
+  EXPECT_EQ(m.when(0).values(0).text(), "sgd");
+  EXPECT_EQ(grid->parameters(0).values(0).number(), -1.5);
+  auto branin = Load(std::string(SWEEP_SOURCE_DIR) + "/examples/branin_random.yaml");
+  EXPECT_EQ(branin->seed(), 7u);
+  EXPECT_EQ(branin->algorithm().max_concurrent(), 4);
+}
+
+TEST(ParserTest, YamlJsonAndTextFormatGiveTheSameStudy) {
+  auto yaml = Load(std::string(SWEEP_SOURCE_DIR) + "/examples/grid_4x5.yaml");
+  auto json = Load(kDir + "good_studies/grid_4x5.json");
+  auto text = Load(kDir + "good_studies/grid_4x5.pbtxt");
+  ASSERT_TRUE(yaml.ok()) << yaml.status().message();
+  ASSERT_TRUE(json.ok()) << json.status().message();
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*yaml, *json));
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*yaml, *text));
+}
+
+TEST(ParserTest, TextFormatErrorsCarryLocations) {
+  auto r = ParseStudyTextProto("name: \"t\"\nobjective { metric: \"value\" goal: GOAL_MINIMIZE }\nbogus: 1\n", "s.pbtxt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("s.pbtxt:3:"), std::string::npos) << r.status().message();
+}
+
+TEST(ParserTest, ValuesKeepTheirTypes) {
+  auto p = ParseStudyYaml(
+      "parameters:\n  c: {type: categorical, values: [64, 0.5, true, adam, \"7\"]}\n", "v.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const auto& v = p->study.parameters(0).values();
+  EXPECT_EQ(v[0].kind_case(), pb::Value::kInteger);
+  EXPECT_EQ(v[1].kind_case(), pb::Value::kNumber);
+  EXPECT_EQ(v[2].kind_case(), pb::Value::kFlag);
+  EXPECT_EQ(v[3].kind_case(), pb::Value::kText);
+  EXPECT_EQ(v[4].kind_case(), pb::Value::kText);
+}
+
+TEST(ParserTest, ReportsEveryProblemNotJustTheFirst) {
+  auto p = ParseStudyYaml(
+      "objective: {metric: value, goal: minimize}\ntask: {synthetic: {function: curve}}\n"
+      "algorithm: {type: random, max_trials: 3}\nparameters:\n"
+      "  x1: {type: float, min: 1, max: 0}\n  x2: {type: int, min: 0, max: 4, step: 3}\n",
+      "multi.yaml");
+  ASSERT_TRUE(p.ok());
+  Status st = ValidateStudy(&*p);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("multi.yaml:5:26: parameters.x1.min"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("multi.yaml:6:41: parameters.x2.step"), std::string::npos) << st.message();
+}
+
+TEST(ParserTest, MalformedCorpusGivesExpectedErrorsAndLocations) {
+  std::ifstream expected(kDir + "bad_studies_expected.txt");
+  std::string line;
+  int cases = 0;
+  while (std::getline(expected, line)) {
+    size_t bar = line.find('|');
+    ASSERT_NE(bar, std::string::npos) << line;
+    std::string name = line.substr(0, bar), want = line.substr(bar + 1);
+    std::string file = kDir + "bad_studies/" + name + ".yaml";
+    ASSERT_TRUE(std::filesystem::exists(file)) << file;
+    auto r = Load(file);
+    ASSERT_FALSE(r.ok()) << name << " was accepted";
+    std::string first = r.status().message().substr(0, r.status().message().find('\n'));
+    EXPECT_EQ(first, file + want) << name;
+    ++cases;
+  }
+  EXPECT_GE(cases, 30);
+  // Every file in the corpus has an expectation.
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(kDir + "bad_studies")) files += e.path().extension() == ".yaml";
+  EXPECT_EQ(files, cases);
+}
+
+}  // namespace
+}  // namespace sweep

@@ -1,0 +1,170 @@
+// The results database: durability across reopen, read-only queries, a reader
+// running while the writer commits, migrations and study identity.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include "common/values.h"
+#include "search_spaces/study_parser.h"
+#include "search_spaces/validate.h"
+#include "storage/reader.h"
+#include "storage/sqlite_store.h"
+
+namespace sweep {
+namespace {
+
+class StorageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("sweep_storage_" + std::to_string(getpid()) + "_" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    db_ = (dir_ / "r.db").string();
+    auto p = ParseStudyYaml(
+        "name: s\nobjective: {metric: value, goal: minimize}\ntask: {synthetic: {function: curve}}\n"
+        "algorithm: {type: random, max_trials: 10}\nparameters:\n  x1: {type: float, min: 0, max: 1}\n",
+        "s.yaml");
+    ASSERT_TRUE(p.ok());
+    ASSERT_TRUE(ValidateStudy(&*p).ok());
+    study_ = p->study;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Inserts and completes one trial in its own transaction.
+  void AddTrial(Store* s, int64_t study, int64_t number, double value) {
+    ASSERT_TRUE(s->Begin().ok());
+    pb::ParamSet ps;
+    auto* pv = ps.add_params();
+    pv->set_name("x1");
+    *pv->mutable_value() = NumberValue(value);
+    auto id = s->InsertTrial(study, number, ps, ParamsToJson(ps.params()), 1.0);
+    ASSERT_TRUE(id.ok()) << id.status().message();
+    ASSERT_TRUE(s->MarkRunning(*id, "r", 1, 1, 1.0).ok());
+    ASSERT_TRUE(s->InsertReport(*id, 1, 1, "value", value, 1.0).ok());
+    ASSERT_TRUE(s->FinishTrial(*id, "completed", value, 1, "{}", "", 2.0).ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+
+  std::filesystem::path dir_;
+  std::string db_;
+  pb::Study study_;
+};
+
+TEST_F(StorageTest, CommittedTrialsSurviveReopen) {
+  {
+    auto s = Store::Open(db_);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    auto id = (*s)->OpenStudy(study_);
+    ASSERT_TRUE(id.ok());
+    for (int i = 0; i < 5; ++i) AddTrial(s->get(), *id, i, 0.1 * i);
+    // An uncommitted transaction is lost with the connection.
+    ASSERT_TRUE((*s)->Begin().ok());
+    ASSERT_TRUE((*s)->SetStudyStatus(*id, "bogus", 3.0).ok());
+  }
+  auto s = Store::Open(db_);
+  ASSERT_TRUE(s.ok());
+  auto id = (*s)->OpenStudy(study_);
+  ASSERT_TRUE(id.ok());
+  auto trials = (*s)->LoadTrials(*id);
+  ASSERT_TRUE(trials.ok());
+  ASSERT_EQ(trials->size(), 5u);
+  EXPECT_EQ((*trials)[3].status, "completed");
+  EXPECT_DOUBLE_EQ(*(*trials)[3].value, 0.3);
+  EXPECT_EQ((*trials)[3].params.params(0).name(), "x1");
+  auto r = Reader::Open(db_);
+  ASSERT_TRUE(r.ok());
+  auto t = (*r)->Query("SELECT status FROM studies");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(std::get<std::string>(t->rows[0][0]), "running");
+  auto v = (*r)->Query("PRAGMA user_version");
+  EXPECT_EQ(std::get<int64_t>(v->rows[0][0]), kSchemaVersion);
+}
+
+TEST_F(StorageTest, ReaderRefusesWritesAndChangesNothing) {
+  {
+    auto s = Store::Open(db_);
+    auto id = (*s)->OpenStudy(study_);
+    AddTrial(s->get(), *id, 0, 1.5);
+  }
+  auto r = Reader::Open(db_);
+  ASSERT_TRUE(r.ok());
+  for (const char* sql : {"DELETE FROM trials", "UPDATE trials SET value = 0", "DROP TABLE trials",
+                          "INSERT INTO events(study_id, at, kind, detail) VALUES(1, 0, 'x', 'y')",
+                          "SELECT 1; DELETE FROM trials"}) {
+    auto q = (*r)->Query(sql);
+    EXPECT_FALSE(q.ok()) << sql;
+  }
+  auto q = (*r)->Query("SELECT count(*), sum(value) FROM trials");
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(std::get<int64_t>(q->rows[0][0]), 1);
+  EXPECT_DOUBLE_EQ(std::get<double>(q->rows[0][1]), 1.5);
+  EXPECT_FALSE(Reader::Open((dir_ / "missing.db").string()).ok());
+}
+
+TEST_F(StorageTest, ReaderRunsWhileWriterCommits) {
+  auto s = Store::Open(db_);
+  auto id = (*s)->OpenStudy(study_);
+  std::atomic<bool> stop{false};
+  std::atomic<int> reads{0}, errors{0};
+  std::atomic<int64_t> last_seen{0};
+  std::thread reader([&] {
+    auto r = Reader::Open(db_);
+    if (!r.ok()) { errors++; return; }
+    while (!stop) {
+      auto q = (*r)->Query("SELECT count(*) FROM trials");
+      if (!q.ok()) { errors++; continue; }
+      int64_t n = std::get<int64_t>(q->rows[0][0]);
+      if (n < last_seen) errors++;  // counts never go backwards
+      last_seen = n;
+      reads++;
+    }
+  });
+  for (int i = 0; i < 300; ++i) AddTrial(s->get(), *id, i, i);
+  // Let the reader observe the final state.
+  while (last_seen < 300 && errors == 0) std::this_thread::yield();
+  stop = true;
+  reader.join();
+  EXPECT_EQ(errors, 0);
+  EXPECT_GT(reads, 0);
+  EXPECT_EQ(last_seen, 300);
+}
+
+TEST_F(StorageTest, ADifferentStudyUnderTheSameNameIsRefused) {
+  auto s = Store::Open(db_);
+  ASSERT_TRUE((*s)->OpenStudy(study_).ok());
+  EXPECT_TRUE((*s)->OpenStudy(study_).ok());  // same spec: resume
+  pb::Study changed = study_;
+  changed.mutable_algorithm()->set_max_trials(11);
+  auto r = (*s)->OpenStudy(changed);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("max_trials"), std::string::npos) << r.status().message();
+}
+
+TEST_F(StorageTest, AFullDatabaseFailsTheCommitAndKeepsEarlierResults) {
+  auto s = Store::Open(db_);
+  auto id = (*s)->OpenStudy(study_);
+  AddTrial(s->get(), *id, 0, 1.0);
+  // Cap the file at its current size: the next big write hits SQLITE_FULL.
+  auto pages = Reader::Open(db_);
+  auto pc = (*pages)->Query("PRAGMA page_count");
+  int64_t n = std::get<int64_t>(pc->rows[0][0]);
+  ASSERT_TRUE(Exec((*s)->db(), "PRAGMA max_page_count = " + std::to_string(n)).ok());
+  ASSERT_TRUE((*s)->Begin().ok());
+  Status st;
+  for (int i = 0; i < 2000 && st.ok(); ++i) {
+    st = (*s)->AddEvent(*id, 0, "filler", std::string(1000, 'x'), 1.0);
+  }
+  if (st.ok()) st = (*s)->Commit();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("full"), std::string::npos) << st.message();
+  (*s)->Rollback();
+  auto trials = (*s)->LoadTrials(*id);
+  ASSERT_TRUE(trials.ok());
+  EXPECT_EQ(trials->size(), 1u);
+}
+
+}  // namespace
+}  // namespace sweep
