@@ -61,6 +61,7 @@ class Store {
   // Every running trial goes back to queued (after a tuner restart).
   Result<int> RequeueRunning(int64_t study_id, double now);
 
+  bool in_transaction() const { return in_tx_; }
   sqlite3* db() { return db_; }
 
  private:

@@ -7,6 +7,7 @@
 #include <zmq.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -35,14 +36,19 @@ struct TrialSlot {
   int wake_fd = -1;
 
   void Push(pb::Envelope env, bool last) {
+    bool was_empty;
     {
       std::lock_guard<std::mutex> lock(mu);
+      was_empty = out.empty();
       out.push_back(std::move(env));
       finished = finished || last;
     }
-    uint64_t one = 1;
-    ssize_t ignored = write(wake_fd, &one, sizeof one);
-    (void)ignored;
+    // One wake-up per batch: the socket thread takes the whole queue.
+    if (was_empty) {
+      uint64_t one = 1;
+      ssize_t ignored = write(wake_fd, &one, sizeof one);
+      (void)ignored;
+    }
   }
 };
 
@@ -65,7 +71,7 @@ class WorkerContext : public TaskContext {
   std::shared_ptr<TrialSlot> slot_;
 };
 
-void RunWorker(std::shared_ptr<TrialSlot> slot) {
+void RunTrial(const std::shared_ptr<TrialSlot>& slot) {
   WorkerContext ctx(slot);
   TaskResult result = RunTask(slot->assign, &ctx);
   pb::Envelope env;
@@ -78,6 +84,34 @@ void RunWorker(std::shared_ptr<TrialSlot> slot) {
   for (const auto& m : result.metrics) *f->add_metrics() = m;
   slot->Push(std::move(env), true);
 }
+
+// One long-lived thread runs the trials, one at a time. It is detached: a task
+// that hangs forever cannot block the process from exiting.
+class Worker {
+ public:
+  Worker() { std::thread([this] { Loop(); }).detach(); }
+  void Start(std::shared_ptr<TrialSlot> slot) {
+    std::lock_guard<std::mutex> lock(mu_);
+    next_ = std::move(slot);
+    cv_.notify_one();
+  }
+
+ private:
+  void Loop() {
+    while (true) {
+      std::shared_ptr<TrialSlot> slot;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return next_ != nullptr; });
+        slot = std::move(next_);
+      }
+      RunTrial(slot);
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::shared_ptr<TrialSlot> next_;
+};
 
 class Runner {
  public:
@@ -117,8 +151,7 @@ class Runner {
         LOG_ERROR << "trial " << slot_->assign.trial_id() << " did not stop within "
                   << o_.heartbeat_ms * o_.liveness / 1000
                   << " s after it was cancelled; exiting so a fresh runner can take over";
-        worker_.detach();
-        std::_Exit(3);
+        std::_Exit(3);  // the hung task still holds the worker thread
       }
       // Liveness counts missed beats, not wall time (Paranoid Pirate), so a
       // runner that was itself frozen (SIGSTOP, swap) first reads what the
@@ -158,7 +191,6 @@ class Runner {
       }
     }
     Abandon("shutting down");
-    if (worker_.joinable()) worker_.detach();
     return exit_code_;
   }
 
@@ -232,10 +264,15 @@ class Runner {
     }
     if (finished) {
       bool abandoned = slot_->abandoned;
-      if (worker_.joinable()) worker_.join();
       slot_.reset();
-      // After a Final the tuner knows we are idle; after an abandon, say so.
-      if (abandoned && sock_) SendHello();
+      if (abandoned) {
+        // Say we are idle (and hold nothing), so the tuner can reassign.
+        if (sock_) SendHello();
+      } else if (!pending_.empty()) {
+        pb::Assign next = std::move(pending_.front());
+        pending_.pop_front();
+        StartTrial(next);
+      }
     }
   }
 
@@ -283,7 +320,11 @@ class Runner {
         break;
       case pb::Envelope::kReject:
         LOG_WARN << "tuner rejected trial " << env.reject().trial_id() << ": " << env.reject().reason();
-        if (slot_ && slot_->assign.lease() == env.reject().lease()) Abandon("rejected");
+        if (slot_ && slot_->assign.lease() == env.reject().lease()) {
+          Abandon("rejected");
+        } else {
+          std::erase_if(pending_, [&](const pb::Assign& a) { return a.lease() == env.reject().lease(); });
+        }
         break;
       case pb::Envelope::kReregister:
         LOG_INFO << "tuner asked this runner to register again: " << env.reregister().reason();
@@ -305,25 +346,19 @@ class Runner {
 
   void StartTrial(const pb::Assign& a) {
     if (slot_) {
-      LOG_WARN << "tuner assigned trial " << a.trial_id() << " while trial " << slot_->assign.trial_id()
-               << " is still running here; refusing it";
-      pb::Envelope env;
-      pb::Final* f = env.mutable_final();
-      f->set_trial_id(a.trial_id());
-      f->set_lease(a.lease());
-      f->set_outcome(pb::TRIAL_OUTCOME_CANCELLED);
-      f->set_error("runner busy");
-      Send(&env);
+      // The tuner queues the next trial ahead when trials are short.
+      pending_.push_back(a);
       return;
     }
     LOG_DEBUG << "starting trial " << a.trial_id() << " (attempt " << a.attempt() << ")";
     slot_ = std::make_shared<TrialSlot>();
     slot_->assign = a;
     slot_->wake_fd = wake_fd_;
-    worker_ = std::thread(RunWorker, slot_);
+    worker_->Start(slot_);
   }
 
   void Abandon(const char* why) {
+    pending_.clear();
     if (!slot_ || slot_->abandoned) return;
     LOG_DEBUG << "abandoning trial " << slot_->assign.trial_id() << ": " << why;
     slot_->stop = true;
@@ -344,7 +379,9 @@ class Runner {
   bool heard_since_connect_ = false;
   std::string tuner_instance_;
   std::shared_ptr<TrialSlot> slot_;
-  std::thread worker_;
+  std::deque<pb::Assign> pending_;  // assigned ahead, started when slot_ frees
+  // Never freed: its detached thread may outlive this object (a hung task).
+  Worker* worker_ = new Worker();
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <set>
 #include <memory>
 #include <thread>
 #include <unordered_map>
@@ -71,18 +72,33 @@ struct Trial {
   pb::ParamSet params;
   uint64_t lease = 0;
   std::string runner;  // routing id while running
-  int64_t progress_ms = 0;
+  int64_t progress_ms = 0;  // last report, or when it started on its runner
+  bool started = false;      // the runner has begun it (not just queued it)
   int64_t last_step = 0;
   std::optional<double> last_objective;
+  int64_t started_us = 0;  // when it became the runner's front trial
 };
 
 struct Runner {
   std::string name;
   int64_t last_seen_ms = 0;
   int64_t last_sent_ms = 0;
-  int64_t trial = 0;   // running trial id, 0 when none
-  bool ready = false;  // idle and waiting for work
+  // Trials assigned to this runner: the front one runs, the rest wait there.
+  std::deque<int64_t> trials;
+  bool ready = false;  // registered (Hello) and able to take work
+  int64_t last_trial_us = -1;  // duration of its last trial, -1 before the first
 };
+
+// Runners that finish trials this fast get a second trial queued ahead, so
+// they never wait a round trip for work. Slower trials are assigned one at a
+// time, so "running" means running.
+constexpr int64_t kFastTrialMs = 250;
+// At most one commit per this interval: under load one fsync covers many
+// messages (group commit); an idle tuner commits at once.
+constexpr int64_t kCommitIntervalUs = 1000;
+// How much work, in time, a runner with very short trials keeps queued.
+constexpr int64_t kQueuedWorkUs = 5000;
+constexpr size_t kMaxQueuedTrials = 16;
 
 class Tuner {
  public:
@@ -96,6 +112,12 @@ class Tuner {
  private:
   Status Setup();
   Status Turn();
+  // Writes this turn's progress and commits the open transaction.
+  void Commit();
+  // Sends acks, assignments and replies held back until the commit.
+  void SendPending();
+  // Heartbeats, local runner supervision, progress display.
+  void Housekeeping();
   void HandleMessage(const std::string& identity, const void* data, size_t size);
   void HandleHello(const std::string& identity, const pb::Hello& hello);
   Trial* CheckLease(const std::string& identity, int64_t trial_id, uint64_t lease, const char* what);
@@ -105,6 +127,10 @@ class Tuner {
   void CheckLiveness();
   void LoseRunner(const std::string& identity, const std::string& reason);
   void LoseTrial(Trial* t, const std::string& reason);
+  // Takes back a trial its runner never started (no attempt is counted).
+  void Unassign(Trial* t);
+  // Everything assigned to the runner is lost or taken back.
+  void ReleaseTrials(Runner* r, const std::string& reason);
   void Finish(Trial* t, const std::string& status, std::optional<double> value, int64_t step,
               const std::string& metrics_json, const std::string& failure);
   void Queue(const std::string& identity, pb::Envelope env);
@@ -135,12 +161,14 @@ class Tuner {
   std::map<std::string, Runner> runners_;
   std::vector<std::pair<std::string, pb::Envelope>> outbox_;
   std::map<int64_t, std::pair<std::string, pb::Ack>> acks_;
+  std::set<int64_t> progress_dirty_;
   int64_t running_ = 0, completed_ = 0, failed_ = 0, stopped_ = 0;
   std::optional<double> best_;
   int64_t best_id_ = 0;
   Status write_error_;
   int64_t bad_messages_ = 0;
   int64_t last_turn_ms_ = 0;
+  int64_t last_commit_us_ = 0;
   int64_t start_ms_ = 0;
   int64_t trials_at_start_ = 0;
   int max_retries_ = 2;
@@ -297,11 +325,8 @@ void Tuner::HandleHello(const std::string& identity, const pb::Hello& hello) {
   auto [it, fresh] = runners_.try_emplace(identity);
   Runner& r = it->second;
   if (fresh) LOG_INFO << "runner '" << Printable(name) << "' joined (pid " << hello.pid() << " on " << Printable(hello.host()) << ")";
-  if (r.trial != 0) {
-    auto t = trials_.find(r.trial);
-    r.trial = 0;
-    if (t != trials_.end() && t->second.status == "running") LoseTrial(&t->second, "runner re-registered mid-trial");
-  }
+  // Hello means "idle, nothing pending": whatever it held is void.
+  ReleaseTrials(&r, "runner re-registered mid-trial");
   r.name = name;
   r.ready = true;
   r.last_seen_ms = NowMs();
@@ -334,10 +359,11 @@ void Tuner::HandleReport(const std::string& identity, const pb::Report& report) 
     Write(store_->InsertReport(t->id, t->attempts, report.step(), m.name(), m.value(), now));
     if (m.name() == study_.objective().metric()) objective = m.value();
   }
-  Write(store_->SetProgress(t->id, report.step(), objective));
   t->progress_ms = NowMs();
+  t->started = true;
   t->last_step = report.step();
   if (objective) t->last_objective = objective;
+  progress_dirty_.insert(t->id);
   Action action = scheduler_->OnReport(t->number, report.step(), objective.value_or(std::nan("")));
   pb::Ack ack;
   ack.set_trial_id(t->id);
@@ -359,6 +385,7 @@ void Tuner::HandleFinal(const std::string& identity, const pb::Final& fin) {
   metrics += "}";
   int64_t step = std::max(fin.step(), t->last_step);
   uint64_t lease = t->lease;
+  int64_t started_us = t->started_us;
   if (fin.outcome() == pb::TRIAL_OUTCOME_FAILED) {
     Finish(t, "failed", std::nullopt, step, metrics, fin.error().empty() ? "the task failed" : fin.error().substr(0, 4096));
   } else if (fin.outcome() == pb::TRIAL_OUTCOME_CANCELLED) {
@@ -380,8 +407,15 @@ void Tuner::HandleFinal(const std::string& identity, const pb::Final& fin) {
   Queue(identity, std::move(env));
   auto r = runners_.find(identity);
   if (r != runners_.end()) {
-    r->second.trial = 0;
-    r->second.ready = true;
+    auto& q = r->second.trials;
+    q.erase(std::remove(q.begin(), q.end(), fin.trial_id()), q.end());
+    int64_t now = NowMs();
+    r->second.last_trial_us = std::max<int64_t>(1, (NowUs() - started_us));
+    if (!q.empty()) {  // the next one starts now
+      Trial& next = trials_[q.front()];
+      next.progress_ms = now;
+      next.started_us = NowUs();
+    }
   }
 }
 
@@ -389,6 +423,7 @@ void Tuner::Finish(Trial* t, const std::string& status, std::optional<double> va
                    const std::string& metrics_json, const std::string& failure) {
   Write(store_->Begin());
   Write(store_->FinishTrial(t->id, status, value, step, metrics_json, failure, WallSeconds()));
+  progress_dirty_.erase(t->id);
   if (t->status == "running") --running_;
   t->status = status;
   t->lease = 0;
@@ -429,20 +464,47 @@ void Tuner::LoseRunner(const std::string& identity, const std::string& reason) {
   auto it = runners_.find(identity);
   if (it == runners_.end()) return;
   LOG_WARN << "runner '" << Printable(it->second.name) << "' lost: " << reason;
-  int64_t trial = it->second.trial;
+  Runner r = std::move(it->second);
   runners_.erase(it);
-  if (trial != 0) {
-    auto t = trials_.find(trial);
-    if (t != trials_.end() && t->second.status == "running" && t->second.runner == identity) {
-      LoseTrial(&t->second, "runner lost (" + reason + ")");
-    }
+  ReleaseTrials(&r, "runner lost (" + reason + ")");
+}
+
+void Tuner::ReleaseTrials(Runner* r, const std::string& reason) {
+  std::deque<int64_t> held;
+  held.swap(r->trials);
+  // Back to front, so the queue keeps their order.
+  for (auto it = held.rbegin(); it != held.rend(); ++it) {
+    auto t = trials_.find(*it);
+    if (t == trials_.end() || t->second.status != "running") continue;
+    if (t->second.started) LoseTrial(&t->second, reason);
+    else Unassign(&t->second);
   }
+}
+
+void Tuner::Unassign(Trial* t) {
+  Write(store_->Begin());
+  Write(store_->Requeue(t->id, std::max(0, t->attempts - 1)));
+  t->attempts = std::max(0, t->attempts - 1);
+  --running_;
+  t->status = "queued";
+  t->lease = 0;
+  t->runner.clear();
+  acks_.erase(t->id);
+  queue_.push_front(t->id);
+}
+
+// One trial at a time for slow trials ("running" then means running); for
+// short ones, enough queued at the runner to cover a few commit intervals.
+size_t QueueDepth(const Runner& r) {
+  if (r.last_trial_us < 0 || r.last_trial_us >= kFastTrialMs * 1000) return 1;
+  return std::min<size_t>(kMaxQueuedTrials, 2 + static_cast<size_t>(kQueuedWorkUs / r.last_trial_us));
 }
 
 void Tuner::Dispatch() {
   int64_t limit = study_.algorithm().has_max_concurrent() ? study_.algorithm().max_concurrent() : INT64_MAX;
   for (auto& [identity, r] : runners_) {
-    if (!r.ready || r.trial != 0) continue;
+    size_t depth = QueueDepth(r);
+    while (r.ready && r.trials.size() < depth) {
     if (running_ >= limit) return;
     int64_t tid;
     if (!queue_.empty()) {
@@ -471,13 +533,15 @@ void Tuner::Dispatch() {
     t.lease = lease_base_ | (++lease_counter_ & 0xffffffffULL);
     t.runner = identity;
     t.progress_ms = NowMs();
+    t.started_us = NowUs();
+    t.started = false;
     t.last_step = 0;
     t.last_objective.reset();
     ++running_;
     Write(store_->Begin());
     Write(store_->MarkRunning(t.id, r.name, t.lease, t.attempts, WallSeconds()));
-    r.trial = tid;
-    r.ready = false;
+    if (!r.trials.empty()) t.started_us = 0;  // queued behind another; set when it starts
+    r.trials.push_back(tid);
     pb::Envelope env;
     pb::Assign* a = env.mutable_assign();
     a->set_trial_id(t.id);
@@ -488,6 +552,7 @@ void Tuner::Dispatch() {
     *a->mutable_task() = study_.task();
     *a->mutable_params() = t.params.params();
     Queue(identity, std::move(env));
+    }
   }
 }
 
@@ -504,17 +569,18 @@ void Tuner::CheckLiveness() {
   }
   if (stall_ms_ <= 0) return;
   for (auto& [id, r] : runners_) {
-    if (r.trial == 0) continue;
-    Trial& t = trials_[r.trial];
+    if (r.trials.empty()) continue;
+    Trial& t = trials_[r.trials.front()];
     if (now - t.progress_ms <= stall_ms_) continue;
     pb::Envelope env;
     env.mutable_reject()->set_trial_id(t.id);
     env.mutable_reject()->set_lease(t.lease);
     env.mutable_reject()->set_reason("no report for " + std::to_string(stall_ms_ / 1000) + " s: presumed hung");
     Queue(id, std::move(env));
-    r.trial = 0;
     r.ready = false;  // it says Hello once its worker has stopped
-    LoseTrial(&t, "no report for " + FormatDouble(static_cast<double>(stall_ms_) / 1000) + " s (task.stall_timeout_s)");
+    t.started = true;
+    ReleaseTrials(&r, "no report for " + FormatDouble(static_cast<double>(stall_ms_) / 1000) +
+                          " s (task.stall_timeout_s)");
   }
 }
 
@@ -530,6 +596,7 @@ Status Tuner::Turn() {
   last_turn_ms_ = now;
   zmq_pollitem_t item = {sock_, 0, ZMQ_POLLIN, 0};
   int timeout = std::max(10, o_.heartbeat_ms / 10);
+  if (store_->in_transaction()) timeout = 1;  // a commit is due soon
   if (zmq_poll(&item, 1, timeout) < 0 && zmq_errno() != EINTR) {
     return Status::Error(std::string("zmq_poll: ") + zmq_strerror(zmq_errno()));
   }
@@ -557,10 +624,29 @@ Status Tuner::Turn() {
   }
   CheckLiveness();
   if (g_signals == 0) Dispatch();
+  Housekeeping();
+  if (store_->in_transaction() && NowUs() - last_commit_us_ < kCommitIntervalUs) return Status::Ok();
+  Commit();
+  if (!write_error_.ok()) return write_error_;
+  SendPending();
+  return Status::Ok();
+}
+
+void Tuner::Commit() {
+  // Progress (last step and objective) is written once per trial per commit.
+  for (int64_t id : progress_dirty_) {
+    const Trial& t = trials_[id];
+    Write(store_->SetProgress(id, t.last_step, t.last_objective));
+  }
+  progress_dirty_.clear();
   // Group commit: everything this turn did becomes durable before any
   // runner hears about it.
   Write(store_->Commit());
-  if (!write_error_.ok()) return write_error_;
+  last_commit_us_ = NowUs();
+}
+
+void Tuner::SendPending() {
+  if (!write_error_.ok()) return;
   for (auto& [tid, a] : acks_) {
     pb::Envelope env;
     *env.mutable_ack() = a.second;
@@ -570,7 +656,10 @@ Status Tuner::Turn() {
   auto out = std::move(outbox_);
   outbox_.clear();
   for (auto& [identity, env] : out) SendNow(identity, &env);
-  now = NowMs();
+}
+
+void Tuner::Housekeeping() {
+  int64_t now = NowMs();
   std::vector<std::string> idle;
   for (auto& [id, r] : runners_) {
     if (now - r.last_sent_ms >= o_.heartbeat_ms) idle.push_back(id);
@@ -582,7 +671,6 @@ Status Tuner::Turn() {
   }
   if (local_) local_->Supervise(!Done() && g_signals == 0);
   if (progress_) progress_->Update(Counts());
-  return Status::Ok();
 }
 
 ProgressCounts Tuner::Counts() const {
