@@ -76,7 +76,21 @@ int WithReader(const QueryArgs& a, const std::function<Result<std::string>(Reade
 
 }  // namespace
 
+// OpenMP threads that spin after each parallel region starve OpenBLAS's
+// threads on small machines (2 threads ran 3x slower than 1); libgomp reads
+// its wait policy only at start-up, so the runner re-executes itself once.
+void EnsurePassiveOpenMp(char** argv) {
+  if (getenv("OMP_WAIT_POLICY") != nullptr) return;
+  setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+  execv("/proc/self/exe", argv);  // on failure, carry on as we are
+}
+
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i][0] == '-') continue;
+    if (std::string(argv[i]) == "runner") EnsurePassiveOpenMp(argv);
+    break;
+  }
   CLI::App app{"sweep: hyperparameter search on your own machines"};
   app.require_subcommand(1);
   bool verbose = false;
@@ -99,6 +113,8 @@ int main(int argc, char** argv) {
   runner_cmd->add_option("--connect", runner.endpoint, "Tuner endpoint, e.g. tcp://host:5555")->required();
   runner_cmd->add_option("--name", runner.name, "Runner name (default: host-pid)");
   runner_cmd->add_option("--heartbeat-ms", runner.heartbeat_ms, "Heartbeat interval")->check(CLI::Range(50, 60000));
+  runner_cmd->add_option("--threads", runner.threads, "CPU threads per trial (default: all cores)")
+      ->check(CLI::Range(0, 1024));
   runner_cmd->add_option("--give-up-after", runner.give_up_after_s, "Exit after this many seconds without a tuner (0: never)");
 
   std::string validate_path;

@@ -12,8 +12,9 @@ namespace sweep {
 
 inline constexpr uint32_t kProtocolVersion = 1;
 // Larger messages are dropped by ZeroMQ itself (ZMQ_MAXMSGSIZE) before
-// they are read; decoding checks again.
-inline constexpr size_t kMaxMessageBytes = 16 << 20;
+// they are read; decoding checks again. Sized for checkpoints of the
+// networks nn/ trains (a 3.3 M-parameter CNN with Adam state is 40 MB).
+inline constexpr size_t kMaxMessageBytes = 128 << 20;
 
 // Heartbeats: every kHeartbeatMs each way; a peer is presumed dead after
 // kLivenessBeats missed beats. Any message counts as a beat.

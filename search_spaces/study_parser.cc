@@ -115,8 +115,8 @@ class YamlReader {
     const gp::Descriptor* desc = msg->GetDescriptor();
     std::set<std::string> seen;
     for (auto it = node.begin(); it != node.end(); ++it) {
-      const YAML::Node& k = it->first;
-      const YAML::Node& v = it->second;
+      YAML::Node k = it->first;
+      YAML::Node v = it->second;
       if (!k.IsScalar()) return Error(k, path, "keys must be plain names");
       std::string key = k.Scalar();
       std::string child = Join(path, key);
@@ -141,7 +141,7 @@ class YamlReader {
     return " (expected one of: " + names + ")";
   }
 
-  void Record(const YAML::Node& n, const std::string& path) {
+  void Record(YAML::Node n, const std::string& path) {
     YAML::Mark m = n.Mark();
     if (m.line >= 0) source_->Record(path, m.line + 1, m.column + 1);
   }
@@ -185,7 +185,7 @@ class YamlReader {
           Record(it->first, child);
           gp::Message* e = r->AddMessage(msg, f);
           e->GetReflection()->SetString(e, key_field, key);
-          const YAML::Node& body = it->second;
+          YAML::Node body = it->second;
           if (body.IsMap()) {
             RETURN_IF_ERROR(Fill(body, e, child, key_field));
           } else {

@@ -55,6 +55,16 @@ CREATE TABLE events(
   detail TEXT NOT NULL);
 CREATE INDEX events_by_trial ON events(trial_id);
 )sql",
+      // 2: checkpoints (the latest committed one per trial).
+      R"sql(
+CREATE TABLE checkpoints(
+  trial_id INTEGER PRIMARY KEY REFERENCES trials(id),
+  step INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  crc32 INTEGER NOT NULL,
+  at REAL NOT NULL);
+)sql",
   };
   return kMigrations;
 }

@@ -29,6 +29,7 @@ Store::~Store() {
   finish_ = Stmt();
   event_ = Stmt();
   study_status_ = Stmt();
+  checkpoint_ = Stmt();
   if (db_) sqlite3_close(db_);
 }
 
@@ -102,6 +103,9 @@ Status Store::PrepareAll() {
                        "lease=NULL WHERE id=?1"));
   RETURN_IF_ERROR(prep(&event_, "INSERT INTO events(study_id, trial_id, at, kind, detail) VALUES(?1, ?2, ?3, ?4, ?5)"));
   RETURN_IF_ERROR(prep(&study_status_, "UPDATE studies SET status=?2, updated_at=?3 WHERE id=?1"));
+  RETURN_IF_ERROR(prep(&checkpoint_,
+                       "INSERT OR REPLACE INTO checkpoints(trial_id, step, path, bytes, crc32, at) "
+                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
   return Status::Ok();
 }
 
@@ -155,8 +159,9 @@ Result<int64_t> Store::OpenStudy(const pb::Study& study) {
 
 Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
   ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db_,
-                                         "SELECT id, number, status, attempts, params_pb, value, step FROM trials "
-                                         "WHERE study_id=?1 ORDER BY number"));
+                                         "SELECT t.id, t.number, t.status, t.attempts, t.params_pb, t.value, t.step, c.path, c.step "
+                                         "FROM trials t LEFT JOIN checkpoints c ON c.trial_id = t.id "
+                                         "WHERE t.study_id=?1 ORDER BY t.number"));
   q.Bind(1, study_id);
   std::vector<TrialRecord> out;
   while (true) {
@@ -172,6 +177,8 @@ Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
     }
     if (!q.IsNull(5)) t.value = q.Double(5);
     t.step = q.IsNull(6) ? 0 : q.Int(6);
+    t.checkpoint_path = q.Text(7);
+    t.checkpoint_step = q.IsNull(8) ? 0 : q.Int(8);
     out.push_back(std::move(t));
   }
   return out;
@@ -244,6 +251,12 @@ Status Store::AddEvent(int64_t study_id, int64_t trial_id, const std::string& ki
   else event_.BindNull(2);
   event_.Bind(3, now).Bind(4, kind).Bind(5, detail);
   return event_.Run();
+}
+
+Status Store::RecordCheckpoint(int64_t trial_id, int64_t step, const std::string& path, int64_t bytes, uint32_t crc,
+                               double now) {
+  checkpoint_.Bind(1, trial_id).Bind(2, step).Bind(3, path).Bind(4, bytes).Bind(5, static_cast<int64_t>(crc)).Bind(6, now);
+  return checkpoint_.Run();
 }
 
 Status Store::SetStudyStatus(int64_t study_id, const std::string& status, double now) {

@@ -18,7 +18,7 @@
 namespace sweep {
 
 // The schema version this build writes; see docs/schema.md.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 struct TrialRecord {
   int64_t id = 0;
@@ -28,6 +28,8 @@ struct TrialRecord {
   pb::ParamSet params;
   std::optional<double> value;
   int64_t step = 0;
+  std::string checkpoint_path;  // latest committed checkpoint, if any
+  int64_t checkpoint_step = 0;
 };
 
 class Store {
@@ -57,6 +59,9 @@ class Store {
                      const std::string& metrics_json, const std::string& failure, double now);
   Status AddEvent(int64_t study_id, int64_t trial_id, const std::string& kind, const std::string& detail,
                   double now);
+  // Records `path` as the trial's latest checkpoint (replacing the previous).
+  Status RecordCheckpoint(int64_t trial_id, int64_t step, const std::string& path, int64_t bytes, uint32_t crc,
+                          double now);
   Status SetStudyStatus(int64_t study_id, const std::string& status, double now);
   // Every running trial goes back to queued (after a tuner restart).
   Result<int> RequeueRunning(int64_t study_id, double now);
@@ -73,7 +78,7 @@ class Store {
   std::string path_;
   bool in_tx_ = false;
   Stmt begin_, commit_, insert_trial_, mark_running_, requeue_, insert_report_, progress_, finish_, event_,
-      study_status_;
+      study_status_, checkpoint_;
 };
 
 }  // namespace sweep

@@ -65,6 +65,15 @@ class WorkerContext : public TaskContext {
     slot_->last_step = step;
     slot_->Push(std::move(env), false);
   }
+  void Checkpoint(int64_t step, std::string bytes) override {
+    pb::Envelope env;
+    pb::Checkpoint* c = env.mutable_checkpoint();
+    c->set_trial_id(slot_->assign.trial_id());
+    c->set_lease(slot_->assign.lease());
+    c->set_step(step);
+    c->set_data(std::move(bytes));
+    slot_->Push(std::move(env), false);
+  }
   bool StopRequested() const override { return slot_->stop.load(); }
 
  private:
@@ -353,6 +362,7 @@ class Runner {
     LOG_DEBUG << "starting trial " << a.trial_id() << " (attempt " << a.attempt() << ")";
     slot_ = std::make_shared<TrialSlot>();
     slot_->assign = a;
+    slot_->assign.set_threads_hint(o_.threads > 0 ? o_.threads : static_cast<int>(std::thread::hardware_concurrency()));
     slot_->wake_fd = wake_fd_;
     worker_->Start(slot_);
   }

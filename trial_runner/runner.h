@@ -13,6 +13,7 @@ struct RunnerOptions {
   int heartbeat_ms = 1000;
   int liveness = 5;      // missed beats before the tuner is presumed gone
   int max_backoff_ms = 32000;
+  int threads = 0;  // CPU threads per trial (0: all cores)
   // Give up after this long without reaching a tuner (0: never).
   int give_up_after_s = 0;
 };

@@ -15,6 +15,8 @@ class TaskContext {
   virtual ~TaskContext() = default;
   // Streams one step's metrics to the tuner. Thread-safe.
   virtual void Report(int64_t step, const std::vector<pb::Metric>& metrics) = 0;
+  // Sends the trial's state after `step` (sent before that step's Report).
+  virtual void Checkpoint(int64_t step, std::string bytes) = 0;
   // True once the tuner asked the trial to stop; tasks poll it between steps.
   virtual bool StopRequested() const = 0;
 };

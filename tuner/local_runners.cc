@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <thread>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -26,8 +27,10 @@ pid_t LocalRunners::Spawn(int index) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(0);
     signal(SIGINT, SIG_IGN);
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
     std::vector<std::string> args = {exe_, "runner", "--connect", endpoint_, "--name", name, "--give-up-after", "60",
-                                     "--heartbeat-ms", std::to_string(heartbeat_ms_)};
+                                     "--heartbeat-ms", std::to_string(heartbeat_ms_), "--threads",
+                                     std::to_string(std::max<size_t>(1, std::thread::hardware_concurrency() / slots_.size()))};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

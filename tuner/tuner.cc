@@ -23,6 +23,7 @@
 #include "common/values.h"
 #include "common/wire.h"
 #include "search_spaces/validate.h"
+#include "storage/checkpoint_files.h"
 #include "storage/sqlite_store.h"
 #include "tuner/local_runners.h"
 #include "tuner/progress.h"
@@ -77,6 +78,8 @@ struct Trial {
   int64_t last_step = 0;
   std::optional<double> last_objective;
   int64_t started_us = 0;  // when it became the runner's front trial
+  std::string checkpoint_path;  // latest committed checkpoint
+  int64_t checkpoint_step = 0;
 };
 
 struct Runner {
@@ -123,6 +126,7 @@ class Tuner {
   Trial* CheckLease(const std::string& identity, int64_t trial_id, uint64_t lease, const char* what);
   void HandleReport(const std::string& identity, const pb::Report& report);
   void HandleFinal(const std::string& identity, const pb::Final& fin);
+  void HandleCheckpoint(const std::string& identity, const pb::Checkpoint& ckpt);
   void Dispatch();
   void CheckLiveness();
   void LoseRunner(const std::string& identity, const std::string& reason);
@@ -169,6 +173,8 @@ class Tuner {
   int64_t bad_messages_ = 0;
   int64_t last_turn_ms_ = 0;
   int64_t last_commit_us_ = 0;
+  std::string checkpoint_dir_;
+  std::vector<std::string> obsolete_files_;
   int64_t start_ms_ = 0;
   int64_t trials_at_start_ = 0;
   int max_retries_ = 2;
@@ -186,6 +192,7 @@ Status Tuner::Setup() {
   stall_ms_ = static_cast<int64_t>(stall * 1000);
 
   ASSIGN_OR_RETURN(store_, Store::Open(o_.db_path));
+  checkpoint_dir_ = o_.db_path + ".checkpoints";
   ASSIGN_OR_RETURN(study_id_, store_->OpenStudy(study_));
   RETURN_IF_ERROR(store_->Begin());
   ASSIGN_OR_RETURN(int requeued, store_->RequeueRunning(study_id_, WallSeconds()));
@@ -203,6 +210,8 @@ Status Tuner::Setup() {
     t.status = r.status;
     t.attempts = r.attempts;
     t.params = std::move(r.params);
+    t.checkpoint_path = r.checkpoint_path;
+    t.checkpoint_step = r.checkpoint_step;
     if (t.status == "queued") queue_.push_back(t.id);
     if (t.status == "completed") {
       ++completed_;
@@ -297,6 +306,7 @@ void Tuner::HandleMessage(const std::string& identity, const void* data, size_t 
     case pb::Envelope::kHello: HandleHello(identity, env->hello()); return;
     case pb::Envelope::kReport: HandleReport(identity, env->report()); break;
     case pb::Envelope::kFinal: HandleFinal(identity, env->final()); break;
+    case pb::Envelope::kCheckpoint: HandleCheckpoint(identity, env->checkpoint()); break;
     case pb::Envelope::kHeartbeat:
       // A runner that still works on a trial whose lease expired (it was
       // frozen, or partitioned away) is told to drop it.
@@ -371,6 +381,25 @@ void Tuner::HandleReport(const std::string& identity, const pb::Report& report) 
   ack.set_step(report.step());
   ack.set_decision(action.decision == Decision::kStop ? pb::DECISION_STOP : pb::DECISION_CONTINUE);
   acks_[t->id] = {identity, ack};
+}
+
+void Tuner::HandleCheckpoint(const std::string& identity, const pb::Checkpoint& ckpt) {
+  Trial* t = CheckLease(identity, ckpt.trial_id(), ckpt.lease(), "checkpoint");
+  if (!t) return;
+  auto path = WriteCheckpointFile(checkpoint_dir_, t->id, ckpt.step(), ckpt.data());
+  if (!path.ok()) {
+    // The trial goes on; a re-run would start from the previous checkpoint.
+    LOG_WARN << "trial " << t->id << ": " << path.status().message();
+    Event(t->id, "checkpoint_failed", path.status().message());
+    return;
+  }
+  Write(store_->Begin());
+  Write(store_->RecordCheckpoint(t->id, ckpt.step(), *path, static_cast<int64_t>(ckpt.data().size()),
+                                 Crc32(ckpt.data()), WallSeconds()));
+  // The previous file goes once the new row is committed.
+  if (!t->checkpoint_path.empty() && t->checkpoint_path != *path) obsolete_files_.push_back(t->checkpoint_path);
+  t->checkpoint_path = *path;
+  t->checkpoint_step = ckpt.step();
 }
 
 void Tuner::HandleFinal(const std::string& identity, const pb::Final& fin) {
@@ -551,6 +580,16 @@ void Tuner::Dispatch() {
     a->set_number(t.number);
     *a->mutable_task() = study_.task();
     *a->mutable_params() = t.params.params();
+    if (!t.checkpoint_path.empty()) {
+      auto data = ReadCheckpointFile(t.checkpoint_path);
+      if (data.ok()) {
+        a->set_checkpoint(std::move(data).value());
+        a->set_checkpoint_step(t.checkpoint_step);
+      } else {
+        LOG_WARN << "trial " << t.id << " restarts from scratch: " << data.status().message();
+        Event(t.id, "checkpoint_unreadable", data.status().message());
+      }
+    }
     Queue(identity, std::move(env));
     }
   }
@@ -643,6 +682,10 @@ void Tuner::Commit() {
   // runner hears about it.
   Write(store_->Commit());
   last_commit_us_ = NowUs();
+  if (write_error_.ok()) {
+    for (const auto& f : obsolete_files_) std::remove(f.c_str());
+  }
+  obsolete_files_.clear();
 }
 
 void Tuner::SendPending() {

@@ -1,0 +1,73 @@
+// Sequential model over flat parameter buffers.
+#include "nn/model.h"
+
+namespace sweep::nn {
+
+void Model::Finalize(uint64_t seed) {
+  std::vector<int> shape = input_shape_;
+  for (auto& l : layers_) {
+    shape = l->Setup(shape);
+    param_count_ += l->ParamCount();
+    state_count_ += l->StateCount();
+  }
+  params_.Resize(backend_, {static_cast<int>(std::max<size_t>(param_count_, 1))});
+  grads_.Resize(backend_, {static_cast<int>(std::max<size_t>(param_count_, 1))});
+  state_.Resize(backend_, {static_cast<int>(std::max<size_t>(state_count_, 1))});
+  std::vector<float> host_p(params_.size(), 0.f), host_s(state_.size(), 0.f);
+  size_t po = 0, so = 0;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    Rng rng(HashKey({seed, 0x1417ULL, i}));
+    layers_[i]->Init(host_p.data() + po, host_s.data() + so, &rng);
+    layers_[i]->Bind(params_.data() + po, grads_.data() + po, state_.data() + so);
+    po += layers_[i]->ParamCount();
+    so += layers_[i]->StateCount();
+  }
+  params_.FromHost(host_p);
+  state_.FromHost(host_s);
+  acts_.resize(layers_.size());
+  grads_act_.resize(layers_.size());
+}
+
+const Tensor& Model::Forward(const Tensor& x, bool training, uint64_t step_seed) {
+  Context ctx{backend_, training, 0};
+  input_ = &x;
+  step_seed_ = step_seed;
+  const Tensor* in = &x;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    ctx.seed = HashKey({step_seed, i});
+    layers_[i]->Forward(ctx, *in, &acts_[i]);
+    in = &acts_[i];
+  }
+  return acts_.back();
+}
+
+double Model::Loss(const int32_t* labels, bool backward, int64_t* correct) {
+  const Tensor& logits = acts_.back();
+  int n = logits.dim(0);
+  double loss = 0;
+  int64_t right = 0;
+  if (backward) dlogits_.Resize(backend_, logits.shape());
+  backend_->SoftmaxCrossEntropy(logits.data(), labels, n, classes(), backward ? dlogits_.data() : nullptr, &loss,
+                                &right);
+  if (correct) *correct += right;
+  if (!backward) return loss;
+  backend_->Zero(grads_.data(), param_count_);
+  Context ctx{backend_, true, 0};
+  const Tensor* dy = &dlogits_;
+  for (size_t i = layers_.size(); i-- > 0;) {
+    ctx.seed = HashKey({step_seed_, i});
+    const Tensor& x = i == 0 ? *input_ : acts_[i - 1];
+    layers_[i]->Backward(ctx, x, acts_[i], *dy, i == 0 ? nullptr : &grads_act_[i]);
+    dy = &grads_act_[i];
+  }
+  return loss;
+}
+
+std::string Model::Summary() const {
+  std::string out;
+  for (const auto& l : layers_) out += "  " + l->Name() + " -> " + ShapeString(l->out_shape()) + "\n";
+  out += "  parameters: " + std::to_string(param_count_) + "\n";
+  return out;
+}
+
+}  // namespace sweep::nn

@@ -1,0 +1,51 @@
+// A sequential network over one backend, with every parameter, gradient and
+// statistic in flat buffers, plus the softmax cross-entropy loss.
+// Not thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nn/layer.h"
+
+namespace sweep::nn {
+
+class Model {
+ public:
+  Model(Backend* backend, std::vector<int> input_shape) : backend_(backend), input_shape_(std::move(input_shape)) {}
+  void Add(std::unique_ptr<Layer> layer) { layers_.push_back(std::move(layer)); }
+  // Sets up shapes, allocates the flat buffers and initialises from `seed`.
+  void Finalize(uint64_t seed);
+
+  // Runs the network; returns the logits [n, classes].
+  const Tensor& Forward(const Tensor& x, bool training, uint64_t step_seed);
+  // Softmax cross-entropy on the last Forward's logits. With `backward`,
+  // zeroes and fills the gradients. Returns the summed loss; adds to *correct.
+  double Loss(const int32_t* labels, bool backward, int64_t* correct);
+
+  Backend* backend() { return backend_; }
+  float* params() { return params_.data(); }
+  float* grads() { return grads_.data(); }
+  float* state() { return state_.data(); }
+  size_t param_count() const { return param_count_; }
+  size_t state_count() const { return state_count_; }
+  int classes() const { return static_cast<int>(ShapeSize(layers_.back()->out_shape())); }
+  const std::vector<int>& input_shape() const { return input_shape_; }
+  std::string Summary() const;
+
+ private:
+  Backend* backend_;
+  std::vector<int> input_shape_;
+  std::vector<std::unique_ptr<Layer>> layers_;
+  Tensor params_, grads_, state_;
+  size_t param_count_ = 0, state_count_ = 0;
+  std::vector<Tensor> acts_;   // acts_[i]: output of layer i
+  std::vector<Tensor> grads_act_;
+  Tensor dlogits_;
+  const Tensor* input_ = nullptr;
+  uint64_t step_seed_ = 0;
+  std::vector<int32_t> label_buffer_;
+};
+
+}  // namespace sweep::nn

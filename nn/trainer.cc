@@ -1,0 +1,187 @@
+// Model building, the training loop and checkpoints.
+#include "nn/trainer.h"
+
+#include <zlib.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+namespace sweep::nn {
+
+namespace {
+
+constexpr char kMagic[4] = {'S', 'W', 'C', 'K'};
+constexpr uint32_t kCheckpointVersion = 1;
+
+std::unique_ptr<Model> Build(const TrainConfig& c, Backend* b, const ImageSet& shape) {
+  auto m = std::make_unique<Model>(b, std::vector<int>{shape.c, shape.h, shape.w});
+  auto act = [&] { return MakeActivation(c.activation, 0.01f); };
+  if (c.model == "cnn") {
+    int ch = c.channels;
+    for (int i = 0; i < c.conv_blocks; ++i, ch *= 2) {
+      m->Add(MakeConv2d(ch, c.kernel_size, 1, c.kernel_size / 2, WeightInit::kHe));
+      if (c.batch_norm) m->Add(MakeBatchNorm());
+      m->Add(act());
+      m->Add(c.max_pool ? MakeMaxPool2d(2, 2) : MakeAvgPool2d(2, 2));
+    }
+    m->Add(MakeFlatten());
+    if (c.dense_units > 0) {
+      m->Add(MakeLinear(c.dense_units, WeightInit::kHe));
+      m->Add(act());
+      if (c.dropout > 0) m->Add(MakeDropout(c.dropout));
+    }
+  } else {
+    m->Add(MakeFlatten());
+    for (int i = 0; i < c.hidden_layers; ++i) {
+      m->Add(MakeLinear(c.hidden_units, WeightInit::kHe));
+      if (c.batch_norm) m->Add(MakeBatchNorm());
+      m->Add(act());
+      if (c.dropout > 0) m->Add(MakeDropout(c.dropout));
+    }
+  }
+  m->Add(MakeLinear(10, WeightInit::kXavier));
+  m->Finalize(HashKey({c.seed, 0x3A17ULL}));
+  return m;
+}
+
+template <typename T>
+void Put(std::string* out, const T& v) {
+  out->append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+template <typename T>
+bool Get(const std::string& in, size_t* pos, T* v) {
+  if (*pos + sizeof(T) > in.size()) return false;
+  std::memcpy(v, in.data() + *pos, sizeof(T));
+  *pos += sizeof(T);
+  return true;
+}
+
+}  // namespace
+
+Trainer::Trainer(const TrainConfig& config, Backend* backend, const Splits* data)
+    : c_(config), backend_(backend), data_(data) {
+  model_ = Build(c_, backend_, data_->train);
+  optimizer_ = std::make_unique<Optimizer>(model_.get(), c_.optimizer);
+}
+
+EpochResult Trainer::RunEpoch() {
+  auto start = std::chrono::steady_clock::now();
+  const ImageSet& train = data_->train;
+  std::vector<int32_t> order = EpochOrder(train.n, c_.seed, epoch_);
+  const int bs = c_.batch_size;
+  const int steps = train.n / bs;  // the last partial batch is dropped
+  const size_t px = static_cast<size_t>(train.c) * train.h * train.w;
+  std::vector<float> host(static_cast<size_t>(bs) * px);
+  labels_.resize(bs);
+  double loss_sum = 0;
+  for (int s = 0; s < steps; ++s) {
+    MakeBatch(train, order, static_cast<size_t>(s) * bs, bs, data_->mean, data_->stddev, c_.augment, c_.seed, epoch_,
+              host.data(), labels_.data());
+    batch_.Resize(backend_, {bs, train.c, train.h, train.w});
+    batch_.FromHost(host);
+    uint64_t step_seed = HashKey({c_.seed, static_cast<uint64_t>(optimizer_->steps()), 0xD0ULL});
+    model_->Forward(batch_, true, step_seed);
+    loss_sum += model_->Loss(labels_.data(), true, nullptr);
+    double progress = epoch_ + static_cast<double>(s) / steps;
+    optimizer_->Step(LearningRate(c_.lr_schedule, c_.lr, progress, c_.epochs, c_.warmup_epochs));
+  }
+  double train_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ++epoch_;
+  EpochResult r;
+  r.epoch = epoch_;
+  r.train_loss = loss_sum / std::max(1, steps * bs);
+  auto [vl, va] = Evaluate(data_->validation);
+  r.val_loss = vl;
+  r.val_accuracy = va;
+  r.samples_per_s = steps * bs / std::max(1e-9, train_secs);
+  r.epoch_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+std::pair<double, double> Trainer::Evaluate(const ImageSet& set) {
+  if (set.n == 0) return {std::nan(""), std::nan("")};
+  const int bs = 500;
+  const size_t px = static_cast<size_t>(set.c) * set.h * set.w;
+  std::vector<int32_t> order(set.n);
+  for (int i = 0; i < set.n; ++i) order[i] = i;
+  std::vector<float> host(static_cast<size_t>(bs) * px);
+  std::vector<int32_t> labels(bs);
+  double loss = 0;
+  int64_t correct = 0;
+  for (int begin = 0; begin < set.n; begin += bs) {
+    int n = std::min(bs, set.n - begin);
+    MakeBatch(set, order, begin, n, data_->mean, data_->stddev, Augment::kNone, 0, 0, host.data(), labels.data());
+    batch_.Resize(backend_, {n, set.c, set.h, set.w});
+    batch_.FromHost(std::vector<float>(host.begin(), host.begin() + static_cast<long>(n * px)));
+    model_->Forward(batch_, false, 0);
+    loss += model_->Loss(labels.data(), false, &correct);
+  }
+  return {loss / set.n, static_cast<double>(correct) / set.n};
+}
+
+uint64_t Trainer::ArchitectureHash() const {
+  std::string s = model_->Summary() + "|" + std::to_string(optimizer_->state_size());
+  return HashKey({static_cast<uint64_t>(crc32(0, reinterpret_cast<const Bytef*>(s.data()), s.size())), s.size()});
+}
+
+std::string Trainer::SaveCheckpoint() const {
+  std::string out(kMagic, 4);
+  Put(&out, kCheckpointVersion);
+  Put(&out, ArchitectureHash());
+  Put(&out, static_cast<int64_t>(epoch_));
+  Put(&out, optimizer_->steps());
+  auto put_floats = [&](const std::vector<float>& v) {
+    Put(&out, static_cast<uint64_t>(v.size()));
+    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  };
+  std::vector<float> p(model_->param_count()), s(model_->state_count());
+  backend_->ToHost(model_->params(), p.data(), p.size());
+  backend_->ToHost(model_->state(), s.data(), s.size());
+  put_floats(p);
+  put_floats(s);
+  put_floats(optimizer_->SaveState());
+  uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(out.data()), out.size()));
+  Put(&out, crc);
+  return out;
+}
+
+Status Trainer::LoadCheckpoint(const std::string& in) {
+  if (in.size() < 8 || std::memcmp(in.data(), kMagic, 4) != 0) return Status::Error("checkpoint: not a sweep checkpoint");
+  uint32_t crc_stored;
+  std::memcpy(&crc_stored, in.data() + in.size() - 4, 4);
+  uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(in.data()), in.size() - 4));
+  if (crc != crc_stored) return Status::Error("checkpoint: checksum mismatch (the file is corrupt)");
+  size_t pos = 4;
+  uint32_t version = 0;
+  uint64_t arch;
+  int64_t epoch, steps;
+  if (!Get(in, &pos, &version) || version != kCheckpointVersion) {
+    return Status::Error("checkpoint: format version " + std::to_string(version) + " is not supported (expected " +
+                         std::to_string(kCheckpointVersion) + ")");
+  }
+  if (!Get(in, &pos, &arch) || arch != ArchitectureHash()) {
+    return Status::Error("checkpoint: written for a different model or optimizer than this trial's");
+  }
+  if (!Get(in, &pos, &epoch) || !Get(in, &pos, &steps)) return Status::Error("checkpoint: truncated header");
+  std::vector<float> blocks[3];
+  for (auto& b : blocks) {
+    uint64_t n;
+    if (!Get(in, &pos, &n) || pos + n * sizeof(float) > in.size() - 4) return Status::Error("checkpoint: truncated");
+    b.resize(n);
+    std::memcpy(b.data(), in.data() + pos, n * sizeof(float));
+    pos += n * sizeof(float);
+  }
+  if (blocks[0].size() != model_->param_count() || blocks[1].size() != model_->state_count() ||
+      blocks[2].size() != optimizer_->state_size()) {
+    return Status::Error("checkpoint: buffer sizes do not match this model");
+  }
+  backend_->FromHost(blocks[0].data(), model_->params(), blocks[0].size());
+  backend_->FromHost(blocks[1].data(), model_->state(), blocks[1].size());
+  optimizer_->LoadState(blocks[2], steps);
+  epoch_ = static_cast<int>(epoch);
+  return Status::Ok();
+}
+
+}  // namespace sweep::nn

@@ -1,0 +1,73 @@
+// Training a classifier on an image data set: the model builder (mlp | cnn
+// from well-known knobs), the epoch loop with validation, the final test
+// accuracy, and exact checkpoints. Not thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "nn/data/mnist.h"
+#include "nn/model.h"
+#include "nn/optimizer.h"
+
+namespace sweep::nn {
+
+struct TrainConfig {
+  std::string model = "mlp";  // mlp | cnn
+  int epochs = 10;
+  int batch_size = 128;
+  float lr = 0.05f;
+  OptimizerConfig optimizer{OptimizerKind::kSgd, 0.9f};
+  Schedule lr_schedule = Schedule::kConstant;
+  float warmup_epochs = 0;
+  // mlp
+  int hidden_layers = 2;
+  int hidden_units = 256;
+  // cnn
+  int conv_blocks = 2;
+  int channels = 32;
+  int kernel_size = 3;
+  bool max_pool = true;
+  int dense_units = 128;
+  // both
+  Activation activation = Activation::kRelu;
+  float dropout = 0;
+  bool batch_norm = false;
+  Augment augment = Augment::kNone;
+  uint64_t seed = 0;
+};
+
+struct EpochResult {
+  int epoch = 0;  // 1-based
+  double train_loss = 0, val_loss = 0, val_accuracy = 0, samples_per_s = 0, epoch_seconds = 0;
+};
+
+class Trainer {
+ public:
+  // `data` must outlive the trainer.
+  Trainer(const TrainConfig& config, Backend* backend, const Splits* data);
+  EpochResult RunEpoch();
+  // Loss and accuracy over a whole set (eval mode).
+  std::pair<double, double> Evaluate(const ImageSet& set);
+  int epoch() const { return epoch_; }
+  Model& model() { return *model_; }
+  std::string Describe() const { return model_->Summary(); }
+
+  // A checkpoint: parameters, statistics, optimizer state, epoch, all under a
+  // CRC-32, versioned, and bound to the architecture.
+  std::string SaveCheckpoint() const;
+  Status LoadCheckpoint(const std::string& bytes);
+
+ private:
+  uint64_t ArchitectureHash() const;
+  TrainConfig c_;
+  Backend* backend_;
+  const Splits* data_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<Optimizer> optimizer_;
+  int epoch_ = 0;
+  Tensor batch_;
+  std::vector<int32_t> labels_;
+};
+
+}  // namespace sweep::nn

@@ -1,0 +1,111 @@
+// The IDX loader: a hand-made file with known bytes, malformed files, and the
+// real Fashion-MNIST from Debian's dataset-fashion-mnist.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "nn/data/mnist.h"
+
+namespace sweep::nn {
+namespace {
+
+std::string Dir() {
+  std::string d = "/tmp/sweep_data_test_" + std::to_string(getpid());
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+void WriteGz(const std::string& path, const std::vector<uint8_t>& bytes) {
+  gzFile f = gzopen(path.c_str(), "wb");
+  gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()));
+  gzclose(f);
+}
+
+std::vector<uint8_t> Header(uint32_t magic, std::vector<uint32_t> dims) {
+  std::vector<uint8_t> out;
+  for (uint32_t v : std::vector<uint32_t>{magic}) dims.insert(dims.begin(), v);
+  for (uint32_t v : dims) {
+    for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<uint8_t>(v >> s));
+  }
+  return out;
+}
+
+TEST(DataTest, LoadsAHandMadeIdxFileExactly) {
+  std::string d = Dir();
+  auto img = Header(0x803, {2, 2, 3});
+  for (int i = 0; i < 12; ++i) img.push_back(static_cast<uint8_t>(i * 20));
+  auto lab = Header(0x801, {2});
+  lab.push_back(7);
+  lab.push_back(3);
+  WriteGz(d + "/img.gz", img);
+  std::ofstream(d + "/lab", std::ios::binary).write(reinterpret_cast<const char*>(lab.data()), lab.size());
+  auto s = LoadIdx(d + "/img.gz", d + "/lab");  // gzip and plain both read
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->n, 2);
+  EXPECT_EQ(s->h, 2);
+  EXPECT_EQ(s->w, 3);
+  EXPECT_EQ(s->pixels[7], 140);
+  EXPECT_EQ(s->labels, (std::vector<int32_t>{7, 3}));
+  // Batches are normalised and ordered as asked.
+  std::vector<float> out(12);
+  std::vector<int32_t> labels(2);
+  MakeBatch(*s, {1, 0}, 0, 2, 0.5f, 0.25f, Augment::kNone, 0, 0, out.data(), labels.data());
+  EXPECT_EQ(labels, (std::vector<int32_t>{3, 7}));
+  EXPECT_NEAR(out[0], (120 / 255.0 - 0.5) / 0.25, 1e-5);
+  // Truncated and mislabelled files are refused with the file named.
+  img.resize(img.size() - 1);
+  WriteGz(d + "/short.gz", img);
+  auto bad = LoadIdx(d + "/short.gz", d + "/lab");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("short.gz: truncated"), std::string::npos) << bad.status().message();
+  auto swapped = LoadIdx(d + "/lab", d + "/img.gz");
+  ASSERT_FALSE(swapped.ok());
+  EXPECT_NE(swapped.status().message().find("not an IDX image file"), std::string::npos);
+  EXPECT_FALSE(LoadIdx(d + "/missing", d + "/lab").ok());
+  std::filesystem::remove_all(d);
+}
+
+TEST(DataTest, EpochOrderIsASeededPermutation) {
+  auto a = EpochOrder(1000, 1, 0), b = EpochOrder(1000, 1, 0), c = EpochOrder(1000, 1, 1);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  std::vector<int32_t> sorted = a;
+  std::sort(sorted.begin(), sorted.end());
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(sorted[i], i);
+}
+
+TEST(DataTest, FashionMnistFromDebian) {
+  if (!std::filesystem::exists(kDefaultFashionMnistDir)) {
+    GTEST_SKIP() << "dataset-fashion-mnist is not installed (scripts/install-deps.sh installs it)";
+  }
+  auto s = LoadMnistSplits(kDefaultFashionMnistDir, 5000, 1);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->train.n, 55000);
+  EXPECT_EQ(s->validation.n, 5000);
+  EXPECT_EQ(s->test.n, 10000);
+  EXPECT_EQ(s->test.h, 28);
+  EXPECT_EQ(s->test.w, 28);
+  // The test set is balanced: 1,000 images of each of the 10 classes.
+  std::map<int, int> counts;
+  for (int32_t l : s->test.labels) counts[l]++;
+  ASSERT_EQ(counts.size(), 10u);
+  for (auto [label, n] : counts) EXPECT_EQ(n, 1000) << label;
+  // Known first labels of the published test set: ankle boot, pullover, trouser, trouser.
+  EXPECT_EQ(std::vector<int32_t>(s->test.labels.begin(), s->test.labels.begin() + 4),
+            (std::vector<int32_t>{9, 2, 1, 1}));
+  // Pixel statistics of the training set (published mean 0.2860, std 0.3530).
+  EXPECT_NEAR(s->mean, 0.286, 0.002);
+  EXPECT_NEAR(s->stddev, 0.353, 0.002);
+  // The split is a partition: train + validation keep the class totals.
+  std::map<int, int> all;
+  for (int32_t l : s->train.labels) all[l]++;
+  for (int32_t l : s->validation.labels) all[l]++;
+  for (auto [label, n] : all) EXPECT_EQ(n, 6000) << label;
+}
+
+}  // namespace
+}  // namespace sweep::nn

@@ -1,0 +1,162 @@
+// Train task: knobs -> TrainConfig -> epochs with reports and checkpoints.
+#include "trial_runner/train_task.h"
+
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "common/values.h"
+
+namespace sweep {
+
+namespace {
+
+// Values of one knob: the task's fixed value or the trial's parameter.
+class Knobs {
+ public:
+  explicit Knobs(const pb::Assign& a) : t_(a.task().train()) {
+    for (const auto& p : a.params()) params_[p.name()] = p.value();
+  }
+  template <typename T>
+  T Get(const char* name, bool has, T fixed, T def) {
+    auto it = params_.find(name);
+    if (it != params_.end()) return FromValue(it->second, def);
+    return has ? fixed : def;
+  }
+
+ private:
+  static double AsNumber(const pb::Value& v, double def) {
+    double d;
+    return ValueAsDouble(v, &d) ? d : def;
+  }
+  static int FromValue(const pb::Value& v, int def) { return static_cast<int>(std::lround(AsNumber(v, def))); }
+  static double FromValue(const pb::Value& v, double def) { return AsNumber(v, def); }
+  static bool FromValue(const pb::Value& v, bool def) {
+    if (v.kind_case() == pb::Value::kFlag) return v.flag();
+    if (v.kind_case() == pb::Value::kText) return v.text() == "true";
+    return AsNumber(v, def ? 1 : 0) != 0;
+  }
+  static std::string FromValue(const pb::Value& v, std::string def) {
+    return v.kind_case() == pb::Value::kText ? v.text() : ValueToString(v);
+  }
+  const pb::TrainTask& t_;
+  std::map<std::string, pb::Value> params_;
+};
+
+#define KNOB(type, name, def) k.Get<type>(#name, t.has_##name(), static_cast<type>(t.name()), static_cast<type>(def))
+
+// Data sets are loaded once per runner process and shared by its trials.
+Result<const nn::Splits*> CachedSplits(const std::string& dir, int validation, uint64_t seed) {
+  static std::mutex mu;
+  static std::map<std::tuple<std::string, int, uint64_t>, std::unique_ptr<nn::Splits>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto key = std::make_tuple(dir, validation, seed);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second.get();
+  ASSIGN_OR_RETURN(nn::Splits s, nn::LoadMnistSplits(dir, validation, seed));
+  if (cache.size() >= 4) cache.clear();
+  auto& slot = cache[key];
+  slot = std::make_unique<nn::Splits>(std::move(s));
+  return slot.get();
+}
+
+pb::Metric M(const char* name, double v) {
+  pb::Metric m;
+  m.set_name(name);
+  m.set_value(v);
+  return m;
+}
+
+}  // namespace
+
+Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, std::string* data_dir, int* validation, int* threads) {
+  const pb::TrainTask& t = a.task().train();
+  Knobs k(a);
+  nn::TrainConfig c;
+  c.model = KNOB(std::string, model, "mlp");
+  c.epochs = KNOB(int, epochs, 10);
+  c.batch_size = KNOB(int, batch_size, 128);
+  c.lr = static_cast<float>(KNOB(double, lr, 0.05));
+  std::string opt = KNOB(std::string, optimizer, "sgd");
+  c.optimizer.kind = opt == "adam" ? nn::OptimizerKind::kAdam : opt == "adamw" ? nn::OptimizerKind::kAdamW
+                                                                                : nn::OptimizerKind::kSgd;
+  c.optimizer.momentum = static_cast<float>(KNOB(double, momentum, opt == "sgd" ? 0.9 : 0.0));
+  c.optimizer.nesterov = KNOB(bool, nesterov, false);
+  c.optimizer.weight_decay = static_cast<float>(KNOB(double, weight_decay, 0.0));
+  std::string sched = KNOB(std::string, lr_schedule, "constant");
+  c.lr_schedule = sched == "cosine" ? nn::Schedule::kCosine : sched == "step" ? nn::Schedule::kStep
+                                                                              : nn::Schedule::kConstant;
+  c.warmup_epochs = static_cast<float>(KNOB(double, warmup_epochs, 0.0));
+  c.hidden_layers = KNOB(int, hidden_layers, 2);
+  c.hidden_units = KNOB(int, hidden_units, 256);
+  std::string act = KNOB(std::string, activation, "relu");
+  c.activation = act == "gelu" ? nn::Activation::kGelu : act == "tanh" ? nn::Activation::kTanh
+                 : act == "leaky_relu" ? nn::Activation::kLeakyRelu : nn::Activation::kRelu;
+  c.dropout = static_cast<float>(KNOB(double, dropout, 0.0));
+  c.batch_norm = KNOB(bool, batch_norm, false);
+  c.conv_blocks = KNOB(int, conv_blocks, 2);
+  c.channels = KNOB(int, channels, 32);
+  c.kernel_size = KNOB(int, kernel_size, 3);
+  c.max_pool = KNOB(std::string, pool, "max") != "avg";
+  c.dense_units = KNOB(int, dense_units, 128);
+  std::string aug = KNOB(std::string, augment, "none");
+  c.augment = aug == "flip+crop" ? nn::Augment::kFlipCrop : aug == "flip" ? nn::Augment::kFlip
+              : aug == "crop" ? nn::Augment::kCrop : nn::Augment::kNone;
+  c.seed = t.has_seed() ? t.seed() : a.seed();
+  std::string dataset = KNOB(std::string, dataset, "fashion-mnist");
+  *data_dir = KNOB(std::string, data_dir, dataset == "mnist" ? "/usr/share/datasets/mnist" : nn::kDefaultFashionMnistDir);
+  *validation = KNOB(int, validation, 5000);
+  *threads = KNOB(int, threads, 0);
+  if (c.epochs < 1 || c.batch_size < 1 || !(c.lr > 0) || c.hidden_layers < 0 || c.hidden_units < 1 ||
+      c.conv_blocks < 0 || c.channels < 1 || c.kernel_size < 1 || c.kernel_size % 2 == 0 || c.dropout < 0 ||
+      c.dropout >= 1) {
+    return Status::Error("invalid training knobs (epochs, batch_size, lr, sizes must be positive; kernel_size odd; "
+                         "dropout in [0, 1))");
+  }
+  return c;
+}
+
+TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
+  TaskResult result;
+  auto fail = [&](const std::string& why) {
+    result.outcome = pb::TRIAL_OUTCOME_FAILED;
+    result.error = why;
+    return result;
+  };
+  std::string dir;
+  int validation = 0, threads = 0;
+  auto config = TrainConfigFor(a, &dir, &validation, &threads);
+  if (!config.ok()) return fail(config.status().message());
+  auto data = CachedSplits(dir, validation, config->seed);
+  if (!data.ok()) return fail(data.status().message());
+  if (threads <= 0) threads = std::max(1, a.threads_hint());
+  auto backend = nn::MakeCpuBackend(threads);
+  nn::Trainer trainer(*config, backend.get(), *data);
+  if (!a.checkpoint().empty()) {
+    Status st = trainer.LoadCheckpoint(a.checkpoint());
+    if (!st.ok()) return fail("cannot resume: " + st.message());
+  }
+  while (trainer.epoch() < config->epochs) {
+    if (ctx->StopRequested()) {
+      result.outcome = pb::TRIAL_OUTCOME_CANCELLED;
+      return result;
+    }
+    nn::EpochResult r = trainer.RunEpoch();
+    if (!std::isfinite(r.train_loss) || !std::isfinite(r.val_loss)) {
+      return fail("diverged: training loss is " + std::to_string(r.train_loss) + " at epoch " +
+                  std::to_string(r.epoch));
+    }
+    ctx->Checkpoint(r.epoch, trainer.SaveCheckpoint());
+    ctx->Report(r.epoch, {M("train_loss", r.train_loss), M("val_loss", r.val_loss), M("val_accuracy", r.val_accuracy),
+                          M("samples_per_s", r.samples_per_s), M("epoch_seconds", r.epoch_seconds)});
+    result.step = r.epoch;
+    result.metrics = {M("train_loss", r.train_loss), M("val_loss", r.val_loss), M("val_accuracy", r.val_accuracy)};
+  }
+  auto [test_loss, test_acc] = trainer.Evaluate((*data)->test);
+  result.metrics.push_back(M("test_loss", test_loss));
+  result.metrics.push_back(M("test_accuracy", test_acc));
+  return result;
+}
+
+}  // namespace sweep

@@ -1,0 +1,22 @@
+// The train task: builds a network from the study's knobs (fixed in
+// task.train or searched as parameters), trains it with nn/ on the CPU
+// backend, reports every epoch, checkpoints every epoch, and reports the
+// test accuracy at the end.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "common/status.h"
+#include "nn/trainer.h"
+#include "trial_runner/task.h"
+
+namespace sweep {
+
+// Merges task.train with the trial's parameters into a training config.
+Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& assign, std::string* data_dir, int* validation,
+                                       int* threads);
+
+TaskResult RunTrainTask(const pb::Assign& assign, TaskContext* ctx);
+
+}  // namespace sweep
