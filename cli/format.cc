@@ -102,7 +102,7 @@ std::string TrialJson(const TrialView& t) {
   return out;
 }
 
-std::string FormatTrials(const std::vector<TrialView>& trials, Format f) {
+std::string FormatTrials(const std::vector<TrialView>& trials, Format f, const std::string& objective) {
   if (f == Format::kJson) {
     std::string out = "[";
     for (size_t i = 0; i < trials.size(); ++i) out += (i ? ",\n " : "") + TrialJson(trials[i]);
@@ -117,6 +117,13 @@ std::string FormatTrials(const std::vector<TrialView>& trials, Format f) {
     }
   }
   for (const auto& n : names) t.columns.push_back(n);
+  std::vector<std::string> metrics;
+  for (const auto& tr : trials) {
+    for (const auto& [m, v] : tr.metrics) {
+      if (m != objective && std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+    }
+  }
+  for (const auto& m : metrics) t.columns.push_back(m);
   t.columns.push_back("failure");
   for (const auto& tr : trials) {
     std::vector<Cell> row = {tr.id, tr.status, tr.value ? Cell(*tr.value) : Cell(),
@@ -129,6 +136,13 @@ std::string FormatTrials(const std::vector<TrialView>& trials, Format f) {
         if (v.kind_case() == pb::Value::kNumber) c = v.number();
         else if (v.kind_case() == pb::Value::kInteger) c = static_cast<int64_t>(v.integer());
         else c = ValueToString(v);
+      }
+      row.push_back(c);
+    }
+    for (const auto& m : metrics) {
+      Cell c;
+      for (const auto& [name, v] : tr.metrics) {
+        if (name == m && v) c = *v;
       }
       row.push_back(c);
     }

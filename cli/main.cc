@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
     return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {
       ASSIGN_OR_RETURN(StudyRef s, r.ResolveStudy(q.study));
       ASSIGN_OR_RETURN(auto trials, r.Trials(s, q.status, q.top));
-      return FormatTrials(trials, f);
+      return FormatTrials(trials, f, s.metric);
     });
   }
   if (best_cmd->parsed()) {
@@ -175,7 +175,7 @@ int main(int argc, char** argv) {
       ASSIGN_OR_RETURN(StudyRef s, r.ResolveStudy(q.study));
       ASSIGN_OR_RETURN(auto trials, r.Trials(s, "", 1));
       if (trials.empty()) return Status::Error("study '" + s.name + "' has no completed trial yet");
-      return f == Format::kJson ? TrialJson(trials[0]) + "\n" : FormatTrials(trials, f);
+      return f == Format::kJson ? TrialJson(trials[0]) + "\n" : FormatTrials(trials, f, s.metric);
     });
   }
   if (query_cmd->parsed()) {

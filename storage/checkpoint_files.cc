@@ -14,8 +14,8 @@
 
 namespace sweep {
 
-uint32_t Crc32(const std::string& data) {
-  return static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
+uint32_t Checksum(const std::string& data) {
+  return static_cast<uint32_t>(adler32(1, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
 }
 
 Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id, int64_t step,

@@ -14,6 +14,7 @@ namespace sweep {
 Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id, int64_t step,
                                         const std::string& data);
 Result<std::string> ReadCheckpointFile(const std::string& path);
-uint32_t Crc32(const std::string& data);
+// Adler-32 (a CRC of a file that ends in its own CRC is a constant).
+uint32_t Checksum(const std::string& data);
 
 }  // namespace sweep

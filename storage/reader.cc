@@ -113,6 +113,7 @@ Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::
     sql += " ORDER BY id";
   }
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, sql));
+  ASSIGN_OR_RETURN(Stmt each, Stmt::Prepare(db_, "SELECT key, value FROM json_each(?1)"));
   s.Bind(1, study.id);
   if (!status.empty()) s.Bind(2, status);
   std::vector<TrialView> out;
@@ -130,6 +131,15 @@ Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::
     t.runner = s.Text(7);
     t.failure = s.Text(8);
     t.metrics_json = s.Text(9);
+    if (!t.metrics_json.empty()) {
+      each.Bind(1, t.metrics_json);
+      while (true) {
+        auto row = each.Step();
+        if (!row.ok() || !*row) break;
+        t.metrics.emplace_back(each.Text(0), each.IsNull(1) ? std::nullopt : std::optional<double>(each.Double(1)));
+      }
+      each.Reset();
+    }
     out.push_back(std::move(t));
   }
   return out;

@@ -42,6 +42,7 @@ struct TrialView {
   std::string runner;
   std::string failure;
   std::string metrics_json;  // final metrics as a JSON object, or empty
+  std::vector<std::pair<std::string, std::optional<double>>> metrics;  // the same, parsed
 };
 
 class Reader {

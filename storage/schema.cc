@@ -62,7 +62,7 @@ CREATE TABLE checkpoints(
   step INTEGER NOT NULL,
   path TEXT NOT NULL,
   bytes INTEGER NOT NULL,
-  crc32 INTEGER NOT NULL,
+  checksum INTEGER NOT NULL,  -- Adler-32 of the file
   at REAL NOT NULL);
 )sql",
   };

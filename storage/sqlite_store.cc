@@ -104,7 +104,7 @@ Status Store::PrepareAll() {
   RETURN_IF_ERROR(prep(&event_, "INSERT INTO events(study_id, trial_id, at, kind, detail) VALUES(?1, ?2, ?3, ?4, ?5)"));
   RETURN_IF_ERROR(prep(&study_status_, "UPDATE studies SET status=?2, updated_at=?3 WHERE id=?1"));
   RETURN_IF_ERROR(prep(&checkpoint_,
-                       "INSERT OR REPLACE INTO checkpoints(trial_id, step, path, bytes, crc32, at) "
+                       "INSERT OR REPLACE INTO checkpoints(trial_id, step, path, bytes, checksum, at) "
                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
   return Status::Ok();
 }
@@ -253,9 +253,9 @@ Status Store::AddEvent(int64_t study_id, int64_t trial_id, const std::string& ki
   return event_.Run();
 }
 
-Status Store::RecordCheckpoint(int64_t trial_id, int64_t step, const std::string& path, int64_t bytes, uint32_t crc,
+Status Store::RecordCheckpoint(int64_t trial_id, int64_t step, const std::string& path, int64_t bytes, uint32_t checksum,
                                double now) {
-  checkpoint_.Bind(1, trial_id).Bind(2, step).Bind(3, path).Bind(4, bytes).Bind(5, static_cast<int64_t>(crc)).Bind(6, now);
+  checkpoint_.Bind(1, trial_id).Bind(2, step).Bind(3, path).Bind(4, bytes).Bind(5, static_cast<int64_t>(checksum)).Bind(6, now);
   return checkpoint_.Run();
 }
 

@@ -60,7 +60,7 @@ class Store {
   Status AddEvent(int64_t study_id, int64_t trial_id, const std::string& kind, const std::string& detail,
                   double now);
   // Records `path` as the trial's latest checkpoint (replacing the previous).
-  Status RecordCheckpoint(int64_t trial_id, int64_t step, const std::string& path, int64_t bytes, uint32_t crc,
+  Status RecordCheckpoint(int64_t trial_id, int64_t step, const std::string& path, int64_t bytes, uint32_t checksum,
                           double now);
   Status SetStudyStatus(int64_t study_id, const std::string& status, double now);
   // Every running trial goes back to queued (after a tuner restart).

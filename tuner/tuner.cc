@@ -395,7 +395,7 @@ void Tuner::HandleCheckpoint(const std::string& identity, const pb::Checkpoint& 
   }
   Write(store_->Begin());
   Write(store_->RecordCheckpoint(t->id, ckpt.step(), *path, static_cast<int64_t>(ckpt.data().size()),
-                                 Crc32(ckpt.data()), WallSeconds()));
+                                 Checksum(ckpt.data()), WallSeconds()));
   // The previous file goes once the new row is committed.
   if (!t->checkpoint_path.empty() && t->checkpoint_path != *path) obsolete_files_.push_back(t->checkpoint_path);
   t->checkpoint_path = *path;
