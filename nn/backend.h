@@ -48,11 +48,15 @@ class Backend {
   // dbias[:] += sum over rows of dy.
   virtual void BiasGrad(const float* dy, float* dbias, int rows, int cols) = 0;
 
-  // Convolution (weights [oc, c, k, k], bias [oc]). Backward accumulates
-  // into dw and db and writes dx (dx may be null for the first layer).
-  virtual void Conv2dForward(const Window& g, const float* x, const float* w, const float* b, float* y) = 0;
+  // Convolution (weights [oc, c, k, k], bias [oc]). `workspace` holds
+  // ConvWorkspace(g) floats; Forward leaves in it what Backward reuses, so
+  // pass the same one to both. Backward accumulates into dw and db and
+  // writes dx (dx may be null for the first layer).
+  virtual size_t ConvWorkspace(const Window& g) = 0;
+  virtual void Conv2dForward(const Window& g, const float* x, const float* w, const float* b, float* y,
+                             float* workspace) = 0;
   virtual void Conv2dBackward(const Window& g, const float* x, const float* w, const float* dy, float* dx,
-                              float* dw, float* db) = 0;
+                              float* dw, float* db, float* workspace) = 0;
   // Pooling; max pooling records the argmax for backward.
   virtual void MaxPoolForward(const Window& g, const float* x, float* y, int32_t* argmax) = 0;
   virtual void MaxPoolBackward(const Window& g, const float* dy, const int32_t* argmax, float* dx) = 0;

@@ -4,6 +4,7 @@
 // all-reduce or one checkpoint write covers every weight.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -52,7 +53,18 @@ class Layer {
   std::vector<int> in_, out_;
 };
 
-enum class WeightInit { kHe, kXavier };
+// Uniform weight initialisation: He (bound sqrt(6 / fan_in)), Xavier
+// (sqrt(6 / (fan_in + fan_out))), or PyTorch's default for Linear and Conv2d
+// (1 / sqrt(fan_in)). Biases start at zero.
+enum class WeightInit { kHe, kXavier, kFanIn };
+
+inline double InitBound(WeightInit init, double fan_in, double fan_out) {
+  switch (init) {
+    case WeightInit::kHe: return std::sqrt(6.0 / fan_in);
+    case WeightInit::kXavier: return std::sqrt(6.0 / (fan_in + fan_out));
+    default: return std::sqrt(1.0 / fan_in);
+  }
+}
 
 std::unique_ptr<Layer> MakeLinear(int out, WeightInit init);
 std::unique_ptr<Layer> MakeConv2d(int out_channels, int kernel, int stride, int pad, WeightInit init);

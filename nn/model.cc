@@ -54,10 +54,14 @@ double Model::Loss(const int32_t* labels, bool backward, int64_t* correct) {
   backend_->Zero(grads_.data(), param_count_);
   Context ctx{backend_, true, 0};
   const Tensor* dy = &dlogits_;
-  for (size_t i = layers_.size(); i-- > 0;) {
+  // Layers before the first one with parameters need no gradients at all,
+  // and that layer needs no input gradient (25% of an MLP's work).
+  size_t first = 0;
+  while (first < layers_.size() && layers_[first]->ParamCount() == 0) ++first;
+  for (size_t i = layers_.size(); i-- > first;) {
     ctx.seed = HashKey({step_seed_, i});
     const Tensor& x = i == 0 ? *input_ : acts_[i - 1];
-    layers_[i]->Backward(ctx, x, acts_[i], *dy, i == 0 ? nullptr : &grads_act_[i]);
+    layers_[i]->Backward(ctx, x, acts_[i], *dy, i == first ? nullptr : &grads_act_[i]);
     dy = &grads_act_[i];
   }
   return loss;

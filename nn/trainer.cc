@@ -20,21 +20,21 @@ std::unique_ptr<Model> Build(const TrainConfig& c, Backend* b, const ImageSet& s
   if (c.model == "cnn") {
     int ch = c.channels;
     for (int i = 0; i < c.conv_blocks; ++i, ch *= 2) {
-      m->Add(MakeConv2d(ch, c.kernel_size, 1, c.kernel_size / 2, WeightInit::kHe));
+      m->Add(MakeConv2d(ch, c.kernel_size, 1, c.kernel_size / 2, c.init));
       if (c.batch_norm) m->Add(MakeBatchNorm());
       m->Add(act());
       m->Add(c.max_pool ? MakeMaxPool2d(2, 2) : MakeAvgPool2d(2, 2));
     }
     m->Add(MakeFlatten());
     if (c.dense_units > 0) {
-      m->Add(MakeLinear(c.dense_units, WeightInit::kHe));
+      m->Add(MakeLinear(c.dense_units, c.init));
       m->Add(act());
       if (c.dropout > 0) m->Add(MakeDropout(c.dropout));
     }
   } else {
     m->Add(MakeFlatten());
     for (int i = 0; i < c.hidden_layers; ++i) {
-      m->Add(MakeLinear(c.hidden_units, WeightInit::kHe));
+      m->Add(MakeLinear(c.hidden_units, c.init));
       if (c.batch_norm) m->Add(MakeBatchNorm());
       m->Add(act());
       if (c.dropout > 0) m->Add(MakeDropout(c.dropout));

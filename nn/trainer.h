@@ -34,6 +34,7 @@ struct TrainConfig {
   float dropout = 0;
   bool batch_norm = false;
   Augment augment = Augment::kNone;
+  WeightInit init = WeightInit::kFanIn;  // hidden layers; the classifier uses Xavier
   uint64_t seed = 0;
 };
 

@@ -306,6 +306,7 @@ const std::vector<Knob>& TrainKnobs() {
       {"validation", 'i', 0, 59999, {}},
       {"seed", 'i', 0, 1.8e19, {}},
       {"threads", 'i', 0, 1024, {}},
+      {"init", 's', 0, 0, {"default", "he", "xavier"}},
   };
   return kKnobs;
 }

@@ -100,6 +100,8 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, std::string* data_di
   c.kernel_size = KNOB(int, kernel_size, 3);
   c.max_pool = KNOB(std::string, pool, "max") != "avg";
   c.dense_units = KNOB(int, dense_units, 128);
+  std::string init = KNOB(std::string, init, "default");
+  c.init = init == "he" ? nn::WeightInit::kHe : init == "xavier" ? nn::WeightInit::kXavier : nn::WeightInit::kFanIn;
   std::string aug = KNOB(std::string, augment, "none");
   c.augment = aug == "flip+crop" ? nn::Augment::kFlipCrop : aug == "flip" ? nn::Augment::kFlip
               : aug == "crop" ? nn::Augment::kCrop : nn::Augment::kNone;

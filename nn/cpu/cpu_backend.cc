@@ -60,11 +60,11 @@ class CpuBackend : public Backend {
   }
 
   void BiasGrad(const float* dy, float* dbias, int rows, int cols) override {
-#pragma omp parallel for schedule(static) if (static_cast<int64_t>(rows) * cols > 65536)
-    for (int c = 0; c < cols; ++c) {
-      float s = 0;
-      for (int r = 0; r < rows; ++r) s += dy[static_cast<size_t>(r) * cols + c];
-      dbias[c] += s;
+    // Row by row (contiguous, vectorised); the order of the sum is fixed.
+    for (int r = 0; r < rows; ++r) {
+      const float* row = dy + static_cast<size_t>(r) * cols;
+#pragma omp simd
+      for (int c = 0; c < cols; ++c) dbias[c] += row[c];
     }
   }
 
@@ -75,6 +75,10 @@ class CpuBackend : public Backend {
 #pragma omp parallel for schedule(static)
     for (int row = 0; row < ck; ++row) {
       int c = row / (g.k * g.k), ki = (row / g.k) % g.k, kj = row % g.k;
+      // Output columns whose input column is inside the image: [x0, x1).
+      int x0 = 0, x1 = ow;
+      while (x0 < ow && x0 * g.stride - g.pad + kj < 0) ++x0;
+      while (x1 > x0 && (x1 - 1) * g.stride - g.pad + kj >= g.w) --x1;
       float* out = col + row * cols;
       for (int n = 0; n < g.n; ++n) {
         const float* plane = x + (static_cast<size_t>(n) * g.c + c) * g.h * g.w;
@@ -85,11 +89,14 @@ class CpuBackend : public Backend {
             std::memset(o, 0, ow * sizeof(float));
             continue;
           }
-          const float* in = plane + static_cast<size_t>(iy) * g.w;
-          for (int xx = 0; xx < ow; ++xx) {
-            int ix = xx * g.stride - g.pad + kj;
-            o[xx] = (ix >= 0 && ix < g.w) ? in[ix] : 0.f;
+          const float* in = plane + static_cast<size_t>(iy) * g.w - g.pad + kj;
+          for (int xx = 0; xx < x0; ++xx) o[xx] = 0.f;
+          if (g.stride == 1) {
+            std::memcpy(o + x0, in + x0, (x1 - x0) * sizeof(float));
+          } else {
+            for (int xx = x0; xx < x1; ++xx) o[xx] = in[xx * g.stride];
           }
+          for (int xx = x1; xx < ow; ++xx) o[xx] = 0.f;
         }
       }
     }
@@ -105,13 +112,20 @@ class CpuBackend : public Backend {
       float* plane = dx + static_cast<size_t>(nc) * g.h * g.w;
       for (int ki = 0; ki < g.k; ++ki) {
         for (int kj = 0; kj < g.k; ++kj) {
+          int x0 = 0, x1 = ow;
+          while (x0 < ow && x0 * g.stride - g.pad + kj < 0) ++x0;
+          while (x1 > x0 && (x1 - 1) * g.stride - g.pad + kj >= g.w) --x1;
           const float* in = col + ((c * g.k + ki) * g.k + kj) * cols + static_cast<size_t>(n) * oh * ow;
           for (int y = 0; y < oh; ++y) {
             int iy = y * g.stride - g.pad + ki;
             if (iy < 0 || iy >= g.h) continue;
-            for (int xx = 0; xx < ow; ++xx) {
-              int ix = xx * g.stride - g.pad + kj;
-              if (ix >= 0 && ix < g.w) plane[iy * g.w + ix] += in[y * ow + xx];
+            float* dst = plane + iy * g.w - g.pad + kj;
+            const float* src = in + y * ow;
+            if (g.stride == 1) {
+#pragma omp simd
+              for (int xx = x0; xx < x1; ++xx) dst[xx] += src[xx];
+            } else {
+              for (int xx = x0; xx < x1; ++xx) dst[xx * g.stride] += src[xx];
             }
           }
         }
@@ -119,13 +133,17 @@ class CpuBackend : public Backend {
     }
   }
 
-  void Conv2dForward(const Window& g, const float* x, const float* w, const float* b, float* y) override {
+  size_t ConvWorkspace(const Window& g) override {
+    return static_cast<size_t>(g.c) * g.k * g.k * g.n * g.OutH() * g.OutW();
+  }
+
+  void Conv2dForward(const Window& g, const float* x, const float* w, const float* b, float* y,
+                     float* col) override {
     const int ohw = g.OutH() * g.OutW(), ck = g.c * g.k * g.k;
     const size_t cols = static_cast<size_t>(g.n) * ohw;
-    col_.resize(static_cast<size_t>(ck) * cols);
     tmp_.resize(static_cast<size_t>(g.oc) * cols);
-    Im2Col(g, x, col_.data());
-    Gemm(false, false, g.oc, static_cast<int>(cols), ck, 1.f, w, col_.data(), 0.f, tmp_.data());
+    Im2Col(g, x, col);
+    Gemm(false, false, g.oc, static_cast<int>(cols), ck, 1.f, w, col, 0.f, tmp_.data());
     // [oc][n*ohw] -> [n][oc][ohw] plus bias.
 #pragma omp parallel for schedule(static)
     for (int no = 0; no < g.n * g.oc; ++no) {
@@ -138,7 +156,7 @@ class CpuBackend : public Backend {
   }
 
   void Conv2dBackward(const Window& g, const float* x, const float* w, const float* dy, float* dx, float* dw,
-                      float* db) override {
+                      float* db, float* col) override {
     const int ohw = g.OutH() * g.OutW(), ck = g.c * g.k * g.k;
     const size_t cols = static_cast<size_t>(g.n) * ohw;
     tmp_.resize(static_cast<size_t>(g.oc) * cols);
@@ -158,13 +176,12 @@ class CpuBackend : public Backend {
         db[o] += static_cast<float>(s);
       }
     }
-    col_.resize(static_cast<size_t>(ck) * cols);
-    Im2Col(g, x, col_.data());
-    Gemm(false, true, g.oc, ck, static_cast<int>(cols), 1.f, tmp_.data(), col_.data(), 1.f, dw);
+    // `col` still holds the forward pass's columns of x.
+    Gemm(false, true, g.oc, ck, static_cast<int>(cols), 1.f, tmp_.data(), col, 1.f, dw);
     if (dx) {
-      Gemm(true, false, ck, static_cast<int>(cols), g.oc, 1.f, w, tmp_.data(), 0.f, col_.data());
+      Gemm(true, false, ck, static_cast<int>(cols), g.oc, 1.f, w, tmp_.data(), 0.f, col);
       Zero(dx, static_cast<size_t>(g.n) * g.c * g.h * g.w);
-      Col2Im(g, col_.data(), dx);
+      Col2Im(g, col, dx);
     }
   }
 
@@ -258,13 +275,36 @@ class CpuBackend : public Backend {
   }
 
   void ActivationForward(Activation a, float slope, const float* x, float* y, size_t n) override {
+    // One loop per kind, so the compiler vectorises the common ones.
+    switch (a) {
+      case Activation::kRelu:
+#pragma omp parallel for simd schedule(static) if (n > 262144)
+        for (size_t i = 0; i < n; ++i) y[i] = x[i] > 0.f ? x[i] : 0.f;
+        return;
+      case Activation::kLeakyRelu:
+#pragma omp parallel for simd schedule(static) if (n > 262144)
+        for (size_t i = 0; i < n; ++i) y[i] = x[i] > 0.f ? x[i] : slope * x[i];
+        return;
+      default:
 #pragma omp parallel for schedule(static) if (n > 65536)
-    for (size_t i = 0; i < n; ++i) y[i] = Act(a, slope, x[i]);
+        for (size_t i = 0; i < n; ++i) y[i] = Act(a, slope, x[i]);
+    }
   }
 
   void ActivationBackward(Activation a, float slope, const float* x, const float* dy, float* dx, size_t n) override {
+    switch (a) {
+      case Activation::kRelu:
+#pragma omp parallel for simd schedule(static) if (n > 262144)
+        for (size_t i = 0; i < n; ++i) dx[i] = x[i] > 0.f ? dy[i] : 0.f;
+        return;
+      case Activation::kLeakyRelu:
+#pragma omp parallel for simd schedule(static) if (n > 262144)
+        for (size_t i = 0; i < n; ++i) dx[i] = x[i] > 0.f ? dy[i] : slope * dy[i];
+        return;
+      default:
 #pragma omp parallel for schedule(static) if (n > 65536)
-    for (size_t i = 0; i < n; ++i) dx[i] = dy[i] * ActGrad(a, slope, x[i]);
+        for (size_t i = 0; i < n; ++i) dx[i] = dy[i] * ActGrad(a, slope, x[i]);
+    }
   }
 
   void DropoutForward(float p, uint64_t seed, const float* x, float* y, float* mask, size_t n) override {
@@ -394,14 +434,23 @@ class CpuBackend : public Backend {
 
   void SgdStep(float* p, const float* g, float* v, size_t n, float lr, float momentum, bool nesterov,
                float weight_decay) override {
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (size_t i = 0; i < n; ++i) {
-      float grad = g[i] + weight_decay * p[i];
-      if (momentum != 0.f) {
+    // Branch-free loops per variant, so each vectorises.
+    if (momentum == 0.f) {
+#pragma omp simd
+      for (size_t i = 0; i < n; ++i) p[i] -= lr * (g[i] + weight_decay * p[i]);
+    } else if (nesterov) {
+#pragma omp simd
+      for (size_t i = 0; i < n; ++i) {
+        float grad = g[i] + weight_decay * p[i];
         v[i] = momentum * v[i] + grad;
-        grad = nesterov ? grad + momentum * v[i] : v[i];
+        p[i] -= lr * (grad + momentum * v[i]);
       }
-      p[i] -= lr * grad;
+    } else {
+#pragma omp simd
+      for (size_t i = 0; i < n; ++i) {
+        v[i] = momentum * v[i] + g[i] + weight_decay * p[i];
+        p[i] -= lr * v[i];
+      }
     }
   }
 
@@ -454,7 +503,7 @@ class CpuBackend : public Backend {
   }
 
   int threads_;
-  std::vector<float> col_, tmp_;
+  std::vector<float> tmp_;
 };
 
 }  // namespace

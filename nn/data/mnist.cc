@@ -120,12 +120,18 @@ void MakeBatch(const ImageSet& set, const std::vector<int32_t>& indices, size_t 
                float stddev, Augment augment, uint64_t seed, int64_t epoch, float* out, int32_t* labels) {
   const int h = set.h, w = set.w, px = set.c * h * w;
   const float scale = 1.f / (255.f * stddev), shift = -mean / stddev;
+  float lut[256];
+  for (int v = 0; v < 256; ++v) lut[v] = static_cast<float>(v) * scale + shift;
   const int pad = 2;
   for (size_t b = 0; b < count; ++b) {
     int32_t idx = indices[begin + b];
     const uint8_t* src = set.pixels.data() + static_cast<size_t>(idx) * px;
     float* dst = out + b * px;
     labels[b] = set.labels[idx];
+    if (augment == Augment::kNone) {
+      for (int i = 0; i < px; ++i) dst[i] = lut[src[i]];
+      continue;
+    }
     bool flip = false;
     int dy = 0, dx = 0;
     if (augment != Augment::kNone) {
@@ -142,7 +148,7 @@ void MakeBatch(const ImageSet& set, const std::vector<int32_t>& indices, size_t 
           int sy = y + dy, sx = (flip ? w - 1 - x : x) + dx;
           // Padding is background (zero pixels), normalised like any pixel.
           uint8_t v = (sy >= 0 && sy < h && sx >= 0 && sx < w) ? src[(c * h + sy) * w + sx] : 0;
-          dst[(c * h + y) * w + x] = static_cast<float>(v) * scale + shift;
+          dst[(c * h + y) * w + x] = lut[v];
         }
       }
     }

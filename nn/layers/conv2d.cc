@@ -30,7 +30,7 @@ class Conv2d : public Layer {
   size_t ParamCount() const override { return WeightCount() + g_.oc; }
   void Init(float* p, float*, Rng* rng) override {
     double fan_in = static_cast<double>(g_.c) * g_.k * g_.k, fan_out = static_cast<double>(g_.oc) * g_.k * g_.k;
-    double bound = init_ == WeightInit::kHe ? std::sqrt(6.0 / fan_in) : std::sqrt(6.0 / (fan_in + fan_out));
+    double bound = InitBound(init_, fan_in, fan_out);
     for (size_t i = 0; i < WeightCount(); ++i) p[i] = static_cast<float>((2 * rng->Uniform() - 1) * bound);
   }
 
@@ -38,18 +38,20 @@ class Conv2d : public Layer {
   void DoForward(const Context& ctx, const Tensor& x, Tensor* y) override {
     Window g = g_;
     g.n = x.dim(0);
-    ctx.backend->Conv2dForward(g, x.data(), params_, params_ + WeightCount(), y->data());
+    workspace_.Resize(ctx.backend, {static_cast<int>(ctx.backend->ConvWorkspace(g))});
+    ctx.backend->Conv2dForward(g, x.data(), params_, params_ + WeightCount(), y->data(), workspace_.data());
   }
   void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy, Tensor* dx) override {
     Window g = g_;
     g.n = x.dim(0);
     ctx.backend->Conv2dBackward(g, x.data(), params_, dy.data(), dx ? dx->data() : nullptr, grads_,
-                                grads_ + WeightCount());
+                                grads_ + WeightCount(), workspace_.data());
   }
 
  private:
   Window g_;
   WeightInit init_;
+  Tensor workspace_;  // the forward pass's im2col columns, reused by backward
 };
 
 }  // namespace

@@ -19,7 +19,7 @@ class Linear : public Layer {
   size_t ParamCount() const override { return static_cast<size_t>(outputs_) * inputs_ + outputs_; }
   void Init(float* p, float*, Rng* rng) override {
     double fan_in = inputs_, fan_out = outputs_;
-    double bound = init_ == WeightInit::kHe ? std::sqrt(6.0 / fan_in) : std::sqrt(6.0 / (fan_in + fan_out));
+    double bound = InitBound(init_, fan_in, fan_out);
     for (size_t i = 0; i < static_cast<size_t>(outputs_) * inputs_; ++i) {
       p[i] = static_cast<float>((2 * rng->Uniform() - 1) * bound);
     }
