@@ -18,7 +18,7 @@ struct TrainConfig {
   int batch_size = 128;
   float lr = 0.05f;
   OptimizerConfig optimizer{OptimizerKind::kSgd, 0.9f};
-  Schedule lr_schedule = Schedule::kConstant;
+  Schedule lr_schedule = Schedule::kCosine;
   float warmup_epochs = 0;
   // mlp
   int hidden_layers = 2;

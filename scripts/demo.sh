@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs an example sweep with local
-# runners, then shows the best trials. Usage: scripts/demo.sh [study.yaml]
+# runners (by default: 12 MLPs on Fashion-MNIST, a few minutes on 2 cores),
+# then shows the best trials with their test accuracy.
+# Usage: scripts/demo.sh [study.yaml]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
-study="${1:-examples/branin_random.yaml}"
+study="${1:-examples/fashion_mnist_mlp.yaml}"
 db="${DEMO_DB:-build/demo.db}"
 rm -f "$db" "$db-wal" "$db-shm"
 build/cli/sweep run "$study" --db "$db"

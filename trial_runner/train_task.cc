@@ -84,7 +84,7 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, std::string* data_di
   c.optimizer.momentum = static_cast<float>(KNOB(double, momentum, opt == "sgd" ? 0.9 : 0.0));
   c.optimizer.nesterov = KNOB(bool, nesterov, false);
   c.optimizer.weight_decay = static_cast<float>(KNOB(double, weight_decay, 0.0));
-  std::string sched = KNOB(std::string, lr_schedule, "constant");
+  std::string sched = KNOB(std::string, lr_schedule, "cosine");
   c.lr_schedule = sched == "cosine" ? nn::Schedule::kCosine : sched == "step" ? nn::Schedule::kStep
                                                                               : nn::Schedule::kConstant;
   c.warmup_epochs = static_cast<float>(KNOB(double, warmup_epochs, 0.0));

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   c.batch_size = batch;
   c.lr = lr;
   c.optimizer = {OptimizerKind::kSgd, momentum};
+  c.lr_schedule = Schedule::kConstant;  // as the PyTorch peer
   c.hidden_layers = 2;
   c.hidden_units = 256;
   c.conv_blocks = 2;
