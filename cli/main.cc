@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cli/format.h"
+#include "cli/why.h"
 #include "common/log.h"
 #include "search_spaces/samplers.h"
 #include "search_spaces/validate.h"
@@ -146,6 +147,11 @@ int main(int argc, char** argv) {
   export_cmd->add_option("study", q.study, "Study name");
   export_cmd->add_option("--format", q.format, "csv|json")->required()->check(CLI::IsMember({"csv", "json"}));
 
+  int64_t why_trial = 0;
+  auto* why_cmd = app.add_subcommand("why", "Explain the decisions taken on a trial");
+  add_db(why_cmd);
+  why_cmd->add_option("trial", why_trial, "Trial id")->required();
+
   CLI11_PARSE(app, argc, argv);
   if (verbose) SetLogLevel(LogLevel::kDebug);
 
@@ -177,6 +183,9 @@ int main(int argc, char** argv) {
       if (trials.empty()) return Status::Error("study '" + s.name + "' has no completed trial yet");
       return f == Format::kJson ? TrialJson(trials[0]) + "\n" : FormatTrials(trials, f, s.metric);
     });
+  }
+  if (why_cmd->parsed()) {
+    return WithReader(q, [&](Reader& r, Format) -> Result<std::string> { return ExplainTrial(r, why_trial); });
   }
   if (query_cmd->parsed()) {
     return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {

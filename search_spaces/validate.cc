@@ -389,6 +389,12 @@ void CheckTrainTask(const pb::Study& study, Checker* c) {
 
 }  // namespace
 
+int64_t TaskResource(const pb::Task& task) {
+  if (task.has_synthetic()) return task.synthetic().has_steps() ? task.synthetic().steps() : 1;
+  if (task.has_train()) return task.train().has_epochs() ? task.train().epochs() : 10;
+  return 1;
+}
+
 std::vector<std::string> TaskMetrics(const pb::Task& task) {
   if (task.has_synthetic()) return {"value"};
   if (task.has_train()) {
@@ -438,7 +444,38 @@ Status ValidateStudy(ParsedStudy* parsed) {
 
   const pb::Algorithm& alg = study.algorithm();
   if (alg.type() == pb::ALGORITHM_TYPE_UNSPECIFIED) {
-    c.Fail("algorithm.type", "is required (random, grid or quasirandom)");
+    c.Fail("algorithm.type", "is required (random, grid, quasirandom, asha or median)");
+  }
+  bool stopping = alg.type() == pb::ALGORITHM_TYPE_ASHA || alg.type() == pb::ALGORITHM_TYPE_MEDIAN;
+  if (stopping && !alg.has_max_trials()) c.Fail("algorithm.max_trials", "is required for asha and median");
+  if (alg.has_budget() && alg.budget() < 1) c.Fail("algorithm.budget", "must be >= 1 (steps summed over trials)");
+  if (alg.has_asha() && alg.type() != pb::ALGORITHM_TYPE_ASHA) c.Fail("algorithm.asha", "is only for type: asha");
+  if (alg.has_median() && alg.type() != pb::ALGORITHM_TYPE_MEDIAN) c.Fail("algorithm.median", "is only for type: median");
+  if (alg.type() == pb::ALGORITHM_TYPE_ASHA) {
+    const pb::AshaConfig& a = alg.asha();
+    int64_t resource = TaskResource(study.task());
+    int64_t min_r = a.has_min_resource() ? a.min_resource() : 1;
+    if (min_r < 1) c.Fail("algorithm.asha.min_resource", "must be >= 1");
+    if (a.has_max_resource() && a.max_resource() != resource) {
+      c.Fail("algorithm.asha.max_resource", "max_resource (" + std::to_string(a.max_resource()) +
+                                                ") must equal the task's steps or epochs (" + std::to_string(resource) + ")");
+    }
+    if (min_r >= resource) {
+      c.Fail("algorithm.asha.min_resource", "min_resource (" + std::to_string(min_r) +
+                                                ") must be below the task's steps or epochs (" + std::to_string(resource) + ")");
+    }
+    if (a.has_reduction_factor() && !(a.reduction_factor() > 1 && a.reduction_factor() <= 100)) {
+      c.Fail("algorithm.asha.reduction_factor", "must be in (1, 100]");
+    }
+    if (a.has_grace_period() && a.grace_period() < 1) c.Fail("algorithm.asha.grace_period", "must be >= 1");
+  }
+  if (alg.type() == pb::ALGORITHM_TYPE_MEDIAN) {
+    if (alg.median().has_grace_period() && alg.median().grace_period() < 1) {
+      c.Fail("algorithm.median.grace_period", "must be >= 1");
+    }
+    if (alg.median().has_min_trials() && alg.median().min_trials() < 1) {
+      c.Fail("algorithm.median.min_trials", "must be >= 1");
+    }
   }
   if (alg.has_max_trials() && (alg.max_trials() < 1 || alg.max_trials() > kMaxTrials)) {
     c.Fail("algorithm.max_trials", "must be in [1, " + std::to_string(kMaxTrials) + "]");

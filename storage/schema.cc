@@ -65,6 +65,17 @@ CREATE TABLE checkpoints(
   checksum INTEGER NOT NULL,  -- Adler-32 of the file
   at REAL NOT NULL);
 )sql",
+      // 3: decisions an algorithm took on a trial, with their reasons.
+      R"sql(
+CREATE TABLE decisions(
+  id INTEGER PRIMARY KEY,
+  trial_id INTEGER NOT NULL REFERENCES trials(id),
+  step INTEGER NOT NULL,
+  decision TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  at REAL NOT NULL);
+CREATE INDEX decisions_by_trial ON decisions(trial_id);
+)sql",
   };
   return kMigrations;
 }

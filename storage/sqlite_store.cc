@@ -1,6 +1,8 @@
 // Results database: schema, migrations and the tuner's writes.
 #include "storage/sqlite_store.h"
 
+#include <cmath>
+
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
 
@@ -30,6 +32,7 @@ Store::~Store() {
   event_ = Stmt();
   study_status_ = Stmt();
   checkpoint_ = Stmt();
+  decision_ = Stmt();
   if (db_) sqlite3_close(db_);
 }
 
@@ -65,17 +68,19 @@ Status Store::Migrate() {
     return Status::Error("database schema version " + std::to_string(version) + " is newer than this sweep (" +
                          std::to_string(migrations.size()) + "); upgrade sweep");
   }
+  if (version == static_cast<int>(migrations.size())) return Status::Ok();
+  // All pending migrations in one transaction: readers see the old schema or
+  // the new one, never a half-built one.
+  RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));
   for (int i = version; i < static_cast<int>(migrations.size()); ++i) {
-    RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));
     Status st = Exec(db_, migrations[i]);
     if (st.ok()) st = Exec(db_, "PRAGMA user_version=" + std::to_string(i + 1));
     if (!st.ok()) {
       (void)Exec(db_, "ROLLBACK");
       return st.Wrap("migrating schema to version " + std::to_string(i + 1));
     }
-    RETURN_IF_ERROR(Exec(db_, "COMMIT"));
   }
-  return Status::Ok();
+  return Exec(db_, "COMMIT");
 }
 
 Status Store::PrepareAll() {
@@ -103,6 +108,8 @@ Status Store::PrepareAll() {
                        "lease=NULL WHERE id=?1"));
   RETURN_IF_ERROR(prep(&event_, "INSERT INTO events(study_id, trial_id, at, kind, detail) VALUES(?1, ?2, ?3, ?4, ?5)"));
   RETURN_IF_ERROR(prep(&study_status_, "UPDATE studies SET status=?2, updated_at=?3 WHERE id=?1"));
+  RETURN_IF_ERROR(prep(&decision_,
+                       "INSERT INTO decisions(trial_id, step, decision, reason, at) VALUES(?1, ?2, ?3, ?4, ?5)"));
   RETURN_IF_ERROR(prep(&checkpoint_,
                        "INSERT OR REPLACE INTO checkpoints(trial_id, step, path, bytes, checksum, at) "
                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
@@ -257,6 +264,26 @@ Status Store::RecordCheckpoint(int64_t trial_id, int64_t step, const std::string
                                double now) {
   checkpoint_.Bind(1, trial_id).Bind(2, step).Bind(3, path).Bind(4, bytes).Bind(5, static_cast<int64_t>(checksum)).Bind(6, now);
   return checkpoint_.Run();
+}
+
+Status Store::AddDecision(int64_t trial_id, int64_t step, const std::string& decision, const std::string& reason,
+                          double now) {
+  decision_.Bind(1, trial_id).Bind(2, step).Bind(3, decision).Bind(4, reason).Bind(5, now);
+  return decision_.Run();
+}
+
+Result<std::vector<Store::ObjectiveReport>> Store::LoadReports(int64_t study_id, const std::string& metric) {
+  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db_,
+                                         "SELECT t.number, r.step, r.value FROM reports r JOIN trials t ON t.id = r.trial_id "
+                                         "WHERE t.study_id=?1 AND r.metric=?2 ORDER BY r.at, r.trial_id, r.attempt, r.step"));
+  q.Bind(1, study_id).Bind(2, metric);
+  std::vector<ObjectiveReport> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    out.push_back({q.Int(0), q.Int(1), q.IsNull(2) ? std::nan("") : q.Double(2)});
+  }
+  return out;
 }
 
 Status Store::SetStudyStatus(int64_t study_id, const std::string& status, double now) {

@@ -18,7 +18,7 @@
 namespace sweep {
 
 // The schema version this build writes; see docs/schema.md.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 struct TrialRecord {
   int64_t id = 0;
@@ -62,6 +62,14 @@ class Store {
   // Records `path` as the trial's latest checkpoint (replacing the previous).
   Status RecordCheckpoint(int64_t trial_id, int64_t step, const std::string& path, int64_t bytes, uint32_t checksum,
                           double now);
+  Status AddDecision(int64_t trial_id, int64_t step, const std::string& decision, const std::string& reason,
+                     double now);
+  struct ObjectiveReport {
+    int64_t number, step;
+    double value;
+  };
+  // Every report of `metric` in the study, in the order they were committed.
+  Result<std::vector<ObjectiveReport>> LoadReports(int64_t study_id, const std::string& metric);
   Status SetStudyStatus(int64_t study_id, const std::string& status, double now);
   // Every running trial goes back to queued (after a tuner restart).
   Result<int> RequeueRunning(int64_t study_id, double now);
@@ -78,7 +86,7 @@ class Store {
   std::string path_;
   bool in_tx_ = false;
   Stmt begin_, commit_, insert_trial_, mark_running_, requeue_, insert_report_, progress_, finish_, event_,
-      study_status_, checkpoint_;
+      study_status_, checkpoint_, decision_;
 };
 
 }  // namespace sweep

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -33,7 +34,18 @@ struct TrialSlot {
   std::mutex mu;
   std::deque<pb::Envelope> out;  // guarded by mu
   bool finished = false;         // guarded by mu
+  int64_t acked_step = 0;        // guarded by mu: the tuner's decision is in up to here
+  std::condition_variable decided;
   int wake_fd = -1;
+
+  // Called by the socket thread for an Ack, a stop or an abandon.
+  void Decided(int64_t step) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      acked_step = std::max(acked_step, step);
+    }
+    decided.notify_all();
+  }
 
   void Push(pb::Envelope env, bool last) {
     bool was_empty;
@@ -64,6 +76,12 @@ class WorkerContext : public TaskContext {
     for (const auto& m : metrics) *r->add_metrics() = m;
     slot_->last_step = step;
     slot_->Push(std::move(env), false);
+    const auto& waits = slot_->assign.decision_steps();
+    if (std::find(waits.begin(), waits.end(), step) != waits.end()) {
+      // A rung: go on only once the tuner has decided.
+      std::unique_lock<std::mutex> lock(slot_->mu);
+      slot_->decided.wait(lock, [&] { return slot_->acked_step >= step || slot_->stop.load(); });
+    }
   }
   void Checkpoint(int64_t step, std::string bytes) override {
     pb::Envelope env;
@@ -321,10 +339,12 @@ class Runner {
     switch (env.body_case()) {
       case pb::Envelope::kAssign: StartTrial(env.assign()); break;
       case pb::Envelope::kAck:
-        if (slot_ && !slot_->abandoned && env.ack().trial_id() == slot_->assign.trial_id() &&
-            env.ack().decision() == pb::DECISION_STOP) {
-          LOG_INFO << "tuner stopped trial " << env.ack().trial_id();
-          slot_->stop = true;
+        if (slot_ && !slot_->abandoned && env.ack().trial_id() == slot_->assign.trial_id()) {
+          if (env.ack().decision() == pb::DECISION_STOP) {
+            LOG_DEBUG << "tuner stopped trial " << env.ack().trial_id();
+            slot_->stop = true;
+          }
+          slot_->Decided(env.ack().step());
         }
         break;
       case pb::Envelope::kReject:
@@ -374,6 +394,7 @@ class Runner {
     slot_->stop = true;
     slot_->abandoned = true;
     slot_->abandoned_at_ms = NowMs();
+    slot_->Decided(0);
   }
 
   RunnerOptions o_;

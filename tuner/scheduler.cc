@@ -1,5 +1,7 @@
-// Sampling scheduler: random, grid and quasi-random search.
+// Sampling scheduler (random, grid, quasi-random) and the factory.
 #include "tuner/scheduler.h"
+
+#include "search_spaces/validate.h"
 
 namespace sweep {
 
@@ -7,13 +9,14 @@ namespace {
 
 class SamplingScheduler : public Scheduler {
  public:
-  SamplingScheduler(const pb::Study& study, const SearchSpace& space, int64_t created)
-      : sampler_(MakeSampler(study, space)), next_(created) {
+  SamplingScheduler(const pb::Study& study, const SearchSpace& space, int64_t created, int64_t consumed)
+      : sampler_(MakeSampler(study, space)), next_(created), consumed_(consumed) {
     planned_ = PlannedTrials(study, *sampler_);
+    if (study.algorithm().has_budget()) budget_ = study.algorithm().budget();
   }
 
   std::optional<TrialSpec> NextTrial() override {
-    if (next_ >= planned_) return std::nullopt;
+    if (Exhausted()) return std::nullopt;
     auto point = sampler_->Point(next_);
     if (!point) {
       planned_ = next_;
@@ -24,21 +27,36 @@ class SamplingScheduler : public Scheduler {
     *spec.params.mutable_params() = std::move(*point);
     return spec;
   }
-  bool Exhausted() const override { return next_ >= planned_; }
+  bool Exhausted() const override { return next_ >= planned_ || (budget_ && consumed_ >= *budget_); }
   std::optional<int64_t> Planned() const override { return planned_; }
-  Action OnReport(int64_t, int64_t, double) override { return Action{}; }
+  Action OnReport(int64_t, int64_t, double) override {
+    ++consumed_;
+    return Action{};
+  }
 
  private:
   std::unique_ptr<Sampler> sampler_;
   int64_t next_;
   int64_t planned_;
+  int64_t consumed_;
+  std::optional<int64_t> budget_;
 };
 
 }  // namespace
 
 std::unique_ptr<Scheduler> MakeSamplingScheduler(const pb::Study& study, const SearchSpace& space,
-                                                 int64_t created) {
-  return std::make_unique<SamplingScheduler>(study, space, created);
+                                                 int64_t created, int64_t consumed) {
+  return std::make_unique<SamplingScheduler>(study, space, created, consumed);
+}
+
+std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpace& space, int64_t created,
+                                         int64_t consumed) {
+  auto sampling = MakeSamplingScheduler(study, space, created, consumed);
+  switch (study.algorithm().type()) {
+    case pb::ALGORITHM_TYPE_ASHA: return MakeAsha(study, std::move(sampling));
+    case pb::ALGORITHM_TYPE_MEDIAN: return MakeMedianStopping(study, std::move(sampling));
+    default: return sampling;
+  }
 }
 
 }  // namespace sweep

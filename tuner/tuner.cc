@@ -225,7 +225,10 @@ Status Tuner::Setup() {
     trials_.emplace(t.id, std::move(t));
   }
   trials_at_start_ = static_cast<int64_t>(existing.size());
-  scheduler_ = MakeSamplingScheduler(study_, *space_, static_cast<int64_t>(existing.size()));
+  scheduler_ = MakeScheduler(study_, *space_, static_cast<int64_t>(existing.size()), 0);
+  // The algorithm's state is rebuilt by replaying what the database holds.
+  ASSIGN_OR_RETURN(auto history, store_->LoadReports(study_id_, study_.objective().metric()));
+  for (const auto& r : history) scheduler_->OnReport(r.number, r.step, r.value);
   if (!existing.empty()) {
     LOG_INFO << "resuming study '" << study_.name() << "' from " << o_.db_path << ": " << completed_
              << " completed, " << failed_ << " failed, " << queue_.size() << " to run again";
@@ -374,7 +377,12 @@ void Tuner::HandleReport(const std::string& identity, const pb::Report& report) 
   t->last_step = report.step();
   if (objective) t->last_objective = objective;
   progress_dirty_.insert(t->id);
-  Action action = scheduler_->OnReport(t->number, report.step(), objective.value_or(std::nan("")));
+  Action action = objective ? scheduler_->OnReport(t->number, report.step(), *objective) : Action{};
+  if (!action.reason.empty()) {
+    Write(store_->AddDecision(t->id, report.step(), action.decision == Decision::kStop ? "stop" : "continue",
+                              action.reason, WallSeconds()));
+  }
+  if (action.decision == Decision::kStop) LOG_DEBUG << "trial " << t->id << ": " << action.reason;
   pb::Ack ack;
   ack.set_trial_id(t->id);
   ack.set_lease(t->lease);
@@ -580,6 +588,7 @@ void Tuner::Dispatch() {
     a->set_number(t.number);
     *a->mutable_task() = study_.task();
     *a->mutable_params() = t.params.params();
+    for (int64_t s : scheduler_->DecisionSteps()) a->add_decision_steps(s);
     if (!t.checkpoint_path.empty()) {
       auto data = ReadCheckpointFile(t.checkpoint_path);
       if (data.ok()) {

@@ -51,7 +51,8 @@ int RunSweep(const std::vector<std::string>& args, std::string* output, int time
 // Polls `pred` every 20 ms; true if it held within the timeout.
 bool WaitFor(const std::function<bool()>& pred, int timeout_ms);
 
-// One-shot read-only query; returns rows (empty on error, with the error in ADD_FAILURE).
+// One-shot read-only query; returns rows. Empty when the database or its
+// tables do not exist yet; any other error is a test failure.
 std::vector<std::vector<Cell>> Query(const std::string& db, const std::string& sql);
 int64_t QueryInt(const std::string& db, const std::string& sql);
 

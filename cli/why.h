@@ -1,0 +1,15 @@
+// `sweep why TRIAL`: the decisions taken on a trial with their reasons, and
+// what happened to it (lost attempts, rejected messages, checkpoints).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+#include "storage/reader.h"
+
+namespace sweep {
+
+Result<std::string> ExplainTrial(Reader& reader, int64_t trial_id);
+
+}  // namespace sweep

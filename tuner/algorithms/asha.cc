@@ -1,0 +1,101 @@
+// ASHA, stopping variant: a trial reaching rung k continues if it is in the
+// top 1/eta of all results recorded so far at that rung (at least the best
+// one continues), and otherwise stops. Nothing waits for stragglers.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "common/json.h"
+#include "search_spaces/validate.h"
+#include "tuner/scheduler.h"
+
+namespace sweep {
+
+std::vector<int64_t> AshaRungs(const pb::Study& study) {
+  const pb::AshaConfig& c = study.algorithm().asha();
+  int64_t r = c.has_min_resource() ? c.min_resource() : 1;
+  int64_t max = c.has_max_resource() ? c.max_resource() : TaskResource(study.task());
+  double eta = c.has_reduction_factor() ? c.reduction_factor() : 3;
+  std::vector<int64_t> rungs;
+  for (double x = static_cast<double>(r); x < static_cast<double>(max) - 1e-9; x *= eta) {
+    int64_t step = static_cast<int64_t>(std::llround(x));
+    if (rungs.empty() || step > rungs.back()) rungs.push_back(step);
+  }
+  return rungs;
+}
+
+namespace {
+
+class Asha : public Scheduler {
+ public:
+  Asha(const pb::Study& study, std::unique_ptr<Scheduler> sampling)
+      : base_(std::move(sampling)),
+        rungs_(AshaRungs(study)),
+        maximize_(study.objective().goal() == pb::GOAL_MAXIMIZE),
+        metric_(study.objective().metric()) {
+    const pb::AshaConfig& c = study.algorithm().asha();
+    eta_ = c.has_reduction_factor() ? c.reduction_factor() : 3;
+    grace_ = c.has_grace_period() ? c.grace_period() : (rungs_.empty() ? 1 : rungs_.front());
+    values_.resize(rungs_.size());
+    seen_.resize(rungs_.size());
+  }
+
+  std::optional<TrialSpec> NextTrial() override { return base_->NextTrial(); }
+  bool Exhausted() const override { return base_->Exhausted(); }
+  std::optional<int64_t> Planned() const override { return base_->Planned(); }
+  std::vector<int64_t> DecisionSteps() const override {
+    std::vector<int64_t> out;
+    for (int64_t r : rungs_) {
+      if (r >= grace_) out.push_back(r);
+    }
+    return out;
+  }
+
+  Action OnReport(int64_t number, int64_t step, double value) override {
+    base_->OnReport(number, step, value);
+    auto it = std::find(rungs_.begin(), rungs_.end(), step);
+    if (it == rungs_.end() || step < grace_) return Action{};
+    size_t k = static_cast<size_t>(it - rungs_.begin());
+    if (!std::isfinite(value)) {
+      return Action{Decision::kStop, "stopped at rung " + std::to_string(k) + " (step " + std::to_string(step) +
+                                         "): " + metric_ + " is " + FormatShort(value)};
+    }
+    if (!seen_[k].insert(number).second) return Action{};  // replayed report
+    auto& v = values_[k];
+    v.insert(std::upper_bound(v.begin(), v.end(), value, [&](double a, double b) { return Better(a, b); }), value);
+    int64_t n = static_cast<int64_t>(v.size());
+    int64_t rank = 1 + static_cast<int64_t>(
+                           std::count_if(v.begin(), v.end(), [&](double x) { return Better(x, value); }));
+    int64_t keep = std::max<int64_t>(1, static_cast<int64_t>(std::floor(static_cast<double>(n) / eta_)));
+    double cutoff = v[static_cast<size_t>(keep - 1)];
+    std::string where = "rung " + std::to_string(k) + " (step " + std::to_string(step) + "): " + metric_ + " " +
+                        FormatShort(value);
+    std::string tail = ", rank " + std::to_string(rank) + " of " + std::to_string(n);
+    if (rank <= keep) {
+      return Action{Decision::kContinue, "promoted at " + where + " within cutoff " + FormatShort(cutoff) + tail};
+    }
+    return Action{Decision::kStop, "stopped at " + where + (maximize_ ? " below" : " above") + " cutoff " +
+                                       FormatShort(cutoff) + tail};
+  }
+
+ private:
+  bool Better(double a, double b) const { return maximize_ ? a > b : a < b; }
+
+  std::unique_ptr<Scheduler> base_;
+  std::vector<int64_t> rungs_;
+  bool maximize_;
+  std::string metric_;
+  double eta_ = 3;
+  int64_t grace_ = 1;
+  std::vector<std::vector<double>> values_;  // per rung, best first
+  std::vector<std::set<int64_t>> seen_;      // trial numbers recorded per rung
+};
+
+}  // namespace
+
+std::unique_ptr<Scheduler> MakeAsha(const pb::Study& study, std::unique_ptr<Scheduler> sampling) {
+  return std::make_unique<Asha>(study, std::move(sampling));
+}
+
+}  // namespace sweep

@@ -1,0 +1,80 @@
+// The median stopping rule: at step t (past the grace period), a trial stops
+// when its best value so far is worse than the median, over the other trials
+// that reached step t, of their running averages up to t.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "common/json.h"
+#include "tuner/scheduler.h"
+
+namespace sweep {
+
+namespace {
+
+class MedianStopping : public Scheduler {
+ public:
+  MedianStopping(const pb::Study& study, std::unique_ptr<Scheduler> sampling)
+      : base_(std::move(sampling)),
+        maximize_(study.objective().goal() == pb::GOAL_MAXIMIZE),
+        metric_(study.objective().metric()) {
+    const pb::MedianConfig& c = study.algorithm().median();
+    grace_ = c.has_grace_period() ? c.grace_period() : 1;
+    min_trials_ = c.has_min_trials() ? c.min_trials() : 3;
+  }
+
+  std::optional<TrialSpec> NextTrial() override { return base_->NextTrial(); }
+  bool Exhausted() const override { return base_->Exhausted(); }
+  std::optional<int64_t> Planned() const override { return base_->Planned(); }
+
+  Action OnReport(int64_t number, int64_t step, double value) override {
+    base_->OnReport(number, step, value);
+    History& h = trials_[number];
+    if (step <= h.last_step) return Action{};  // replayed or re-run report
+    h.last_step = step;
+    h.sum += value;
+    h.best = h.count == 0 ? value : (Better(value, h.best) ? value : h.best);
+    ++h.count;
+    averages_[step][number] = h.sum / static_cast<double>(h.count);
+    if (step < grace_) return Action{};
+    std::vector<double> others;
+    for (const auto& [n, avg] : averages_[step]) {
+      if (n != number) others.push_back(avg);
+    }
+    if (static_cast<int>(others.size()) < min_trials_) return Action{};
+    std::sort(others.begin(), others.end());
+    size_t m = others.size();
+    double median = m % 2 ? others[m / 2] : 0.5 * (others[m / 2 - 1] + others[m / 2]);
+    if (!std::isfinite(h.best) || Better(median, h.best)) {
+      return Action{Decision::kStop, "stopped at step " + std::to_string(step) + ": best " + metric_ + " " +
+                                         FormatShort(h.best) + (maximize_ ? " below" : " above") +
+                                         " the median running average " + FormatShort(median) + " of " +
+                                         std::to_string(m) + " other trials"};
+    }
+    return Action{};
+  }
+
+ private:
+  struct History {
+    int64_t last_step = 0;
+    int64_t count = 0;
+    double sum = 0, best = 0;
+  };
+  bool Better(double a, double b) const { return maximize_ ? a > b : a < b; }
+
+  std::unique_ptr<Scheduler> base_;
+  bool maximize_;
+  std::string metric_;
+  int64_t grace_ = 1;
+  int min_trials_ = 3;
+  std::map<int64_t, History> trials_;
+  std::map<int64_t, std::map<int64_t, double>> averages_;  // step -> trial -> running average
+};
+
+}  // namespace
+
+std::unique_ptr<Scheduler> MakeMedianStopping(const pb::Study& study, std::unique_ptr<Scheduler> sampling) {
+  return std::make_unique<MedianStopping>(study, std::move(sampling));
+}
+
+}  // namespace sweep
