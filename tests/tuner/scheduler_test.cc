@@ -59,8 +59,11 @@ TEST(AshaTest, KeepsTheTopThirdOfEachRungSoFar) {
   EXPECT_EQ(f.Decide(0, 2, 0.45), "continue");  // not a rung
   EXPECT_EQ(f.Decide(0, 3, 0.30), "promote");   // rung 1: 1 of 1
   EXPECT_EQ(f.Decide(2, 3, 0.35), "stop");      // rung 1: 2 of 2
-  // A replayed report changes nothing (resume rebuilds state by replay).
-  EXPECT_EQ(f.Decide(1, 1, 0.60), "continue");
+  // A replayed report (resume rebuilds state by replay) or a re-run trial
+  // gets its first decision again and changes nothing.
+  EXPECT_EQ(f.Decide(1, 1, 0.60), "stop");
+  EXPECT_EQ(f.last_reason, "stopped at rung 0 (step 1): value 0.6 above cutoff 0.5, rank 2 of 2");
+  EXPECT_EQ(f.Decide(1, 1, 0.10), "stop");  // even if the re-run did better
   EXPECT_EQ(f.Decide(6, 1, 0.41), "promote");  // 2 of 7, keep 2: the replay did not add an 8th
   EXPECT_EQ(f.Decide(7, 1, std::nan("")), "stop");
   EXPECT_EQ(f.Decide(0, 9, 0.2), "continue");   // max resource: no rung

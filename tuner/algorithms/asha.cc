@@ -38,7 +38,6 @@ class Asha : public Scheduler {
     eta_ = c.has_reduction_factor() ? c.reduction_factor() : 3;
     grace_ = c.has_grace_period() ? c.grace_period() : (rungs_.empty() ? 1 : rungs_.front());
     values_.resize(rungs_.size());
-    seen_.resize(rungs_.size());
   }
 
   std::optional<TrialSpec> NextTrial() override { return base_->NextTrial(); }
@@ -61,7 +60,10 @@ class Asha : public Scheduler {
       return Action{Decision::kStop, "stopped at rung " + std::to_string(k) + " (step " + std::to_string(step) +
                                          "): " + metric_ + " is " + FormatShort(value)};
     }
-    if (!seen_[k].insert(number).second) return Action{};  // replayed report
+    // A replayed report, or a re-run trial reaching the rung again, gets the
+    // decision it got the first time.
+    auto done = decided_.find({k, number});
+    if (done != decided_.end()) return done->second;
     auto& v = values_[k];
     v.insert(std::upper_bound(v.begin(), v.end(), value, [&](double a, double b) { return Better(a, b); }), value);
     int64_t n = static_cast<int64_t>(v.size());
@@ -72,11 +74,12 @@ class Asha : public Scheduler {
     std::string where = "rung " + std::to_string(k) + " (step " + std::to_string(step) + "): " + metric_ + " " +
                         FormatShort(value);
     std::string tail = ", rank " + std::to_string(rank) + " of " + std::to_string(n);
-    if (rank <= keep) {
-      return Action{Decision::kContinue, "promoted at " + where + " within cutoff " + FormatShort(cutoff) + tail};
-    }
-    return Action{Decision::kStop, "stopped at " + where + (maximize_ ? " below" : " above") + " cutoff " +
-                                       FormatShort(cutoff) + tail};
+    Action a = rank <= keep ? Action{Decision::kContinue,
+                                     "promoted at " + where + " within cutoff " + FormatShort(cutoff) + tail}
+                            : Action{Decision::kStop, "stopped at " + where + (maximize_ ? " below" : " above") +
+                                                          " cutoff " + FormatShort(cutoff) + tail};
+    decided_[{k, number}] = a;
+    return a;
   }
 
  private:
@@ -89,7 +92,7 @@ class Asha : public Scheduler {
   double eta_ = 3;
   int64_t grace_ = 1;
   std::vector<std::vector<double>> values_;  // per rung, best first
-  std::vector<std::set<int64_t>> seen_;      // trial numbers recorded per rung
+  std::map<std::pair<size_t, int64_t>, Action> decided_;  // (rung, trial number) -> decision
 };
 
 }  // namespace

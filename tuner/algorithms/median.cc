@@ -30,7 +30,10 @@ class MedianStopping : public Scheduler {
   Action OnReport(int64_t number, int64_t step, double value) override {
     base_->OnReport(number, step, value);
     History& h = trials_[number];
-    if (step <= h.last_step) return Action{};  // replayed or re-run report
+    if (step <= h.last_step) {
+      // A replayed report or a re-run: the same decision as the first time.
+      return h.stop && step >= h.stop_step ? *h.stop : Action{};
+    }
     h.last_step = step;
     h.sum += value;
     h.best = h.count == 0 ? value : (Better(value, h.best) ? value : h.best);
@@ -46,10 +49,12 @@ class MedianStopping : public Scheduler {
     size_t m = others.size();
     double median = m % 2 ? others[m / 2] : 0.5 * (others[m / 2 - 1] + others[m / 2]);
     if (!std::isfinite(h.best) || Better(median, h.best)) {
-      return Action{Decision::kStop, "stopped at step " + std::to_string(step) + ": best " + metric_ + " " +
+      h.stop_step = step;
+      h.stop = Action{Decision::kStop, "stopped at step " + std::to_string(step) + ": best " + metric_ + " " +
                                          FormatShort(h.best) + (maximize_ ? " below" : " above") +
                                          " the median running average " + FormatShort(median) + " of " +
                                          std::to_string(m) + " other trials"};
+      return *h.stop;
     }
     return Action{};
   }
@@ -59,6 +64,8 @@ class MedianStopping : public Scheduler {
     int64_t last_step = 0;
     int64_t count = 0;
     double sum = 0, best = 0;
+    int64_t stop_step = 0;
+    std::optional<Action> stop;
   };
   bool Better(double a, double b) const { return maximize_ ? a > b : a < b; }
 
