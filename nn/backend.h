@@ -30,6 +30,9 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual Device device() const = 0;
+  // Call on a thread before it uses this backend (sets per-thread state such
+  // as the OpenMP thread count).
+  virtual void BindThread() {}
   virtual std::string Describe() const = 0;
 
   // Memory. Alloc returns zeroed memory.

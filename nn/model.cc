@@ -3,26 +3,27 @@
 
 namespace sweep::nn {
 
-void Model::Finalize(uint64_t seed) {
+void Model::Finalize(uint64_t seed, Model* share) {
   std::vector<int> shape = input_shape_;
   for (auto& l : layers_) {
     shape = l->Setup(shape);
     param_count_ += l->ParamCount();
     state_count_ += l->StateCount();
   }
-  params_.Resize(backend_, {static_cast<int>(std::max<size_t>(param_count_, 1))});
+  if (!share) params_.Resize(backend_, {static_cast<int>(std::max<size_t>(param_count_, 1))});
+  params_ptr_ = share ? share->params() : params_.data();
   grads_.Resize(backend_, {static_cast<int>(std::max<size_t>(param_count_, 1))});
   state_.Resize(backend_, {static_cast<int>(std::max<size_t>(state_count_, 1))});
-  std::vector<float> host_p(params_.size(), 0.f), host_s(state_.size(), 0.f);
+  std::vector<float> host_p(std::max<size_t>(param_count_, 1), 0.f), host_s(state_.size(), 0.f);
   size_t po = 0, so = 0;
   for (size_t i = 0; i < layers_.size(); ++i) {
     Rng rng(HashKey({seed, 0x1417ULL, i}));
     layers_[i]->Init(host_p.data() + po, host_s.data() + so, &rng);
-    layers_[i]->Bind(params_.data() + po, grads_.data() + po, state_.data() + so);
+    layers_[i]->Bind(params_ptr_ + po, grads_.data() + po, state_.data() + so);
     po += layers_[i]->ParamCount();
     so += layers_[i]->StateCount();
   }
-  params_.FromHost(host_p);
+  if (!share) params_.FromHost(host_p);
   state_.FromHost(host_s);
   acts_.resize(layers_.size());
   grads_act_.resize(layers_.size());

@@ -16,7 +16,9 @@ class Model {
   Model(Backend* backend, std::vector<int> input_shape) : backend_(backend), input_shape_(std::move(input_shape)) {}
   void Add(std::unique_ptr<Layer> layer) { layers_.push_back(std::move(layer)); }
   // Sets up shapes, allocates the flat buffers and initialises from `seed`.
-  void Finalize(uint64_t seed);
+  // With `share`, this model is a replica: it uses share's parameters (same
+  // architecture) and keeps its own gradients, statistics and activations.
+  void Finalize(uint64_t seed, Model* share = nullptr);
 
   // Runs the network; returns the logits [n, classes].
   const Tensor& Forward(const Tensor& x, bool training, uint64_t step_seed);
@@ -25,7 +27,7 @@ class Model {
   double Loss(const int32_t* labels, bool backward, int64_t* correct);
 
   Backend* backend() { return backend_; }
-  float* params() { return params_.data(); }
+  float* params() { return params_ptr_; }
   float* grads() { return grads_.data(); }
   float* state() { return state_.data(); }
   size_t param_count() const { return param_count_; }
@@ -39,6 +41,7 @@ class Model {
   std::vector<int> input_shape_;
   std::vector<std::unique_ptr<Layer>> layers_;
   Tensor params_, grads_, state_;
+  float* params_ptr_ = nullptr;  // params_ or the shared model's
   size_t param_count_ = 0, state_count_ = 0;
   std::vector<Tensor> acts_;   // acts_[i]: output of layer i
   std::vector<Tensor> grads_act_;

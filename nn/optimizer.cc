@@ -15,15 +15,16 @@ Optimizer::Optimizer(Model* model, OptimizerConfig config) : model_(model), c_(c
   }
 }
 
-void Optimizer::Step(float lr) {
-  ++t_;
+void Optimizer::Update(float lr, size_t begin, size_t end) {
   Backend* b = model_->backend();
-  size_t n = model_->param_count();
+  size_t n = end - begin;
+  float* p = model_->params() + begin;
+  const float* g = model_->grads() + begin;
   if (c_.kind == OptimizerKind::kSgd) {
-    b->SgdStep(model_->params(), model_->grads(), v_.data(), n, lr, c_.momentum, c_.nesterov, c_.weight_decay);
+    b->SgdStep(p, g, v_.data() + begin, n, lr, c_.momentum, c_.nesterov, c_.weight_decay);
   } else {
-    b->AdamStep(model_->params(), model_->grads(), m_.data(), v_.data(), n, lr, c_.beta1, c_.beta2, c_.eps,
-                c_.weight_decay, c_.kind == OptimizerKind::kAdamW, t_);
+    b->AdamStep(p, g, m_.data() + begin, v_.data() + begin, n, lr, c_.beta1, c_.beta2, c_.eps, c_.weight_decay,
+                c_.kind == OptimizerKind::kAdamW, t_);
   }
 }
 

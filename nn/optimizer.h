@@ -23,7 +23,14 @@ struct OptimizerConfig {
 class Optimizer {
  public:
   Optimizer(Model* model, OptimizerConfig config);
-  void Step(float lr);
+  void Step(float lr) {
+    Begin();
+    Update(lr, 0, model_->param_count());
+  }
+  // A step in parts: Begin once, then Update disjoint ranges (from any
+  // thread, one range each).
+  void Begin() { ++t_; }
+  void Update(float lr, size_t begin, size_t end);
   int64_t steps() const { return t_; }
   // Optimizer state for checkpoints: moment buffers then nothing else.
   std::vector<float> SaveState() const;

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <barrier>
+#include <thread>
 
 namespace sweep::nn {
 
@@ -14,7 +16,7 @@ namespace {
 constexpr char kMagic[4] = {'S', 'W', 'C', 'K'};
 constexpr uint32_t kCheckpointVersion = 1;
 
-std::unique_ptr<Model> Build(const TrainConfig& c, Backend* b, const ImageSet& shape) {
+std::unique_ptr<Model> Build(const TrainConfig& c, Backend* b, const ImageSet& shape, Model* share = nullptr) {
   auto m = std::make_unique<Model>(b, std::vector<int>{shape.c, shape.h, shape.w});
   auto act = [&] { return MakeActivation(c.activation, 0.01f); };
   if (c.model == "cnn") {
@@ -41,7 +43,7 @@ std::unique_ptr<Model> Build(const TrainConfig& c, Backend* b, const ImageSet& s
     }
   }
   m->Add(MakeLinear(10, WeightInit::kXavier));
-  m->Finalize(HashKey({c.seed, 0x3A17ULL}));
+  m->Finalize(HashKey({c.seed, 0x3A17ULL}), share);
   return m;
 }
 
@@ -64,6 +66,11 @@ Trainer::Trainer(const TrainConfig& config, Backend* backend, const Splits* data
     : c_(config), backend_(backend), data_(data) {
   model_ = Build(c_, backend_, data_->train);
   optimizer_ = std::make_unique<Optimizer>(model_.get(), c_.optimizer);
+  for (int r = 1; r < c_.data_parallel && backend_->device() == Device::kCpu; ++r) {
+    backends_.push_back(MakeCpuBackend(1));
+    replicas_.push_back(Build(c_, backends_.back().get(), data_->train, model_.get()));
+  }
+  replica_batches_.resize(replicas_.size() + 1);
 }
 
 EpochResult Trainer::RunEpoch() {
@@ -79,13 +86,9 @@ EpochResult Trainer::RunEpoch() {
   for (int s = 0; s < steps; ++s) {
     MakeBatch(train, order, static_cast<size_t>(s) * bs, bs, data_->mean, data_->stddev, c_.augment, c_.seed, epoch_,
               host.data(), labels_.data());
-    batch_.Resize(backend_, {bs, train.c, train.h, train.w});
-    batch_.FromHost(host);
     uint64_t step_seed = HashKey({c_.seed, static_cast<uint64_t>(optimizer_->steps()), 0xD0ULL});
-    model_->Forward(batch_, true, step_seed);
-    loss_sum += model_->Loss(labels_.data(), true, nullptr);
     double progress = epoch_ + static_cast<double>(s) / steps;
-    optimizer_->Step(LearningRate(c_.lr_schedule, c_.lr, progress, c_.epochs, c_.warmup_epochs));
+    loss_sum += Step(host, bs, step_seed, LearningRate(c_.lr_schedule, c_.lr, progress, c_.epochs, c_.warmup_epochs));
   }
   double train_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ++epoch_;
@@ -98,6 +101,67 @@ EpochResult Trainer::RunEpoch() {
   r.samples_per_s = steps * bs / std::max(1e-9, train_secs);
   r.epoch_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+double Trainer::Step(const std::vector<float>& host, int bs, uint64_t step_seed, float lr) {
+  const ImageSet& train = data_->train;
+  const size_t px = static_cast<size_t>(train.c) * train.h * train.w;
+  const int parts = static_cast<int>(replicas_.size()) + 1;
+  if (parts == 1) {
+    batch_.Resize(backend_, {bs, train.c, train.h, train.w});
+    batch_.FromHost(host);
+    model_->Forward(batch_, true, step_seed);
+    double loss = model_->Loss(labels_.data(), true, nullptr);
+    optimizer_->Step(lr);
+    return loss;
+  }
+  // Each thread runs its replica on its share of the batch, then (after a
+  // barrier) sums one slice of the gradients over all replicas in a fixed
+  // order and updates that slice of the parameters.
+  std::barrier sync(parts);
+  optimizer_->Begin();
+  std::vector<double> losses(parts);
+  auto run = [&](int r) {
+    Model& m = r == 0 ? *model_ : *replicas_[r - 1];
+    m.backend()->BindThread();
+    int begin = bs * r / parts, end = bs * (r + 1) / parts, n = end - begin;
+    Tensor& x = replica_batches_[r];
+    x.Resize(m.backend(), {n, train.c, train.h, train.w});
+    m.backend()->FromHost(host.data() + begin * px, x.data(), n * px);
+    m.Forward(x, true, HashKey({step_seed, static_cast<uint64_t>(r)}));
+    losses[r] = m.Loss(labels_.data() + begin, true, nullptr);
+    // Each replica's gradient is of its own mean loss: weight it by its share.
+    float share = static_cast<float>(n) / static_cast<float>(bs);
+    float* g = m.grads();
+    for (size_t i = 0; i < m.param_count(); ++i) g[i] *= share;
+    sync.arrive_and_wait();
+    size_t np = model_->param_count();
+    size_t lo = np * r / parts, hi = np * (r + 1) / parts;
+    float* g0 = model_->grads();
+    for (int o = 1; o < parts; ++o) {
+      const float* go = replicas_[o - 1]->grads();
+      for (size_t i = lo; i < hi; ++i) g0[i] += go[i];
+    }
+    optimizer_->Update(lr, lo, hi);
+  };
+  std::vector<std::thread> threads;
+  for (int r = 1; r < parts; ++r) threads.emplace_back(run, r);
+  run(0);
+  for (auto& t : threads) t.join();
+  // Batch-norm statistics are averaged over the replicas, in a fixed order.
+  float* s0 = model_->state();
+  const float inv = 1.f / static_cast<float>(parts);
+  for (size_t i = 0; i < model_->state_count(); ++i) s0[i] *= inv;
+  double loss = losses[0];
+  for (int r = 1; r < parts; ++r) {
+    const float* s = replicas_[r - 1]->state();
+    for (size_t i = 0; i < model_->state_count(); ++i) s0[i] += inv * s[i];
+    loss += losses[r];
+  }
+  for (int r = 1; r < parts; ++r) {
+    std::copy(s0, s0 + model_->state_count(), replicas_[r - 1]->state());
+  }
+  return loss;
 }
 
 std::pair<double, double> Trainer::Evaluate(const ImageSet& set) {
@@ -180,6 +244,7 @@ Status Trainer::LoadCheckpoint(const std::string& in) {
   backend_->FromHost(blocks[0].data(), model_->params(), blocks[0].size());
   backend_->FromHost(blocks[1].data(), model_->state(), blocks[1].size());
   optimizer_->LoadState(blocks[2], steps);
+  for (auto& r : replicas_) backend_->Copy(model_->state(), r->state(), model_->state_count());
   epoch_ = static_cast<int>(epoch);
   return Status::Ok();
 }

@@ -35,6 +35,11 @@ struct TrainConfig {
   bool batch_norm = false;
   Augment augment = Augment::kNone;
   WeightInit init = WeightInit::kFanIn;  // hidden layers; the classifier uses Xavier
+  // CPU: split each batch across this many threads, each with its own model
+  // replica and single-threaded BLAS; gradients are summed in a fixed order
+  // (deterministic for a given count). Batch norm then normalises over each
+  // replica's share of the batch. 1: one model, threads inside the backend.
+  int data_parallel = 1;
   uint64_t seed = 0;
 };
 
@@ -69,6 +74,13 @@ class Trainer {
   int epoch_ = 0;
   Tensor batch_;
   std::vector<int32_t> labels_;
+  // Data parallelism: replica r >= 1 runs on backends_[r - 1].
+  std::vector<std::unique_ptr<Backend>> backends_;
+  std::vector<std::unique_ptr<Model>> replicas_;
+  std::vector<Tensor> replica_batches_;
+  // Forward, backward and the optimizer update for one batch; returns the
+  // summed loss.
+  double Step(const std::vector<float>& host, int bs, uint64_t step_seed, float lr);
 };
 
 }  // namespace sweep::nn

@@ -133,7 +133,10 @@ TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
   auto data = CachedSplits(dir, validation, config->seed);
   if (!data.ok()) return fail(data.status().message());
   if (threads <= 0) threads = std::max(1, a.threads_hint());
-  auto backend = nn::MakeCpuBackend(threads);
+  // Several threads split each batch across model replicas (faster on small
+  // networks than threading inside BLAS); one thread: one model.
+  config->data_parallel = threads;
+  auto backend = nn::MakeCpuBackend(1);
   nn::Trainer trainer(*config, backend.get(), *data);
   if (!a.checkpoint().empty()) {
     Status st = trainer.LoadCheckpoint(a.checkpoint());

@@ -14,6 +14,7 @@ for t in 1 2; do build/bench/sgemm_peak "$t"; done
 for m in "${models[@]}"; do
   for t in 1 2; do
     build/bench/train_bench --model "$m" --threads "$t"
+    [ "$t" -gt 1 ] && build/bench/train_bench --model "$m" --threads "$t" --blas-threads
     /usr/bin/python3 bench/train/torch_train.py "$m" "$t"
   done
 done

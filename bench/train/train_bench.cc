@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
   app.add_option("--model", model, "mlp (784-256-256-10) or cnn (conv5x5x32-pool-conv5x5x64-pool-fc1024-fc10)");
   app.add_option("--epochs", epochs);
   app.add_option("--threads", threads);
+  bool blas_threads = false;
+  app.add_flag("--blas-threads", blas_threads, "Thread inside BLAS instead of splitting the batch");
   app.add_option("--batch", batch);
   app.add_option("--lr", lr);
   app.add_option("--momentum", momentum);
@@ -48,14 +50,15 @@ int main(int argc, char** argv) {
   c.kernel_size = 5;
   c.dense_units = 1024;
   c.seed = 1;
-  auto backend = MakeCpuBackend(threads);
+  c.data_parallel = blas_threads ? 1 : threads;
+  auto backend = MakeCpuBackend(blas_threads ? threads : 1);
   Trainer t(c, backend.get(), &*data);
   for (int e = 0; e < epochs; ++e) {
     EpochResult r = t.RunEpoch();
     auto [test_loss, test_acc] = t.Evaluate(data->test);
-    printf("{\"tool\": \"sweep-nn\", \"model\": \"%s\", \"threads\": %d, \"epoch\": %d, \"samples_per_s\": %.1f, "
+    printf("{\"tool\": \"sweep-nn\", \"model\": \"%s\", \"threads\": %d, \"split\": \"%s\", \"epoch\": %d, \"samples_per_s\": %.1f, "
            "\"train_loss\": %.4f, \"test_accuracy\": %.4f}\n",
-           model.c_str(), threads, r.epoch, r.samples_per_s, r.train_loss, test_acc);
+           model.c_str(), threads, blas_threads ? "blas" : "batch", r.epoch, r.samples_per_s, r.train_loss, test_acc);
     fflush(stdout);
   }
   return 0;

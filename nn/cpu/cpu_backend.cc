@@ -31,6 +31,7 @@ class CpuBackend : public Backend {
     omp_set_num_threads(threads_);
   }
   Device device() const override { return Device::kCpu; }
+  void BindThread() override { omp_set_num_threads(threads_); }
   std::string Describe() const override { return "cpu (" + std::to_string(threads_) + " threads)"; }
 
   float* Alloc(size_t n) override {
