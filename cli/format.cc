@@ -55,7 +55,8 @@ std::string FormatRows(const Table& t, Format f) {
     return out + "]\n";
   }
   if (f == Format::kCsv) {
-    for (size_t c = 0; c < t.columns.size(); ++c) out += (c ? "," : "") + CellText(Cell(t.columns[c]), f);
+    for (size_t c = 0; c < t.columns.size(); ++c)
+      out += (c ? "," : "") + CellText(Cell(t.columns[c]), f);
     out += "\n";
     for (const auto& row : t.rows) {
       for (size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + CellText(row[c], f);
@@ -81,7 +82,8 @@ std::string FormatRows(const Table& t, Format f) {
     for (size_t c = 0; c < cells.size(); ++c) {
       bool right = row && !std::holds_alternative<std::string>((*row)[c]);
       std::string pad(width[c] - cells[c].size(), ' ');
-      l += (c ? "  " : "") + (right ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : ""));
+      l +=
+          (c ? "  " : "") + (right ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : ""));
     }
     return l + "\n";
   };
@@ -96,13 +98,15 @@ std::string TrialJson(const TrialView& t) {
                     ", \"params\": " + ParamsToJson(t.params.params()) +
                     ", \"value\": " + (t.value ? JsonNumber(*t.value) : "null") +
                     ", \"step\": " + (t.step ? std::to_string(*t.step) : "null") +
-                    ", \"attempts\": " + std::to_string(t.attempts) + ", \"number\": " + std::to_string(t.number) +
+                    ", \"attempts\": " + std::to_string(t.attempts) +
+                    ", \"number\": " + std::to_string(t.number) +
                     ", \"failure\": " + (t.failure.empty() ? "null" : JsonString(t.failure)) +
                     ", \"metrics\": " + (t.metrics_json.empty() ? "null" : t.metrics_json) + "}";
   return out;
 }
 
-std::string FormatTrials(const std::vector<TrialView>& trials, Format f, const std::string& objective) {
+std::string FormatTrials(const std::vector<TrialView>& trials, Format f,
+                         const std::string& objective) {
   if (f == Format::kJson) {
     std::string out = "[";
     for (size_t i = 0; i < trials.size(); ++i) out += (i ? ",\n " : "") + TrialJson(trials[i]);
@@ -120,7 +124,8 @@ std::string FormatTrials(const std::vector<TrialView>& trials, Format f, const s
   std::vector<std::string> metrics;
   for (const auto& tr : trials) {
     for (const auto& [m, v] : tr.metrics) {
-      if (m != objective && std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+      if (m != objective && std::find(metrics.begin(), metrics.end(), m) == metrics.end())
+        metrics.push_back(m);
     }
   }
   for (const auto& m : metrics) t.columns.push_back(m);
@@ -133,9 +138,12 @@ std::string FormatTrials(const std::vector<TrialView>& trials, Format f, const s
       for (const auto& p : tr.params.params()) {
         if (p.name() != n) continue;
         const pb::Value& v = p.value();
-        if (v.kind_case() == pb::Value::kNumber) c = v.number();
-        else if (v.kind_case() == pb::Value::kInteger) c = static_cast<int64_t>(v.integer());
-        else c = ValueToString(v);
+        if (v.kind_case() == pb::Value::kNumber)
+          c = v.number();
+        else if (v.kind_case() == pb::Value::kInteger)
+          c = static_cast<int64_t>(v.integer());
+        else
+          c = ValueToString(v);
       }
       row.push_back(c);
     }

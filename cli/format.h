@@ -17,6 +17,7 @@ std::string FormatRows(const Table& table, Format format);
 std::string TrialJson(const TrialView& t);
 // Table and CSV put each parameter, and each final metric other than the
 // objective, in a column of its own.
-std::string FormatTrials(const std::vector<TrialView>& trials, Format format, const std::string& objective);
+std::string FormatTrials(const std::vector<TrialView>& trials, Format format,
+                         const std::string& objective);
 
 }  // namespace sweep

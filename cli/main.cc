@@ -44,7 +44,8 @@ int Validate(const std::string& path) {
   printf("objective: %s %s\n", s.objective().goal() == pb::GOAL_MAXIMIZE ? "maximize" : "minimize",
          s.objective().metric().c_str());
   printf("algorithm: %s", algo.c_str());
-  if (s.algorithm().has_max_trials()) printf(", max_trials %lld", static_cast<long long>(s.algorithm().max_trials()));
+  if (s.algorithm().has_max_trials())
+    printf(", max_trials %lld", static_cast<long long>(s.algorithm().max_trials()));
   printf("\nparameters:\n%s", space->Describe().c_str());
   auto size = space->GridSize(1000000);
   if (size.ok()) {
@@ -64,7 +65,8 @@ struct QueryArgs {
   int top = 0;
 };
 
-int WithReader(const QueryArgs& a, const std::function<Result<std::string>(Reader&, Format)>& body) {
+int WithReader(const QueryArgs& a,
+               const std::function<Result<std::string>(Reader&, Format)>& body) {
   auto format = ParseFormat(a.format);
   if (!format.ok()) return Fail(format.status());
   auto reader = Reader::Open(a.db);
@@ -102,28 +104,38 @@ int main(int argc, char** argv) {
   run_cmd->add_option("study", run.study_path, "Study file (.yaml, .json or .pbtxt)")->required();
   run_cmd->add_option("--db", run.db_path, "Results database")->capture_default_str();
   run_cmd->add_option("--bind", run.bind, "Endpoint the tuner listens on")->capture_default_str();
-  run_cmd->add_option("--local-runners", run.local_runners, "Local runner processes (default: one per core)")
+  run_cmd
+      ->add_option("--local-runners", run.local_runners,
+                   "Local runner processes (default: one per core)")
       ->check(CLI::Range(0, 4096));
-  run_cmd->add_option("--heartbeat-ms", run.heartbeat_ms, "Heartbeat interval")->check(CLI::Range(50, 60000))
+  run_cmd->add_option("--heartbeat-ms", run.heartbeat_ms, "Heartbeat interval")
+      ->check(CLI::Range(50, 60000))
       ->capture_default_str();
   std::string progress = "auto";
-  run_cmd->add_option("--progress", progress, "auto|live|plain")->check(CLI::IsMember({"auto", "live", "plain"}));
+  run_cmd->add_option("--progress", progress, "auto|live|plain")
+      ->check(CLI::IsMember({"auto", "live", "plain"}));
 
   RunnerOptions runner;
   auto* runner_cmd = app.add_subcommand("runner", "Run trials for a tuner");
-  runner_cmd->add_option("--connect", runner.endpoint, "Tuner endpoint, e.g. tcp://host:5555")->required();
+  runner_cmd->add_option("--connect", runner.endpoint, "Tuner endpoint, e.g. tcp://host:5555")
+      ->required();
   runner_cmd->add_option("--name", runner.name, "Runner name (default: host-pid)");
-  runner_cmd->add_option("--heartbeat-ms", runner.heartbeat_ms, "Heartbeat interval")->check(CLI::Range(50, 60000));
+  runner_cmd->add_option("--heartbeat-ms", runner.heartbeat_ms, "Heartbeat interval")
+      ->check(CLI::Range(50, 60000));
   runner_cmd->add_option("--threads", runner.threads, "CPU threads per trial (default: all cores)")
       ->check(CLI::Range(0, 1024));
-  runner_cmd->add_option("--give-up-after", runner.give_up_after_s, "Exit after this many seconds without a tuner (0: never)");
+  runner_cmd->add_option("--give-up-after", runner.give_up_after_s,
+                         "Exit after this many seconds without a tuner (0: never)");
 
   std::string validate_path;
-  auto* validate_cmd = app.add_subcommand("validate", "Check a study file and print its search space");
+  auto* validate_cmd =
+      app.add_subcommand("validate", "Check a study file and print its search space");
   validate_cmd->add_option("study", validate_path, "Study file")->required();
 
   QueryArgs q;
-  auto add_db = [&](CLI::App* c) { c->add_option("--db", q.db, "Results database")->capture_default_str(); };
+  auto add_db = [&](CLI::App* c) {
+    c->add_option("--db", q.db, "Results database")->capture_default_str();
+  };
   auto* studies_cmd = app.add_subcommand("studies", "List the studies in a database");
   add_db(studies_cmd);
   studies_cmd->add_option("--format", q.format, "table|csv|json");
@@ -132,7 +144,8 @@ int main(int argc, char** argv) {
   trials_cmd->add_option("study", q.study, "Study name (optional when the database holds one)");
   trials_cmd->add_option("--status", q.status, "Only trials with this status")
       ->check(CLI::IsMember({"queued", "running", "completed", "failed", "stopped", "paused"}));
-  trials_cmd->add_option("--top", q.top, "Only the K best completed trials")->check(CLI::Range(1, INT_MAX));
+  trials_cmd->add_option("--top", q.top, "Only the K best completed trials")
+      ->check(CLI::Range(1, INT_MAX));
   trials_cmd->add_option("--format", q.format, "table|csv|json");
   auto* best_cmd = app.add_subcommand("best", "Print the best trial");
   add_db(best_cmd);
@@ -145,7 +158,9 @@ int main(int argc, char** argv) {
   auto* export_cmd = app.add_subcommand("export", "Export all trials of a study");
   add_db(export_cmd);
   export_cmd->add_option("study", q.study, "Study name");
-  export_cmd->add_option("--format", q.format, "csv|json")->required()->check(CLI::IsMember({"csv", "json"}));
+  export_cmd->add_option("--format", q.format, "csv|json")
+      ->required()
+      ->check(CLI::IsMember({"csv", "json"}));
 
   int64_t why_trial = 0;
   auto* why_cmd = app.add_subcommand("why", "Explain the decisions taken on a trial");
@@ -185,7 +200,8 @@ int main(int argc, char** argv) {
     });
   }
   if (why_cmd->parsed()) {
-    return WithReader(q, [&](Reader& r, Format) -> Result<std::string> { return ExplainTrial(r, why_trial); });
+    return WithReader(
+        q, [&](Reader& r, Format) -> Result<std::string> { return ExplainTrial(r, why_trial); });
   }
   if (query_cmd->parsed()) {
     return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {

@@ -16,24 +16,32 @@ std::string Str(const Cell& c) {
 
 Result<std::string> ExplainTrial(Reader& reader, int64_t id) {
   std::string sid = std::to_string(id);
-  ASSIGN_OR_RETURN(Table t, reader.Query("SELECT t.id, s.name, t.status, t.step, t.attempts, t.value, t.params, "
-                                         "t.failure, s.objective_metric FROM trials t JOIN studies s ON s.id = t.study_id "
-                                         "WHERE t.id = " + sid));
+  ASSIGN_OR_RETURN(
+      Table t,
+      reader.Query(
+          "SELECT t.id, s.name, t.status, t.step, t.attempts, t.value, t.params, "
+          "t.failure, s.objective_metric FROM trials t JOIN studies s ON s.id = t.study_id "
+          "WHERE t.id = " +
+          sid));
   if (t.rows.empty()) return Status::Error("no trial " + sid + " in this database");
   const auto& r = t.rows[0];
-  std::string out = "trial " + sid + " of study '" + Str(r[1]) + "': " + Str(r[2]) + " at step " + Str(r[3]) +
-                    " after " + Str(r[4]) + " attempt(s); " + Str(r[8]) + " = " + Str(r[5]) + "\n";
+  std::string out = "trial " + sid + " of study '" + Str(r[1]) + "': " + Str(r[2]) + " at step " +
+                    Str(r[3]) + " after " + Str(r[4]) + " attempt(s); " + Str(r[8]) + " = " +
+                    Str(r[5]) + "\n";
   out += "params " + Str(r[6]) + "\n";
   if (!std::holds_alternative<std::monostate>(r[7])) out += "failure: " + Str(r[7]) + "\n";
-  ASSIGN_OR_RETURN(Table d, reader.Query("SELECT step, decision, reason FROM decisions WHERE trial_id = " + sid +
-                                         " ORDER BY id"));
+  ASSIGN_OR_RETURN(
+      Table d, reader.Query("SELECT step, decision, reason FROM decisions WHERE trial_id = " + sid +
+                            " ORDER BY id"));
   if (d.rows.empty()) {
     out += "decisions: none (the algorithm let it run to its end)\n";
   } else {
     out += "decisions:\n";
-    for (const auto& row : d.rows) out += "  step " + Str(row[0]) + "  " + Str(row[1]) + ": " + Str(row[2]) + "\n";
+    for (const auto& row : d.rows)
+      out += "  step " + Str(row[0]) + "  " + Str(row[1]) + ": " + Str(row[2]) + "\n";
   }
-  ASSIGN_OR_RETURN(Table e, reader.Query("SELECT kind, detail FROM events WHERE trial_id = " + sid + " ORDER BY id"));
+  ASSIGN_OR_RETURN(Table e, reader.Query("SELECT kind, detail FROM events WHERE trial_id = " + sid +
+                                         " ORDER BY id"));
   if (!e.rows.empty()) {
     out += "events:\n";
     for (const auto& row : e.rows) out += "  " + Str(row[0]) + ": " + Str(row[1]) + "\n";

@@ -33,10 +33,10 @@ struct LogVoidify {
 
 }  // namespace sweep
 
-#define SWEEP_LOG(level)                                  \
-  (::sweep::LogLevel::level < ::sweep::GetLogLevel())     \
-      ? (void)0                                           \
-      : ::sweep::internal::LogVoidify() &                 \
+#define SWEEP_LOG(level)                              \
+  (::sweep::LogLevel::level < ::sweep::GetLogLevel()) \
+      ? (void)0                                       \
+      : ::sweep::internal::LogVoidify() &             \
             ::sweep::internal::LogMessage(::sweep::LogLevel::level).stream()
 #define LOG_DEBUG SWEEP_LOG(kDebug)
 #define LOG_INFO SWEEP_LOG(kInfo)

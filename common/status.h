@@ -37,7 +37,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {}  // NOLINT
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
@@ -60,10 +60,10 @@ class [[nodiscard]] Result {
 #define SWEEP_CONCAT(a, b) SWEEP_CONCAT_INNER(a, b)
 
 // Returns the status from the enclosing function when it is an error.
-#define RETURN_IF_ERROR(expr)                  \
-  do {                                         \
-    ::sweep::Status _st = (expr);              \
-    if (!_st.ok()) return _st;                 \
+#define RETURN_IF_ERROR(expr)     \
+  do {                            \
+    ::sweep::Status _st = (expr); \
+    if (!_st.ok()) return _st;    \
   } while (0)
 
 // ASSIGN_OR_RETURN(auto x, MakeX()): unwraps a Result or returns its error.

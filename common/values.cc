@@ -7,10 +7,17 @@ namespace sweep {
 
 bool ValueAsDouble(const pb::Value& v, double* out) {
   switch (v.kind_case()) {
-    case pb::Value::kNumber: *out = v.number(); return true;
-    case pb::Value::kInteger: *out = static_cast<double>(v.integer()); return true;
-    case pb::Value::kFlag: *out = v.flag() ? 1.0 : 0.0; return true;
-    default: return false;
+    case pb::Value::kNumber:
+      *out = v.number();
+      return true;
+    case pb::Value::kInteger:
+      *out = static_cast<double>(v.integer());
+      return true;
+    case pb::Value::kFlag:
+      *out = v.flag() ? 1.0 : 0.0;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -27,19 +34,27 @@ bool ValuesEqual(const pb::Value& a, const pb::Value& b) {
 
 std::string ValueToString(const pb::Value& v) {
   switch (v.kind_case()) {
-    case pb::Value::kNumber: return FormatDouble(v.number());
-    case pb::Value::kInteger: return std::to_string(v.integer());
-    case pb::Value::kText: return v.text();
-    case pb::Value::kFlag: return v.flag() ? "true" : "false";
-    default: return "null";
+    case pb::Value::kNumber:
+      return FormatDouble(v.number());
+    case pb::Value::kInteger:
+      return std::to_string(v.integer());
+    case pb::Value::kText:
+      return v.text();
+    case pb::Value::kFlag:
+      return v.flag() ? "true" : "false";
+    default:
+      return "null";
   }
 }
 
 std::string ValueToJson(const pb::Value& v) {
   switch (v.kind_case()) {
-    case pb::Value::kNumber: return JsonNumber(v.number());
-    case pb::Value::kText: return JsonString(v.text());
-    default: return ValueToString(v);
+    case pb::Value::kNumber:
+      return JsonNumber(v.number());
+    case pb::Value::kText:
+      return JsonString(v.text());
+    default:
+      return ValueToString(v);
   }
 }
 

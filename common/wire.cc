@@ -1,7 +1,6 @@
 // Envelope encoding and clocks.
 #include "common/wire.h"
 
-
 namespace sweep {
 
 std::string EncodeEnvelope(pb::Envelope* env) {
@@ -16,10 +15,12 @@ Result<pb::Envelope> DecodeEnvelope(const void* data, size_t size) {
   }
   pb::Envelope env;
   if (!env.ParseFromArray(data, static_cast<int>(size))) {
-    return Status::Error("malformed message (" + std::to_string(size) + " bytes): not a sweep Envelope");
+    return Status::Error("malformed message (" + std::to_string(size) +
+                         " bytes): not a sweep Envelope");
   }
   if (env.version() != kProtocolVersion) {
-    return Status::Error("protocol version " + std::to_string(env.version()) + " is not supported (this build speaks " +
+    return Status::Error("protocol version " + std::to_string(env.version()) +
+                         " is not supported (this build speaks " +
                          std::to_string(kProtocolVersion) + ")");
   }
   if (env.body_case() == pb::Envelope::BODY_NOT_SET) return Status::Error("message has no body");

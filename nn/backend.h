@@ -56,36 +56,39 @@ class Backend {
   // pass the same one to both. Backward accumulates into dw and db and
   // writes dx (dx may be null for the first layer).
   virtual size_t ConvWorkspace(const Window& g) = 0;
-  virtual void Conv2dForward(const Window& g, const float* x, const float* w, const float* b, float* y,
-                             float* workspace) = 0;
-  virtual void Conv2dBackward(const Window& g, const float* x, const float* w, const float* dy, float* dx,
-                              float* dw, float* db, float* workspace) = 0;
+  virtual void Conv2dForward(const Window& g, const float* x, const float* w, const float* b,
+                             float* y, float* workspace) = 0;
+  virtual void Conv2dBackward(const Window& g, const float* x, const float* w, const float* dy,
+                              float* dx, float* dw, float* db, float* workspace) = 0;
   // Pooling; max pooling records the argmax for backward.
   virtual void MaxPoolForward(const Window& g, const float* x, float* y, int32_t* argmax) = 0;
-  virtual void MaxPoolBackward(const Window& g, const float* dy, const int32_t* argmax, float* dx) = 0;
+  virtual void MaxPoolBackward(const Window& g, const float* dy, const int32_t* argmax,
+                               float* dx) = 0;
   virtual void AvgPoolForward(const Window& g, const float* x, float* y) = 0;
   virtual void AvgPoolBackward(const Window& g, const float* dy, float* dx) = 0;
 
   virtual void ActivationForward(Activation a, float slope, const float* x, float* y, size_t n) = 0;
-  virtual void ActivationBackward(Activation a, float slope, const float* x, const float* dy, float* dx,
-                                  size_t n) = 0;
+  virtual void ActivationBackward(Activation a, float slope, const float* x, const float* dy,
+                                  float* dx, size_t n) = 0;
   // Inverted dropout: mask[i] is 0 or 1/(1-p), drawn from (seed, i).
-  virtual void DropoutForward(float p, uint64_t seed, const float* x, float* y, float* mask, size_t n) = 0;
+  virtual void DropoutForward(float p, uint64_t seed, const float* x, float* y, float* mask,
+                              size_t n) = 0;
   virtual void Mul(const float* a, const float* b, float* y, size_t n) = 0;
 
   // Batch norm over N and spatial positions, per channel. Training mode
   // computes batch statistics, saves mean/invstd and updates the running ones.
-  virtual void BatchNormTrain(int n, int c, int hw, float momentum, float eps, const float* x, const float* gamma,
-                              const float* beta, float* y, float* save_mean, float* save_invstd, float* run_mean,
-                              float* run_var) = 0;
-  virtual void BatchNormEval(int n, int c, int hw, float eps, const float* x, const float* gamma, const float* beta,
-                             const float* run_mean, const float* run_var, float* y) = 0;
+  virtual void BatchNormTrain(int n, int c, int hw, float momentum, float eps, const float* x,
+                              const float* gamma, const float* beta, float* y, float* save_mean,
+                              float* save_invstd, float* run_mean, float* run_var) = 0;
+  virtual void BatchNormEval(int n, int c, int hw, float eps, const float* x, const float* gamma,
+                             const float* beta, const float* run_mean, const float* run_var,
+                             float* y) = 0;
   // Training mode (`eval` false): `mean`/`scale` are the saved batch mean and
   // inverse std. Eval mode: they are the running mean and variance, and the
   // statistics are constants.
-  virtual void BatchNormBackward(bool eval, int n, int c, int hw, float eps, const float* x, const float* gamma,
-                                 const float* mean, const float* scale, const float* dy, float* dx, float* dgamma,
-                                 float* dbeta) = 0;
+  virtual void BatchNormBackward(bool eval, int n, int c, int hw, float eps, const float* x,
+                                 const float* gamma, const float* mean, const float* scale,
+                                 const float* dy, float* dx, float* dgamma, float* dbeta) = 0;
 
   // Softmax cross-entropy over [n, classes]: returns the summed loss and the
   // number of correct argmax predictions; writes d(mean loss)/d(logits).
@@ -93,11 +96,12 @@ class Backend {
                                    float* dlogits, double* loss_sum, int64_t* correct) = 0;
 
   // Optimizer updates over the flat parameter buffer.
-  virtual void SgdStep(float* p, const float* g, float* v, size_t n, float lr, float momentum, bool nesterov,
-                       float weight_decay) = 0;
+  virtual void SgdStep(float* p, const float* g, float* v, size_t n, float lr, float momentum,
+                       bool nesterov, float weight_decay) = 0;
   // decoupled: AdamW (weight decay applied to the weights, not the gradient).
-  virtual void AdamStep(float* p, const float* g, float* m, float* v, size_t n, float lr, float beta1, float beta2,
-                        float eps, float weight_decay, bool decoupled, int64_t t) = 0;
+  virtual void AdamStep(float* p, const float* g, float* m, float* v, size_t n, float lr,
+                        float beta1, float beta2, float eps, float weight_decay, bool decoupled,
+                        int64_t t) = 0;
   // Sum of squares, for detecting divergence and for tests.
   virtual double SumSquares(const float* x, size_t n) = 0;
 };

@@ -26,7 +26,8 @@ void Layer::Forward(const Context& ctx, const Tensor& x, Tensor* y) {
   DoForward(ctx, x, y);
 }
 
-void Layer::Backward(const Context& ctx, const Tensor& x, const Tensor& y, const Tensor& dy, Tensor* dx) {
+void Layer::Backward(const Context& ctx, const Tensor& x, const Tensor& y, const Tensor& dy,
+                     Tensor* dx) {
   CheckShape("output gradient", Name(), dy.shape(), out_);
   if (dx) dx->Resize(ctx.backend, x.shape());
   DoBackward(ctx, x, y, dy, dx);

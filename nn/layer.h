@@ -46,7 +46,8 @@ class Layer {
 
  protected:
   virtual void DoForward(const Context& ctx, const Tensor& x, Tensor* y) = 0;
-  virtual void DoBackward(const Context& ctx, const Tensor& x, const Tensor& y, const Tensor& dy, Tensor* dx) = 0;
+  virtual void DoBackward(const Context& ctx, const Tensor& x, const Tensor& y, const Tensor& dy,
+                          Tensor* dx) = 0;
   float* params_ = nullptr;
   float* grads_ = nullptr;
   float* state_ = nullptr;
@@ -60,14 +61,18 @@ enum class WeightInit { kHe, kXavier, kFanIn };
 
 inline double InitBound(WeightInit init, double fan_in, double fan_out) {
   switch (init) {
-    case WeightInit::kHe: return std::sqrt(6.0 / fan_in);
-    case WeightInit::kXavier: return std::sqrt(6.0 / (fan_in + fan_out));
-    default: return std::sqrt(1.0 / fan_in);
+    case WeightInit::kHe:
+      return std::sqrt(6.0 / fan_in);
+    case WeightInit::kXavier:
+      return std::sqrt(6.0 / (fan_in + fan_out));
+    default:
+      return std::sqrt(1.0 / fan_in);
   }
 }
 
 std::unique_ptr<Layer> MakeLinear(int out, WeightInit init);
-std::unique_ptr<Layer> MakeConv2d(int out_channels, int kernel, int stride, int pad, WeightInit init);
+std::unique_ptr<Layer> MakeConv2d(int out_channels, int kernel, int stride, int pad,
+                                  WeightInit init);
 std::unique_ptr<Layer> MakeMaxPool2d(int kernel, int stride);
 std::unique_ptr<Layer> MakeAvgPool2d(int kernel, int stride);
 std::unique_ptr<Layer> MakeGlobalAvgPool();

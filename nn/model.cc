@@ -48,8 +48,8 @@ double Model::Loss(const int32_t* labels, bool backward, int64_t* correct) {
   double loss = 0;
   int64_t right = 0;
   if (backward) dlogits_.Resize(backend_, logits.shape());
-  backend_->SoftmaxCrossEntropy(logits.data(), labels, n, classes(), backward ? dlogits_.data() : nullptr, &loss,
-                                &right);
+  backend_->SoftmaxCrossEntropy(logits.data(), labels, n, classes(),
+                                backward ? dlogits_.data() : nullptr, &loss, &right);
   if (correct) *correct += right;
   if (!backward) return loss;
   backend_->Zero(grads_.data(), param_count_);
@@ -70,7 +70,8 @@ double Model::Loss(const int32_t* labels, bool backward, int64_t* correct) {
 
 std::string Model::Summary() const {
   std::string out;
-  for (const auto& l : layers_) out += "  " + l->Name() + " -> " + ShapeString(l->out_shape()) + "\n";
+  for (const auto& l : layers_)
+    out += "  " + l->Name() + " -> " + ShapeString(l->out_shape()) + "\n";
   out += "  parameters: " + std::to_string(param_count_) + "\n";
   return out;
 }

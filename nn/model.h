@@ -13,7 +13,8 @@ namespace sweep::nn {
 
 class Model {
  public:
-  Model(Backend* backend, std::vector<int> input_shape) : backend_(backend), input_shape_(std::move(input_shape)) {}
+  Model(Backend* backend, std::vector<int> input_shape)
+      : backend_(backend), input_shape_(std::move(input_shape)) {}
   void Add(std::unique_ptr<Layer> layer) { layers_.push_back(std::move(layer)); }
   // Sets up shapes, allocates the flat buffers and initialises from `seed`.
   // With `share`, this model is a replica: it uses share's parameters (same
@@ -43,7 +44,7 @@ class Model {
   Tensor params_, grads_, state_;
   float* params_ptr_ = nullptr;  // params_ or the shared model's
   size_t param_count_ = 0, state_count_ = 0;
-  std::vector<Tensor> acts_;   // acts_[i]: output of layer i
+  std::vector<Tensor> acts_;  // acts_[i]: output of layer i
   std::vector<Tensor> grads_act_;
   Tensor dlogits_;
   const Tensor* input_ = nullptr;

@@ -23,8 +23,8 @@ void Optimizer::Update(float lr, size_t begin, size_t end) {
   if (c_.kind == OptimizerKind::kSgd) {
     b->SgdStep(p, g, v_.data() + begin, n, lr, c_.momentum, c_.nesterov, c_.weight_decay);
   } else {
-    b->AdamStep(p, g, m_.data() + begin, v_.data() + begin, n, lr, c_.beta1, c_.beta2, c_.eps, c_.weight_decay,
-                c_.kind == OptimizerKind::kAdamW, t_);
+    b->AdamStep(p, g, m_.data() + begin, v_.data() + begin, n, lr, c_.beta1, c_.beta2, c_.eps,
+                c_.weight_decay, c_.kind == OptimizerKind::kAdamW, t_);
   }
 }
 
@@ -43,8 +43,10 @@ void Optimizer::LoadState(const std::vector<float>& state, int64_t steps) {
   t_ = steps;
 }
 
-float LearningRate(Schedule s, float base_lr, double epoch, double total_epochs, double warmup_epochs) {
-  if (warmup_epochs > 0 && epoch < warmup_epochs) return static_cast<float>(base_lr * (epoch + 1e-9) / warmup_epochs);
+float LearningRate(Schedule s, float base_lr, double epoch, double total_epochs,
+                   double warmup_epochs) {
+  if (warmup_epochs > 0 && epoch < warmup_epochs)
+    return static_cast<float>(base_lr * (epoch + 1e-9) / warmup_epochs);
   switch (s) {
     case Schedule::kStep: {
       double f = epoch / total_epochs;

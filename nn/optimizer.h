@@ -49,6 +49,7 @@ enum class Schedule { kConstant, kStep, kCosine };
 // Learning rate at fractional epoch `epoch` (0 at the start): linear warm-up
 // over `warmup_epochs`, then constant, step (x0.1 at 50% and 75% of training)
 // or cosine decay to 0 at `total_epochs`.
-float LearningRate(Schedule s, float base_lr, double epoch, double total_epochs, double warmup_epochs);
+float LearningRate(Schedule s, float base_lr, double epoch, double total_epochs,
+                   double warmup_epochs);
 
 }  // namespace sweep::nn

@@ -39,7 +39,9 @@ std::vector<float> Tensor::ToHost() const {
   return out;
 }
 
-void Tensor::FromHost(const std::vector<float>& v) { backend_->FromHost(v.data(), data_, std::min(v.size(), size())); }
+void Tensor::FromHost(const std::vector<float>& v) {
+  backend_->FromHost(v.data(), data_, std::min(v.size(), size()));
+}
 
 void Tensor::Release() {
   if (backend_ && data_) backend_->Free(data_);

@@ -3,10 +3,10 @@
 
 #include <zlib.h>
 
+#include <barrier>
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <barrier>
 #include <thread>
 
 namespace sweep::nn {
@@ -16,7 +16,8 @@ namespace {
 constexpr char kMagic[4] = {'S', 'W', 'C', 'K'};
 constexpr uint32_t kCheckpointVersion = 1;
 
-std::unique_ptr<Model> Build(const TrainConfig& c, Backend* b, const ImageSet& shape, Model* share = nullptr) {
+std::unique_ptr<Model> Build(const TrainConfig& c, Backend* b, const ImageSet& shape,
+                             Model* share = nullptr) {
   auto m = std::make_unique<Model>(b, std::vector<int>{shape.c, shape.h, shape.w});
   auto act = [&] { return MakeActivation(c.activation, 0.01f); };
   if (c.model == "cnn") {
@@ -27,14 +28,13 @@ std::unique_ptr<Model> Build(const TrainConfig& c, Backend* b, const ImageSet& s
       m->Add(act());
       m->Add(c.max_pool ? MakeMaxPool2d(2, 2) : MakeAvgPool2d(2, 2));
     }
-    m->Add(MakeFlatten());
+    // Linear layers flatten their input themselves: no copy through Flatten.
     if (c.dense_units > 0) {
       m->Add(MakeLinear(c.dense_units, c.init));
       m->Add(act());
       if (c.dropout > 0) m->Add(MakeDropout(c.dropout));
     }
   } else {
-    m->Add(MakeFlatten());
     for (int i = 0; i < c.hidden_layers; ++i) {
       m->Add(MakeLinear(c.hidden_units, c.init));
       if (c.batch_norm) m->Add(MakeBatchNorm());
@@ -84,13 +84,15 @@ EpochResult Trainer::RunEpoch() {
   labels_.resize(bs);
   double loss_sum = 0;
   for (int s = 0; s < steps; ++s) {
-    MakeBatch(train, order, static_cast<size_t>(s) * bs, bs, data_->mean, data_->stddev, c_.augment, c_.seed, epoch_,
-              host.data(), labels_.data());
+    MakeBatch(train, order, static_cast<size_t>(s) * bs, bs, data_->mean, data_->stddev, c_.augment,
+              c_.seed, epoch_, host.data(), labels_.data());
     uint64_t step_seed = HashKey({c_.seed, static_cast<uint64_t>(optimizer_->steps()), 0xD0ULL});
     double progress = epoch_ + static_cast<double>(s) / steps;
-    loss_sum += Step(host, bs, step_seed, LearningRate(c_.lr_schedule, c_.lr, progress, c_.epochs, c_.warmup_epochs));
+    loss_sum += Step(host, bs, step_seed,
+                     LearningRate(c_.lr_schedule, c_.lr, progress, c_.epochs, c_.warmup_epochs));
   }
-  double train_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double train_secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ++epoch_;
   EpochResult r;
   r.epoch = epoch_;
@@ -176,7 +178,8 @@ std::pair<double, double> Trainer::Evaluate(const ImageSet& set) {
   int64_t correct = 0;
   for (int begin = 0; begin < set.n; begin += bs) {
     int n = std::min(bs, set.n - begin);
-    MakeBatch(set, order, begin, n, data_->mean, data_->stddev, Augment::kNone, 0, 0, host.data(), labels.data());
+    MakeBatch(set, order, begin, n, data_->mean, data_->stddev, Augment::kNone, 0, 0, host.data(),
+              labels.data());
     batch_.Resize(backend_, {n, set.c, set.h, set.w});
     batch_.FromHost(std::vector<float>(host.begin(), host.begin() + static_cast<long>(n * px)));
     model_->Forward(batch_, false, 0);
@@ -187,7 +190,9 @@ std::pair<double, double> Trainer::Evaluate(const ImageSet& set) {
 
 uint64_t Trainer::ArchitectureHash() const {
   std::string s = model_->Summary() + "|" + std::to_string(optimizer_->state_size());
-  return HashKey({static_cast<uint64_t>(crc32(0, reinterpret_cast<const Bytef*>(s.data()), s.size())), s.size()});
+  return HashKey(
+      {static_cast<uint64_t>(crc32(0, reinterpret_cast<const Bytef*>(s.data()), s.size())),
+       s.size()});
 }
 
 std::string Trainer::SaveCheckpoint() const {
@@ -206,33 +211,40 @@ std::string Trainer::SaveCheckpoint() const {
   put_floats(p);
   put_floats(s);
   put_floats(optimizer_->SaveState());
-  uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(out.data()), out.size()));
+  uint32_t crc =
+      static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(out.data()), out.size()));
   Put(&out, crc);
   return out;
 }
 
 Status Trainer::LoadCheckpoint(const std::string& in) {
-  if (in.size() < 8 || std::memcmp(in.data(), kMagic, 4) != 0) return Status::Error("checkpoint: not a sweep checkpoint");
+  if (in.size() < 8 || std::memcmp(in.data(), kMagic, 4) != 0)
+    return Status::Error("checkpoint: not a sweep checkpoint");
   uint32_t crc_stored;
   std::memcpy(&crc_stored, in.data() + in.size() - 4, 4);
-  uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(in.data()), in.size() - 4));
-  if (crc != crc_stored) return Status::Error("checkpoint: checksum mismatch (the file is corrupt)");
+  uint32_t crc =
+      static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(in.data()), in.size() - 4));
+  if (crc != crc_stored)
+    return Status::Error("checkpoint: checksum mismatch (the file is corrupt)");
   size_t pos = 4;
   uint32_t version = 0;
   uint64_t arch;
   int64_t epoch, steps;
   if (!Get(in, &pos, &version) || version != kCheckpointVersion) {
-    return Status::Error("checkpoint: format version " + std::to_string(version) + " is not supported (expected " +
-                         std::to_string(kCheckpointVersion) + ")");
+    return Status::Error("checkpoint: format version " + std::to_string(version) +
+                         " is not supported (expected " + std::to_string(kCheckpointVersion) + ")");
   }
   if (!Get(in, &pos, &arch) || arch != ArchitectureHash()) {
-    return Status::Error("checkpoint: written for a different model or optimizer than this trial's");
+    return Status::Error(
+        "checkpoint: written for a different model or optimizer than this trial's");
   }
-  if (!Get(in, &pos, &epoch) || !Get(in, &pos, &steps)) return Status::Error("checkpoint: truncated header");
+  if (!Get(in, &pos, &epoch) || !Get(in, &pos, &steps))
+    return Status::Error("checkpoint: truncated header");
   std::vector<float> blocks[3];
   for (auto& b : blocks) {
     uint64_t n;
-    if (!Get(in, &pos, &n) || pos + n * sizeof(float) > in.size() - 4) return Status::Error("checkpoint: truncated");
+    if (!Get(in, &pos, &n) || pos + n * sizeof(float) > in.size() - 4)
+      return Status::Error("checkpoint: truncated");
     b.resize(n);
     std::memcpy(b.data(), in.data() + pos, n * sizeof(float));
     pos += n * sizeof(float);

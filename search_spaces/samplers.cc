@@ -54,7 +54,10 @@ uint64_t NthPrime(int i) {
       bool prime = true;
       for (uint64_t p : primes) {
         if (p * p > c) break;
-        if (c % p == 0) { prime = false; break; }
+        if (c % p == 0) {
+          prime = false;
+          break;
+        }
       }
       if (prime) primes.push_back(c);
     }
@@ -97,9 +100,12 @@ std::unique_ptr<Sampler> MakeQuasiRandomSampler(const SearchSpace& space, uint64
 
 std::unique_ptr<Sampler> MakeSampler(const pb::Study& study, const SearchSpace& space) {
   switch (study.algorithm().type()) {
-    case pb::ALGORITHM_TYPE_GRID: return MakeGridSampler(space, 1000000);
-    case pb::ALGORITHM_TYPE_QUASIRANDOM: return MakeQuasiRandomSampler(space, study.seed());
-    default: return MakeRandomSampler(space, study.seed());
+    case pb::ALGORITHM_TYPE_GRID:
+      return MakeGridSampler(space, 1000000);
+    case pb::ALGORITHM_TYPE_QUASIRANDOM:
+      return MakeQuasiRandomSampler(space, study.seed());
+    default:
+      return MakeRandomSampler(space, study.seed());
   }
 }
 

@@ -78,7 +78,8 @@ pb::Value SearchSpace::FromUnit(int i, double u) const {
     case pb::PARAM_TYPE_FLOAT: {
       if (p.has_step()) {
         int64_t n = StepCount(p.min(), p.max(), p.step());
-        return NumberValue(std::min(p.max(), p.min() + static_cast<double>(ClampIndex(u, n)) * p.step()));
+        return NumberValue(
+            std::min(p.max(), p.min() + static_cast<double>(ClampIndex(u, n)) * p.step()));
       }
       double v = p.log() ? std::exp(std::log(p.min()) + u * (std::log(p.max()) - std::log(p.min())))
                          : p.min() + u * (p.max() - p.min());
@@ -90,9 +91,11 @@ pb::Value SearchSpace::FromUnit(int i, double u) const {
       int64_t n = (hi - lo) / step + 1;
       if (!p.log()) return IntegerValue(lo + ClampIndex(u, n) * step);
       // Log-uniform over [lo, hi + 1), then snapped to the step grid.
-      double v = std::exp(std::log(static_cast<double>(lo)) +
-                          u * (std::log(static_cast<double>(hi) + 1.0) - std::log(static_cast<double>(lo))));
-      int64_t k = static_cast<int64_t>(std::floor((std::floor(v) - static_cast<double>(lo)) / static_cast<double>(step)));
+      double v = std::exp(
+          std::log(static_cast<double>(lo)) +
+          u * (std::log(static_cast<double>(hi) + 1.0) - std::log(static_cast<double>(lo))));
+      int64_t k = static_cast<int64_t>(
+          std::floor((std::floor(v) - static_cast<double>(lo)) / static_cast<double>(step)));
       return IntegerValue(lo + std::clamp<int64_t>(k, 0, n - 1) * step);
     }
     case pb::PARAM_TYPE_CATEGORICAL:
@@ -115,7 +118,8 @@ std::vector<pb::Value> SearchSpace::GridValues(int i) const {
     }
     case pb::PARAM_TYPE_INT: {
       int64_t step = p.has_step() ? static_cast<int64_t>(p.step()) : 1;
-      for (int64_t v = static_cast<int64_t>(p.min()); v <= static_cast<int64_t>(p.max()); v += step) {
+      for (int64_t v = static_cast<int64_t>(p.min()); v <= static_cast<int64_t>(p.max());
+           v += step) {
         out.push_back(IntegerValue(v));
       }
       break;
@@ -193,7 +197,8 @@ std::string SearchSpace::Describe() const {
         break;
       case pb::PARAM_TYPE_CATEGORICAL: {
         line += "categorical {";
-        for (int i = 0; i < p.values_size(); ++i) line += (i ? ", " : "") + ValueToString(p.values(i));
+        for (int i = 0; i < p.values_size(); ++i)
+          line += (i ? ", " : "") + ValueToString(p.values(i));
         line += "}";
         break;
       }
@@ -202,7 +207,8 @@ std::string SearchSpace::Describe() const {
     }
     for (const auto& c : p.when()) {
       line += " when " + c.parent() + " in {";
-      for (int i = 0; i < c.values_size(); ++i) line += (i ? ", " : "") + ValueToString(c.values(i));
+      for (int i = 0; i < c.values_size(); ++i)
+        line += (i ? ", " : "") + ValueToString(c.values(i));
       line += "}";
     }
     out += line + "\n";

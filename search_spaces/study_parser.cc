@@ -47,11 +47,16 @@ std::string Join(const std::string& path, const std::string& key) {
 
 const char* NodeKind(const YAML::Node& n) {
   switch (n.Type()) {
-    case YAML::NodeType::Map: return "a mapping";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Null: return "nothing";
-    default: return "an undefined node";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Null:
+      return "nothing";
+    default:
+      return "an undefined node";
   }
 }
 
@@ -66,9 +71,18 @@ bool ParseDouble(const std::string& s, double* out) {
   }
   std::string l;
   for (char c : s) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (l == ".nan" || l == "nan") { *out = std::nan(""); return true; }
-  if (l == ".inf" || l == "+.inf" || l == "inf" || l == "+inf") { *out = INFINITY; return true; }
-  if (l == "-.inf" || l == "-inf") { *out = -INFINITY; return true; }
+  if (l == ".nan" || l == "nan") {
+    *out = std::nan("");
+    return true;
+  }
+  if (l == ".inf" || l == "+.inf" || l == "inf" || l == "+inf") {
+    *out = INFINITY;
+    return true;
+  }
+  if (l == "-.inf" || l == "-inf") {
+    *out = -INFINITY;
+    return true;
+  }
   return false;
 }
 
@@ -83,8 +97,14 @@ bool ParseInt(const std::string& s, int64_t* out) {
 }
 
 bool ParseBool(const std::string& s, bool* out) {
-  if (s == "true" || s == "True" || s == "TRUE") { *out = true; return true; }
-  if (s == "false" || s == "False" || s == "FALSE") { *out = false; return true; }
+  if (s == "true" || s == "True" || s == "TRUE") {
+    *out = true;
+    return true;
+  }
+  if (s == "false" || s == "False" || s == "FALSE") {
+    *out = false;
+    return true;
+  }
   return false;
 }
 
@@ -111,7 +131,8 @@ class YamlReader {
   Status Fill(const YAML::Node& node, gp::Message* msg, const std::string& path,
               const gp::FieldDescriptor* key_field = nullptr) {
     if (node.IsNull()) return Status::Ok();
-    if (!node.IsMap()) return Error(node, path, std::string("expected a mapping, got ") + NodeKind(node));
+    if (!node.IsMap())
+      return Error(node, path, std::string("expected a mapping, got ") + NodeKind(node));
     const gp::Descriptor* desc = msg->GetDescriptor();
     std::set<std::string> seen;
     for (auto it = node.begin(); it != node.end(); ++it) {
@@ -148,9 +169,10 @@ class YamlReader {
 
   Status Error(const YAML::Node& n, const std::string& path, const std::string& what) {
     YAML::Mark m = n.Mark();
-    std::string where = source_->file() + ":" +
-                        (m.line >= 0 ? std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1)
-                                     : std::string("?"));
+    std::string where =
+        source_->file() + ":" +
+        (m.line >= 0 ? std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1)
+                     : std::string("?"));
     return Status::Error(where + ": " + (path.empty() ? "" : path + ": ") + what);
   }
 
@@ -198,7 +220,8 @@ class YamlReader {
         }
         return Status::Ok();
       }
-      if (!v.IsSequence()) return Error(v, path, std::string("expected a mapping or list, got ") + NodeKind(v));
+      if (!v.IsSequence())
+        return Error(v, path, std::string("expected a mapping or list, got ") + NodeKind(v));
       for (size_t i = 0; i < v.size(); ++i) {
         RETURN_IF_ERROR(Fill(v[i], r->AddMessage(msg, f), path + "[" + std::to_string(i) + "]"));
       }
@@ -227,7 +250,8 @@ class YamlReader {
 
   Status ReadValue(const YAML::Node& v, pb::Value* out, const std::string& path) {
     if (!v.IsScalar()) {
-      return Error(v, path, std::string("expected a number, string or boolean, got ") + NodeKind(v));
+      return Error(v, path,
+                   std::string("expected a number, string or boolean, got ") + NodeKind(v));
     }
     const std::string& s = v.Scalar();
     if (!IsPlain(v)) {
@@ -263,16 +287,20 @@ class YamlReader {
         return Status::Ok();
       case gp::FieldDescriptor::CPPTYPE_BOOL: {
         bool b;
-        if (!plain || !ParseBool(s, &b)) return Error(v, path, "expected true or false, got '" + s + "'");
+        if (!plain || !ParseBool(s, &b))
+          return Error(v, path, "expected true or false, got '" + s + "'");
         r->SetBool(msg, f, b);
         return Status::Ok();
       }
       case gp::FieldDescriptor::CPPTYPE_DOUBLE:
       case gp::FieldDescriptor::CPPTYPE_FLOAT: {
         double d;
-        if (!plain || !ParseDouble(s, &d)) return Error(v, path, "expected a number, got '" + s + "'");
-        if (f->cpp_type() == gp::FieldDescriptor::CPPTYPE_DOUBLE) r->SetDouble(msg, f, d);
-        else r->SetFloat(msg, f, static_cast<float>(d));
+        if (!plain || !ParseDouble(s, &d))
+          return Error(v, path, "expected a number, got '" + s + "'");
+        if (f->cpp_type() == gp::FieldDescriptor::CPPTYPE_DOUBLE)
+          r->SetDouble(msg, f, d);
+        else
+          r->SetFloat(msg, f, static_cast<float>(d));
         return Status::Ok();
       }
       case gp::FieldDescriptor::CPPTYPE_INT32:
@@ -280,18 +308,28 @@ class YamlReader {
       case gp::FieldDescriptor::CPPTYPE_UINT32:
       case gp::FieldDescriptor::CPPTYPE_UINT64: {
         int64_t i;
-        if (!plain || !ParseInt(s, &i)) return Error(v, path, "expected an integer, got '" + s + "'");
+        if (!plain || !ParseInt(s, &i))
+          return Error(v, path, "expected an integer, got '" + s + "'");
         bool is_unsigned = f->cpp_type() == gp::FieldDescriptor::CPPTYPE_UINT32 ||
                            f->cpp_type() == gp::FieldDescriptor::CPPTYPE_UINT64;
         bool is32 = f->cpp_type() == gp::FieldDescriptor::CPPTYPE_INT32 ||
                     f->cpp_type() == gp::FieldDescriptor::CPPTYPE_UINT32;
         if (is_unsigned && i < 0) return Error(v, path, "must not be negative, got " + s);
-        if (is32 && (i > INT32_MAX || i < INT32_MIN)) return Error(v, path, "is out of range: " + s);
+        if (is32 && (i > INT32_MAX || i < INT32_MIN))
+          return Error(v, path, "is out of range: " + s);
         switch (f->cpp_type()) {
-          case gp::FieldDescriptor::CPPTYPE_INT32: r->SetInt32(msg, f, static_cast<int32_t>(i)); break;
-          case gp::FieldDescriptor::CPPTYPE_INT64: r->SetInt64(msg, f, i); break;
-          case gp::FieldDescriptor::CPPTYPE_UINT32: r->SetUInt32(msg, f, static_cast<uint32_t>(i)); break;
-          default: r->SetUInt64(msg, f, static_cast<uint64_t>(i)); break;
+          case gp::FieldDescriptor::CPPTYPE_INT32:
+            r->SetInt32(msg, f, static_cast<int32_t>(i));
+            break;
+          case gp::FieldDescriptor::CPPTYPE_INT64:
+            r->SetInt64(msg, f, i);
+            break;
+          case gp::FieldDescriptor::CPPTYPE_UINT32:
+            r->SetUInt32(msg, f, static_cast<uint32_t>(i));
+            break;
+          default:
+            r->SetUInt64(msg, f, static_cast<uint64_t>(i));
+            break;
         }
         return Status::Ok();
       }
@@ -334,7 +372,8 @@ void RecordTextLocations(const gp::Message& msg, const gp::TextFormat::ParseInfo
         if (f->cpp_type() == gp::FieldDescriptor::CPPTYPE_MESSAGE) {
           const gp::Message& e = r->GetRepeatedMessage(msg, f, i);
           const gp::FieldDescriptor* k = e.GetDescriptor()->FindFieldByNumber(1);
-          if (k && k->type() == gp::FieldDescriptor::TYPE_STRING && e.GetDescriptor() != pb::Value::descriptor()) {
+          if (k && k->type() == gp::FieldDescriptor::TYPE_STRING &&
+              e.GetDescriptor() != pb::Value::descriptor()) {
             child = Join(child, e.GetReflection()->GetString(e, k));
             keyed = true;
           }
@@ -344,7 +383,8 @@ void RecordTextLocations(const gp::Message& msg, const gp::TextFormat::ParseInfo
       gp::TextFormat::ParseLocation loc = tree->GetLocation(f, index);
       if (loc.line >= 0) source->Record(child, loc.line + 1, loc.column + 1);
       if (f->cpp_type() == gp::FieldDescriptor::CPPTYPE_MESSAGE) {
-        const gp::Message& sub = f->is_repeated() ? r->GetRepeatedMessage(msg, f, i) : r->GetMessage(msg, f);
+        const gp::Message& sub =
+            f->is_repeated() ? r->GetRepeatedMessage(msg, f, i) : r->GetMessage(msg, f);
         const gp::TextFormat::ParseInfoTree* subtree = tree->GetTreeForNested(f, index);
         if (subtree) RecordTextLocations(sub, subtree, child, source);
       }
@@ -357,7 +397,8 @@ class TextErrors : public gp::io::ErrorCollector {
   explicit TextErrors(std::string file) : file_(std::move(file)) {}
   void AddError(int line, gp::io::ColumnNumber column, const std::string& message) override {
     if (first_.empty()) {
-      first_ = file_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
+      first_ = file_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " +
+               message;
     }
   }
   const std::string& first() const { return first_; }
@@ -379,7 +420,8 @@ Result<ParsedStudy> ParseStudyYaml(const std::string& text, const std::string& f
                          std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
   }
   if (!root.IsMap()) {
-    return Status::Error(filename + ":" + std::to_string(root.Mark().line + 1) + ":" + std::to_string(root.Mark().column + 1) +
+    return Status::Error(filename + ":" + std::to_string(root.Mark().line + 1) + ":" +
+                         std::to_string(root.Mark().column + 1) +
                          ": a study must be a mapping of keys to values");
   }
   out.source.Record("", root.Mark().line + 1, root.Mark().column + 1);
@@ -396,7 +438,8 @@ Result<ParsedStudy> ParseStudyTextProto(const std::string& text, const std::stri
   parser.RecordErrorsTo(&errors);
   parser.WriteLocationsTo(&tree);
   if (!parser.ParseFromString(text, &out.study)) {
-    return Status::Error(errors.first().empty() ? filename + ": invalid text format" : errors.first());
+    return Status::Error(errors.first().empty() ? filename + ": invalid text format"
+                                                : errors.first());
   }
   RecordTextLocations(out.study, &tree, "", &out.source);
   return out;
@@ -409,7 +452,8 @@ Result<ParsedStudy> LoadStudyFile(const std::string& path) {
   ss << in.rdbuf();
   std::string text = ss.str();
   if (text.size() > kMaxStudyBytes) {
-    return Status::Error(path + ": study file is larger than " + std::to_string(kMaxStudyBytes) + " bytes");
+    return Status::Error(path + ": study file is larger than " + std::to_string(kMaxStudyBytes) +
+                         " bytes");
   }
   auto ends_with = [&](const char* ext) {
     std::string e(ext);

@@ -50,8 +50,12 @@ bool StepFits(double min, double max, double step) {
 
 void CheckNumericParam(const pb::Parameter& p, const std::string& path, Checker* c) {
   bool is_int = p.type() == pb::PARAM_TYPE_INT;
-  if (!p.has_min()) c->Fail(path + ".min", "is required for a " + std::string(is_int ? "int" : "float") + " parameter");
-  if (!p.has_max()) c->Fail(path + ".max", "is required for a " + std::string(is_int ? "int" : "float") + " parameter");
+  if (!p.has_min())
+    c->Fail(path + ".min",
+            "is required for a " + std::string(is_int ? "int" : "float") + " parameter");
+  if (!p.has_max())
+    c->Fail(path + ".max",
+            "is required for a " + std::string(is_int ? "int" : "float") + " parameter");
   if (!p.has_min() || !p.has_max()) return;
   bool finite = true;
   for (auto [name, v] : {std::pair{"min", p.min()}, std::pair{"max", p.max()}}) {
@@ -80,8 +84,9 @@ void CheckNumericParam(const pb::Parameter& p, const std::string& path, Checker*
     } else if (p.log() && !is_int) {
       c->Fail(path + ".step", "step cannot be combined with log for a float parameter");
     } else if (s > p.max() - p.min() || !StepFits(p.min(), p.max(), s)) {
-      c->Fail(path + ".step", "step (" + Num(s) + ") does not fit the range [" + Num(p.min()) + ", " +
-                                  Num(p.max()) + "]: (max - min) must be a multiple of step");
+      c->Fail(path + ".step", "step (" + Num(s) + ") does not fit the range [" + Num(p.min()) +
+                                  ", " + Num(p.max()) +
+                                  "]: (max - min) must be a multiple of step");
     }
   }
   if (p.values_size() > 0) c->Fail(path + ".values", "is only for categorical parameters");
@@ -126,7 +131,8 @@ void CheckParameters(const pb::Study& study, Checker* c) {
     if (!std::regex_match(p.name(), kName) || p.name().size() > 128) {
       c->Fail(path, "parameter names must match [A-Za-z_][A-Za-z0-9_.-]* (at most 128 characters)");
     }
-    if (!by_name.emplace(p.name(), &p).second) c->Fail(path, "duplicate parameter name '" + p.name() + "'");
+    if (!by_name.emplace(p.name(), &p).second)
+      c->Fail(path, "duplicate parameter name '" + p.name() + "'");
   }
   for (const auto& p : study.parameters()) {
     std::string path = "parameters." + p.name();
@@ -136,7 +142,8 @@ void CheckParameters(const pb::Study& study, Checker* c) {
         CheckNumericParam(p, path, c);
         break;
       case pb::PARAM_TYPE_CATEGORICAL: {
-        if (p.values_size() == 0) c->Fail(path + ".values", "a categorical parameter needs at least one value");
+        if (p.values_size() == 0)
+          c->Fail(path + ".values", "a categorical parameter needs at least one value");
         for (int i = 0; i < p.values_size(); ++i) {
           std::string vp = path + ".values[" + std::to_string(i) + "]";
           CheckValueIsUsable(p.values(i), vp, c);
@@ -155,8 +162,10 @@ void CheckParameters(const pb::Study& study, Checker* c) {
         break;
       }
       case pb::PARAM_TYPE_CONSTANT:
-        if (!p.has_value()) c->Fail(path + ".value", "a constant parameter needs a value");
-        else CheckValueIsUsable(p.value(), path + ".value", c);
+        if (!p.has_value())
+          c->Fail(path + ".value", "a constant parameter needs a value");
+        else
+          CheckValueIsUsable(p.value(), path + ".value", c);
         if (p.has_min() || p.has_max() || p.has_step() || p.values_size() > 0) {
           c->Fail(path, "a constant parameter takes only `value`");
         }
@@ -167,7 +176,8 @@ void CheckParameters(const pb::Study& study, Checker* c) {
     std::set<std::string> parents;
     for (const auto& cond : p.when()) {
       std::string cp = path + ".when." + cond.parent();
-      if (!parents.insert(cond.parent()).second) c->Fail(cp, "duplicate condition on '" + cond.parent() + "'");
+      if (!parents.insert(cond.parent()).second)
+        c->Fail(cp, "duplicate condition on '" + cond.parent() + "'");
       auto it = by_name.find(cond.parent());
       if (cond.parent() == p.name()) {
         c->Fail(cp, "a parameter cannot depend on itself");
@@ -185,7 +195,8 @@ void CheckParameters(const pb::Study& study, Checker* c) {
       }
       for (const auto& v : cond.values()) {
         if (!CanTake(parent, v)) {
-          c->Fail(cp, "parameter '" + cond.parent() + "' never takes the value " + ValueToString(v));
+          c->Fail(cp,
+                  "parameter '" + cond.parent() + "' never takes the value " + ValueToString(v));
         }
       }
     }
@@ -226,29 +237,44 @@ void CheckSyntheticTask(const pb::Study& study, Checker* c) {
   int dims = 0;  // exact dimension, or 0 for "any, at least min_dims"
   int min_dims = 1;
   switch (t.function()) {
-    case pb::SYNTHETIC_FUNCTION_BRANIN: dims = 2; break;
-    case pb::SYNTHETIC_FUNCTION_HARTMANN6: dims = 6; break;
-    case pb::SYNTHETIC_FUNCTION_ROSENBROCK: min_dims = 2; break;
-    case pb::SYNTHETIC_FUNCTION_CURVE: break;
+    case pb::SYNTHETIC_FUNCTION_BRANIN:
+      dims = 2;
+      break;
+    case pb::SYNTHETIC_FUNCTION_HARTMANN6:
+      dims = 6;
+      break;
+    case pb::SYNTHETIC_FUNCTION_ROSENBROCK:
+      min_dims = 2;
+      break;
+    case pb::SYNTHETIC_FUNCTION_CURVE:
+      break;
     default:
       c->Fail(path + ".function", "is required (branin, hartmann6, rosenbrock or curve)");
       return;
   }
-  if (t.has_steps() && (t.steps() < 1 || t.steps() > 1000000)) c->Fail(path + ".steps", "must be in [1, 1000000]");
-  if (t.has_step_ms() && !(t.step_ms() >= 0 && t.step_ms() <= 3600000)) c->Fail(path + ".step_ms", "must be in [0, 3600000]");
-  if (t.has_noise() && !(t.noise() >= 0 && std::isfinite(t.noise()))) c->Fail(path + ".noise", "must be >= 0");
+  if (t.has_steps() && (t.steps() < 1 || t.steps() > 1000000))
+    c->Fail(path + ".steps", "must be in [1, 1000000]");
+  if (t.has_step_ms() && !(t.step_ms() >= 0 && t.step_ms() <= 3600000))
+    c->Fail(path + ".step_ms", "must be in [0, 3600000]");
+  if (t.has_noise() && !(t.noise() >= 0 && std::isfinite(t.noise())))
+    c->Fail(path + ".noise", "must be >= 0");
   for (const char* f : {"fail_prob", "nan_prob", "crash_prob", "hang_prob"}) {
     const auto* fd = t.GetDescriptor()->FindFieldByName(f);
     if (!t.GetReflection()->HasField(t, fd)) continue;
     double v = t.GetReflection()->GetDouble(t, fd);
-    if (!(v >= 0 && v <= 1)) c->Fail(path + "." + f, "must be a probability in [0, 1], got " + Num(v));
+    if (!(v >= 0 && v <= 1))
+      c->Fail(path + "." + f, "must be a probability in [0, 1], got " + Num(v));
   }
   // The task reads x1, x2, ...: they must exist unconditionally and be numeric.
   int n = 0;
   std::map<std::string, const pb::Parameter*> by_name;
   for (const auto& p : study.parameters()) by_name[p.name()] = &p;
   while (by_name.count("x" + std::to_string(n + 1))) ++n;
-  std::string fname = t.GetDescriptor()->FindFieldByName("function")->enum_type()->FindValueByNumber(t.function())->name();
+  std::string fname = t.GetDescriptor()
+                          ->FindFieldByName("function")
+                          ->enum_type()
+                          ->FindValueByNumber(t.function())
+                          ->name();
   if ((dims && n < dims) || n < min_dims) {
     int need = dims ? dims : min_dims;
     c->Fail(path + ".function", "this function needs parameters x1..x" + std::to_string(need) +
@@ -319,7 +345,8 @@ std::string KnobValueError(const Knob& k, const pb::Value& v) {
       return v.kind_case() == pb::Value::kFlag ? "" : "must be true or false";
     case 's': {
       if (v.kind_case() != pb::Value::kText) return "must be a word";
-      if (k.words.empty() || std::find(k.words.begin(), k.words.end(), v.text()) != k.words.end()) return "";
+      if (k.words.empty() || std::find(k.words.begin(), k.words.end(), v.text()) != k.words.end())
+        return "";
       std::string list;
       for (const auto& w : k.words) list += (list.empty() ? "" : ", ") + w;
       return "'" + v.text() + "' is not one of: " + list;
@@ -343,16 +370,27 @@ void CheckTrainTask(const pb::Study& study, Checker* c) {
     if (!f || !refl->HasField(t, f)) continue;
     pb::Value v;
     switch (f->cpp_type()) {
-      case google::protobuf::FieldDescriptor::CPPTYPE_STRING: v.set_text(refl->GetString(t, f)); break;
-      case google::protobuf::FieldDescriptor::CPPTYPE_BOOL: v.set_flag(refl->GetBool(t, f)); break;
-      case google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE: v.set_number(refl->GetDouble(t, f)); break;
-      case google::protobuf::FieldDescriptor::CPPTYPE_INT32: v.set_integer(refl->GetInt32(t, f)); break;
-      default: v.set_integer(static_cast<int64_t>(refl->GetUInt64(t, f))); break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_STRING:
+        v.set_text(refl->GetString(t, f));
+        break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_BOOL:
+        v.set_flag(refl->GetBool(t, f));
+        break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE:
+        v.set_number(refl->GetDouble(t, f));
+        break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_INT32:
+        v.set_integer(refl->GetInt32(t, f));
+        break;
+      default:
+        v.set_integer(static_cast<int64_t>(refl->GetUInt64(t, f)));
+        break;
     }
     std::string err = KnobValueError(k, v);
     if (!err.empty()) c->Fail(std::string("task.train.") + k.name, err);
   }
-  if (t.has_kernel_size() && t.kernel_size() % 2 == 0) c->Fail("task.train.kernel_size", "must be odd (same padding)");
+  if (t.has_kernel_size() && t.kernel_size() % 2 == 0)
+    c->Fail("task.train.kernel_size", "must be odd (same padding)");
   for (const auto& p : study.parameters()) {
     std::string path = "parameters." + p.name();
     auto it = knobs.find(p.name());
@@ -381,7 +419,8 @@ void CheckTrainTask(const pb::Study& study, Checker* c) {
       } else if (k.kind == 'i' && p.type() == pb::PARAM_TYPE_FLOAT) {
         c->Fail(path + ".type", "'" + p.name() + "' is an integer knob: use type int");
       } else if (p.has_min() && p.has_max() && (p.min() < k.min || p.max() > k.max)) {
-        c->Fail(path, "'" + p.name() + "' must stay within [" + Num(k.min) + ", " + Num(k.max) + "]");
+        c->Fail(path,
+                "'" + p.name() + "' must stay within [" + Num(k.min) + ", " + Num(k.max) + "]");
       }
     }
   }
@@ -398,7 +437,8 @@ int64_t TaskResource(const pb::Task& task) {
 std::vector<std::string> TaskMetrics(const pb::Task& task) {
   if (task.has_synthetic()) return {"value"};
   if (task.has_train()) {
-    return {"train_loss", "val_loss", "val_accuracy", "samples_per_s", "epoch_seconds", "test_loss", "test_accuracy"};
+    return {"train_loss",    "val_loss",  "val_accuracy", "samples_per_s",
+            "epoch_seconds", "test_loss", "test_accuracy"};
   }
   return {};
 }
@@ -421,20 +461,25 @@ Status ValidateStudy(ParsedStudy* parsed) {
     c.Fail("objective", "is required, e.g. objective: {metric: value, goal: minimize}");
   } else {
     if (study.objective().metric().empty()) c.Fail("objective.metric", "is required");
-    if (study.objective().goal() == pb::GOAL_UNSPECIFIED) c.Fail("objective.goal", "is required (minimize or maximize)");
+    if (study.objective().goal() == pb::GOAL_UNSPECIFIED)
+      c.Fail("objective.goal", "is required (minimize or maximize)");
   }
 
   if (study.task().kind_case() == pb::Task::KIND_NOT_SET) {
-    c.Fail("task", "is required, e.g. task: {synthetic: {function: branin}} or task: {train: {model: mlp}}");
+    c.Fail(
+        "task",
+        "is required, e.g. task: {synthetic: {function: branin}} or task: {train: {model: mlp}}");
   } else {
     if (study.task().has_synthetic()) CheckSyntheticTask(study, &c);
     if (study.task().has_train()) CheckTrainTask(study, &c);
     auto metrics = TaskMetrics(study.task());
     const std::string& m = study.objective().metric();
-    if (!m.empty() && !metrics.empty() && std::find(metrics.begin(), metrics.end(), m) == metrics.end()) {
+    if (!m.empty() && !metrics.empty() &&
+        std::find(metrics.begin(), metrics.end(), m) == metrics.end()) {
       std::string list;
       for (const auto& x : metrics) list += (list.empty() ? "" : ", ") + x;
-      c.Fail("objective.metric", "'" + m + "' is not reported by this task (it reports: " + list + ")");
+      c.Fail("objective.metric",
+             "'" + m + "' is not reported by this task (it reports: " + list + ")");
     }
   }
   if (study.task().has_stall_timeout_s() &&
@@ -447,10 +492,14 @@ Status ValidateStudy(ParsedStudy* parsed) {
     c.Fail("algorithm.type", "is required (random, grid, quasirandom, asha or median)");
   }
   bool stopping = alg.type() == pb::ALGORITHM_TYPE_ASHA || alg.type() == pb::ALGORITHM_TYPE_MEDIAN;
-  if (stopping && !alg.has_max_trials()) c.Fail("algorithm.max_trials", "is required for asha and median");
-  if (alg.has_budget() && alg.budget() < 1) c.Fail("algorithm.budget", "must be >= 1 (steps summed over trials)");
-  if (alg.has_asha() && alg.type() != pb::ALGORITHM_TYPE_ASHA) c.Fail("algorithm.asha", "is only for type: asha");
-  if (alg.has_median() && alg.type() != pb::ALGORITHM_TYPE_MEDIAN) c.Fail("algorithm.median", "is only for type: median");
+  if (stopping && !alg.has_max_trials())
+    c.Fail("algorithm.max_trials", "is required for asha and median");
+  if (alg.has_budget() && alg.budget() < 1)
+    c.Fail("algorithm.budget", "must be >= 1 (steps summed over trials)");
+  if (alg.has_asha() && alg.type() != pb::ALGORITHM_TYPE_ASHA)
+    c.Fail("algorithm.asha", "is only for type: asha");
+  if (alg.has_median() && alg.type() != pb::ALGORITHM_TYPE_MEDIAN)
+    c.Fail("algorithm.median", "is only for type: median");
   if (alg.type() == pb::ALGORITHM_TYPE_ASHA) {
     const pb::AshaConfig& a = alg.asha();
     int64_t resource = TaskResource(study.task());
@@ -458,16 +507,19 @@ Status ValidateStudy(ParsedStudy* parsed) {
     if (min_r < 1) c.Fail("algorithm.asha.min_resource", "must be >= 1");
     if (a.has_max_resource() && a.max_resource() != resource) {
       c.Fail("algorithm.asha.max_resource", "max_resource (" + std::to_string(a.max_resource()) +
-                                                ") must equal the task's steps or epochs (" + std::to_string(resource) + ")");
+                                                ") must equal the task's steps or epochs (" +
+                                                std::to_string(resource) + ")");
     }
     if (min_r >= resource) {
       c.Fail("algorithm.asha.min_resource", "min_resource (" + std::to_string(min_r) +
-                                                ") must be below the task's steps or epochs (" + std::to_string(resource) + ")");
+                                                ") must be below the task's steps or epochs (" +
+                                                std::to_string(resource) + ")");
     }
     if (a.has_reduction_factor() && !(a.reduction_factor() > 1 && a.reduction_factor() <= 100)) {
       c.Fail("algorithm.asha.reduction_factor", "must be in (1, 100]");
     }
-    if (a.has_grace_period() && a.grace_period() < 1) c.Fail("algorithm.asha.grace_period", "must be >= 1");
+    if (a.has_grace_period() && a.grace_period() < 1)
+      c.Fail("algorithm.asha.grace_period", "must be >= 1");
   }
   if (alg.type() == pb::ALGORITHM_TYPE_MEDIAN) {
     if (alg.median().has_grace_period() && alg.median().grace_period() < 1) {
@@ -482,11 +534,13 @@ Status ValidateStudy(ParsedStudy* parsed) {
   }
   if ((alg.type() == pb::ALGORITHM_TYPE_RANDOM || alg.type() == pb::ALGORITHM_TYPE_QUASIRANDOM) &&
       !alg.has_max_trials()) {
-    c.Fail("algorithm.max_trials", "is required for " +
-                                       std::string(alg.type() == pb::ALGORITHM_TYPE_RANDOM ? "random" : "quasirandom") +
-                                       " search");
+    c.Fail("algorithm.max_trials",
+           "is required for " +
+               std::string(alg.type() == pb::ALGORITHM_TYPE_RANDOM ? "random" : "quasirandom") +
+               " search");
   }
-  if (alg.has_max_concurrent() && alg.max_concurrent() < 1) c.Fail("algorithm.max_concurrent", "must be >= 1");
+  if (alg.has_max_concurrent() && alg.max_concurrent() < 1)
+    c.Fail("algorithm.max_concurrent", "must be >= 1");
   if (alg.has_max_retries() && (alg.max_retries() < 0 || alg.max_retries() > 100)) {
     c.Fail("algorithm.max_retries", "must be in [0, 100]");
   }
@@ -497,15 +551,17 @@ Status ValidateStudy(ParsedStudy* parsed) {
   if (alg.type() == pb::ALGORITHM_TYPE_GRID) {
     for (const auto& p : study.parameters()) {
       if (p.type() == pb::PARAM_TYPE_FLOAT && !p.has_step()) {
-        c.Fail("parameters." + p.name(), "grid search needs a step for float parameter '" + p.name() +
-                                             "' (or make it categorical)");
+        c.Fail("parameters." + p.name(), "grid search needs a step for float parameter '" +
+                                             p.name() + "' (or make it categorical)");
       }
     }
     if (!c.ok()) return c.status();
     auto space = SearchSpace::Create(study);
-    if (!space.ok()) return Status::Error(parsed->source.Where("parameters") + space.status().message());
+    if (!space.ok())
+      return Status::Error(parsed->source.Where("parameters") + space.status().message());
     auto size = space->GridSize(kMaxGridPoints);
-    if (!size.ok()) c.Fail("parameters", size.status().message() + "; narrow the space or use random search");
+    if (!size.ok())
+      c.Fail("parameters", size.status().message() + "; narrow the space or use random search");
   }
   return c.status();
 }

@@ -15,7 +15,8 @@
 namespace sweep {
 
 uint32_t Checksum(const std::string& data) {
-  return static_cast<uint32_t>(adler32(1, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
+  return static_cast<uint32_t>(
+      adler32(1, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
 }
 
 Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id, int64_t step,
@@ -23,7 +24,8 @@ Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return Status::Error("cannot create checkpoint directory " + dir + ": " + ec.message());
-  std::string path = dir + "/trial-" + std::to_string(trial_id) + "-step-" + std::to_string(step) + ".ckpt";
+  std::string path =
+      dir + "/trial-" + std::to_string(trial_id) + "-step-" + std::to_string(step) + ".ckpt";
   std::string tmp = path + ".tmp";
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Status::Error("cannot write " + tmp + ": " + std::strerror(errno));
@@ -35,7 +37,8 @@ Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id
       std::string err = std::strerror(errno);
       close(fd);
       unlink(tmp.c_str());
-      return Status::Error("cannot write " + tmp + ": " + err + (errno == ENOSPC ? " (disk full)" : ""));
+      return Status::Error("cannot write " + tmp + ": " + err +
+                           (errno == ENOSPC ? " (disk full)" : ""));
     }
     off += static_cast<size_t>(n);
   }
@@ -43,7 +46,8 @@ Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id
     unlink(tmp.c_str());
     return Status::Error("cannot flush " + tmp + ": " + std::strerror(errno));
   }
-  if (rename(tmp.c_str(), path.c_str()) != 0) return Status::Error("cannot rename " + tmp + ": " + std::strerror(errno));
+  if (rename(tmp.c_str(), path.c_str()) != 0)
+    return Status::Error("cannot rename " + tmp + ": " + std::strerror(errno));
   int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     fsync(dfd);

@@ -24,7 +24,8 @@ Result<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
   if (rc != SQLITE_OK) return SqliteError(r->db_, rc, "opening database " + path + " read-only");
   sqlite3_busy_timeout(r->db_, 5000);
   RETURN_IF_ERROR(Exec(r->db_, "PRAGMA query_only=ON").Wrap(path));
-  ASSIGN_OR_RETURN(Stmt v, Stmt::Prepare(r->db_, "SELECT count(*) FROM sqlite_master WHERE name='studies'"));
+  ASSIGN_OR_RETURN(
+      Stmt v, Stmt::Prepare(r->db_, "SELECT count(*) FROM sqlite_master WHERE name='studies'"));
   auto row = v.Step();
   if (!row.ok()) return row.status().Wrap(path);
   if (!*row || v.Int(0) == 0) return Status::Error(path + ": not a sweep results database");
@@ -42,11 +43,21 @@ Result<Table> Collect(Stmt* s) {
     std::vector<Cell> cells;
     for (int i = 0; i < s->columns(); ++i) {
       switch (s->ColumnType(i)) {
-        case SQLITE_INTEGER: cells.emplace_back(s->Int(i)); break;
-        case SQLITE_FLOAT: cells.emplace_back(s->Double(i)); break;
-        case SQLITE_NULL: cells.emplace_back(std::monostate()); break;
-        case SQLITE_BLOB: cells.emplace_back("<blob " + std::to_string(sqlite3_column_bytes(s->raw(), i)) + " bytes>"); break;
-        default: cells.emplace_back(s->Text(i));
+        case SQLITE_INTEGER:
+          cells.emplace_back(s->Int(i));
+          break;
+        case SQLITE_FLOAT:
+          cells.emplace_back(s->Double(i));
+          break;
+        case SQLITE_NULL:
+          cells.emplace_back(std::monostate());
+          break;
+        case SQLITE_BLOB:
+          cells.emplace_back("<blob " + std::to_string(sqlite3_column_bytes(s->raw(), i)) +
+                             " bytes>");
+          break;
+        default:
+          cells.emplace_back(s->Text(i));
       }
     }
     t.rows.push_back(std::move(cells));
@@ -66,7 +77,8 @@ Result<Table> Reader::Query(const std::string& sql) {
     }
   }
   if (!s.readonly()) {
-    return Status::Error("sweep query is read-only: this statement would modify the database, so it was not run");
+    return Status::Error(
+        "sweep query is read-only: this statement would modify the database, so it was not run");
   }
   return Collect(&s);
 }
@@ -83,7 +95,9 @@ Result<Table> Reader::Studies() {
 }
 
 Result<StudyRef> Reader::ResolveStudy(const std::string& name) {
-  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, "SELECT id, name, objective_metric, goal FROM studies ORDER BY id"));
+  ASSIGN_OR_RETURN(
+      Stmt s,
+      Stmt::Prepare(db_, "SELECT id, name, objective_metric, goal FROM studies ORDER BY id"));
   std::vector<StudyRef> all;
   while (true) {
     ASSIGN_OR_RETURN(bool row, s.Step());
@@ -96,12 +110,14 @@ Result<StudyRef> Reader::ResolveStudy(const std::string& name) {
     names += (names.empty() ? "" : ", ") + r.name;
   }
   if (all.empty()) return Status::Error(path_ + " holds no studies yet");
-  if (!name.empty()) return Status::Error("no study named '" + name + "' in " + path_ + " (studies: " + names + ")");
+  if (!name.empty())
+    return Status::Error("no study named '" + name + "' in " + path_ + " (studies: " + names + ")");
   if (all.size() > 1) return Status::Error(path_ + " holds several studies; name one of: " + names);
   return all[0];
 }
 
-Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::string& status, int top) {
+Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::string& status,
+                                              int top) {
   std::string sql =
       "SELECT id, number, status, params_pb, value, step, attempts, runner, failure, metrics "
       "FROM trials WHERE study_id=?1";
@@ -136,7 +152,8 @@ Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::
       while (true) {
         auto row = each.Step();
         if (!row.ok() || !*row) break;
-        t.metrics.emplace_back(each.Text(0), each.IsNull(1) ? std::nullopt : std::optional<double>(each.Double(1)));
+        t.metrics.emplace_back(
+            each.Text(0), each.IsNull(1) ? std::nullopt : std::optional<double>(each.Double(1)));
       }
       each.Reset();
     }

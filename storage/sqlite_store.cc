@@ -1,10 +1,10 @@
 // Results database: schema, migrations and the tuner's writes.
 #include "storage/sqlite_store.h"
 
-#include <cmath>
-
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
+
+#include <cmath>
 
 #include "common/clock.h"
 #include "storage/schema.h"
@@ -39,18 +39,21 @@ Store::~Store() {
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   std::unique_ptr<Store> s(new Store());
   s->path_ = path;
-  int rc = sqlite3_open_v2(path.c_str(), &s->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  int rc =
+      sqlite3_open_v2(path.c_str(), &s->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   if (rc != SQLITE_OK) return SqliteError(s->db_, rc, "opening database " + path);
   sqlite3_busy_timeout(s->db_, 5000);
   // WAL: readers never block the writer. synchronous=FULL: a commit survives
   // power loss, not only a crash of the process.
-  RETURN_IF_ERROR(Exec(s->db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
-                      .Wrap(path));
+  RETURN_IF_ERROR(
+      Exec(s->db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+          .Wrap(path));
   {
     ASSIGN_OR_RETURN(Stmt mode, Stmt::Prepare(s->db_, "PRAGMA journal_mode"));
     ASSIGN_OR_RETURN(bool row, mode.Step());
     if (!row || mode.Text(0) != "wal") {
-      return Status::Error(path + ": could not switch the database to WAL mode (is it on a network file system?)");
+      return Status::Error(
+          path + ": could not switch the database to WAL mode (is it on a network file system?)");
     }
   }
   RETURN_IF_ERROR(s->Migrate().Wrap(path));
@@ -65,8 +68,9 @@ Status Store::Migrate() {
   v = Stmt();
   const auto& migrations = SchemaMigrations();
   if (version > static_cast<int>(migrations.size())) {
-    return Status::Error("database schema version " + std::to_string(version) + " is newer than this sweep (" +
-                         std::to_string(migrations.size()) + "); upgrade sweep");
+    return Status::Error("database schema version " + std::to_string(version) +
+                         " is newer than this sweep (" + std::to_string(migrations.size()) +
+                         "); upgrade sweep");
   }
   if (version == static_cast<int>(migrations.size())) return Status::Ok();
   // All pending migrations in one transaction: readers see the old schema or
@@ -92,27 +96,36 @@ Status Store::PrepareAll() {
   };
   RETURN_IF_ERROR(prep(&begin_, "BEGIN IMMEDIATE"));
   RETURN_IF_ERROR(prep(&commit_, "COMMIT"));
-  RETURN_IF_ERROR(prep(&insert_trial_,
-                       "INSERT INTO trials(study_id, number, status, params, params_pb, attempts, created_at) "
-                       "VALUES(?1, ?2, 'queued', ?3, ?4, 0, ?5)"));
-  RETURN_IF_ERROR(prep(&mark_running_,
-                       "UPDATE trials SET status='running', runner=?2, lease=?3, attempts=?4, started_at=?5, "
-                       "step=NULL, value=NULL WHERE id=?1"));
-  RETURN_IF_ERROR(prep(&requeue_, "UPDATE trials SET status='queued', runner=NULL, lease=NULL, attempts=?2 WHERE id=?1"));
+  RETURN_IF_ERROR(
+      prep(&insert_trial_,
+           "INSERT INTO trials(study_id, number, status, params, params_pb, attempts, created_at) "
+           "VALUES(?1, ?2, 'queued', ?3, ?4, 0, ?5)"));
+  RETURN_IF_ERROR(
+      prep(&mark_running_,
+           "UPDATE trials SET status='running', runner=?2, lease=?3, attempts=?4, started_at=?5, "
+           "step=NULL, value=NULL WHERE id=?1"));
+  RETURN_IF_ERROR(
+      prep(&requeue_,
+           "UPDATE trials SET status='queued', runner=NULL, lease=NULL, attempts=?2 WHERE id=?1"));
   RETURN_IF_ERROR(prep(&insert_report_,
                        "INSERT OR REPLACE INTO reports(trial_id, attempt, step, metric, value, at) "
                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
   RETURN_IF_ERROR(prep(&progress_, "UPDATE trials SET step=?2, value=?3 WHERE id=?1"));
-  RETURN_IF_ERROR(prep(&finish_,
-                       "UPDATE trials SET status=?2, value=?3, step=?4, metrics=?5, failure=?6, ended_at=?7, "
-                       "lease=NULL WHERE id=?1"));
-  RETURN_IF_ERROR(prep(&event_, "INSERT INTO events(study_id, trial_id, at, kind, detail) VALUES(?1, ?2, ?3, ?4, ?5)"));
+  RETURN_IF_ERROR(
+      prep(&finish_,
+           "UPDATE trials SET status=?2, value=?3, step=?4, metrics=?5, failure=?6, ended_at=?7, "
+           "lease=NULL WHERE id=?1"));
+  RETURN_IF_ERROR(
+      prep(&event_,
+           "INSERT INTO events(study_id, trial_id, at, kind, detail) VALUES(?1, ?2, ?3, ?4, ?5)"));
   RETURN_IF_ERROR(prep(&study_status_, "UPDATE studies SET status=?2, updated_at=?3 WHERE id=?1"));
-  RETURN_IF_ERROR(prep(&decision_,
-                       "INSERT INTO decisions(trial_id, step, decision, reason, at) VALUES(?1, ?2, ?3, ?4, ?5)"));
-  RETURN_IF_ERROR(prep(&checkpoint_,
-                       "INSERT OR REPLACE INTO checkpoints(trial_id, step, path, bytes, checksum, at) "
-                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
+  RETURN_IF_ERROR(prep(
+      &decision_,
+      "INSERT INTO decisions(trial_id, step, decision, reason, at) VALUES(?1, ?2, ?3, ?4, ?5)"));
+  RETURN_IF_ERROR(
+      prep(&checkpoint_,
+           "INSERT OR REPLACE INTO checkpoints(trial_id, step, path, bytes, checksum, at) "
+           "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
   return Status::Ok();
 }
 
@@ -132,15 +145,18 @@ Result<int64_t> Store::OpenStudy(const pb::Study& study) {
     pb::Study old;
     std::string blob(static_cast<const char*>(sqlite3_column_blob(find.raw(), 1)),
                      static_cast<size_t>(sqlite3_column_bytes(find.raw(), 1)));
-    if (!old.ParseFromString(blob)) return Status::Error("study '" + study.name() + "': stored spec is unreadable");
+    if (!old.ParseFromString(blob))
+      return Status::Error("study '" + study.name() + "': stored spec is unreadable");
     google::protobuf::util::MessageDifferencer diff;
     std::string report;
     diff.ReportDifferencesToString(&report);
     if (!diff.Compare(old, study)) {
       if (report.size() > 600) report = report.substr(0, 600) + "...";
-      return Status::Error("study '" + study.name() +
-                           "' already exists in this database with a different definition; resume with the "
-                           "original study file, or use another --db or study name. Differences:\n" + report);
+      return Status::Error(
+          "study '" + study.name() +
+          "' already exists in this database with a different definition; resume with the "
+          "original study file, or use another --db or study name. Differences:\n" +
+          report);
     }
     return id;
   }
@@ -148,10 +164,11 @@ Result<int64_t> Store::OpenStudy(const pb::Study& study) {
   google::protobuf::util::JsonPrintOptions opts;
   opts.preserve_proto_field_names = true;
   (void)google::protobuf::util::MessageToJsonString(study, &json, opts);
-  ASSIGN_OR_RETURN(Stmt ins, Stmt::Prepare(db_,
-                                           "INSERT INTO studies(name, objective_metric, goal, algorithm, seed, "
-                                           "spec_json, spec, status, created_at, updated_at) "
-                                           "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?8)"));
+  ASSIGN_OR_RETURN(
+      Stmt ins, Stmt::Prepare(db_,
+                              "INSERT INTO studies(name, objective_metric, goal, algorithm, seed, "
+                              "spec_json, spec, status, created_at, updated_at) "
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?8)"));
   ins.Bind(1, study.name())
       .Bind(2, study.objective().metric())
       .Bind(3, study.objective().goal() == pb::GOAL_MAXIMIZE ? "maximize" : "minimize")
@@ -165,10 +182,12 @@ Result<int64_t> Store::OpenStudy(const pb::Study& study) {
 }
 
 Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
-  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db_,
-                                         "SELECT t.id, t.number, t.status, t.attempts, t.params_pb, t.value, t.step, c.path, c.step "
-                                         "FROM trials t LEFT JOIN checkpoints c ON c.trial_id = t.id "
-                                         "WHERE t.study_id=?1 ORDER BY t.number"));
+  ASSIGN_OR_RETURN(Stmt q,
+                   Stmt::Prepare(db_,
+                                 "SELECT t.id, t.number, t.status, t.attempts, t.params_pb, "
+                                 "t.value, t.step, c.path, c.step "
+                                 "FROM trials t LEFT JOIN checkpoints c ON c.trial_id = t.id "
+                                 "WHERE t.study_id=?1 ORDER BY t.number"));
   q.Bind(1, study_id);
   std::vector<TrialRecord> out;
   while (true) {
@@ -179,7 +198,8 @@ Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
     t.number = q.Int(1);
     t.status = q.Text(2);
     t.attempts = static_cast<int>(q.Int(3));
-    if (!t.params.ParseFromArray(sqlite3_column_blob(q.raw(), 4), sqlite3_column_bytes(q.raw(), 4))) {
+    if (!t.params.ParseFromArray(sqlite3_column_blob(q.raw(), 4),
+                                 sqlite3_column_bytes(q.raw(), 4))) {
       return Status::Error("trial " + std::to_string(t.id) + ": stored parameters are unreadable");
     }
     if (!q.IsNull(5)) t.value = q.Double(5);
@@ -216,12 +236,17 @@ void Store::Rollback() {
 
 Result<int64_t> Store::InsertTrial(int64_t study_id, int64_t number, const pb::ParamSet& params,
                                    const std::string& params_json, double now) {
-  insert_trial_.Bind(1, study_id).Bind(2, number).Bind(3, params_json).BindBlob(4, params.SerializeAsString()).Bind(5, now);
+  insert_trial_.Bind(1, study_id)
+      .Bind(2, number)
+      .Bind(3, params_json)
+      .BindBlob(4, params.SerializeAsString())
+      .Bind(5, now);
   RETURN_IF_ERROR(insert_trial_.Run().Wrap("inserting trial " + std::to_string(number)));
   return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
 }
 
-Status Store::MarkRunning(int64_t trial_id, const std::string& runner, uint64_t lease, int attempts, double now) {
+Status Store::MarkRunning(int64_t trial_id, const std::string& runner, uint64_t lease, int attempts,
+                          double now) {
   mark_running_.Bind(1, trial_id).Bind(2, runner).Bind(3, lease).Bind(4, attempts).Bind(5, now);
   return mark_running_.Run();
 }
@@ -231,9 +256,14 @@ Status Store::Requeue(int64_t trial_id, int attempts) {
   return requeue_.Run();
 }
 
-Status Store::InsertReport(int64_t trial_id, int attempt, int64_t step, const std::string& metric, double value,
-                           double now) {
-  insert_report_.Bind(1, trial_id).Bind(2, attempt).Bind(3, step).Bind(4, metric).Bind(5, value).Bind(6, now);
+Status Store::InsertReport(int64_t trial_id, int attempt, int64_t step, const std::string& metric,
+                           double value, double now) {
+  insert_report_.Bind(1, trial_id)
+      .Bind(2, attempt)
+      .Bind(3, step)
+      .Bind(4, metric)
+      .Bind(5, value)
+      .Bind(6, now);
   return insert_report_.Run();
 }
 
@@ -242,40 +272,54 @@ Status Store::SetProgress(int64_t trial_id, int64_t step, std::optional<double> 
   return progress_.Run();
 }
 
-Status Store::FinishTrial(int64_t trial_id, const std::string& status, std::optional<double> value, int64_t step,
-                          const std::string& metrics_json, const std::string& failure, double now) {
+Status Store::FinishTrial(int64_t trial_id, const std::string& status, std::optional<double> value,
+                          int64_t step, const std::string& metrics_json, const std::string& failure,
+                          double now) {
   finish_.Bind(1, trial_id).Bind(2, status).Bind(3, value).Bind(4, step).Bind(5, metrics_json);
-  if (failure.empty()) finish_.BindNull(6);
-  else finish_.Bind(6, failure);
+  if (failure.empty())
+    finish_.BindNull(6);
+  else
+    finish_.Bind(6, failure);
   finish_.Bind(7, now);
   return finish_.Run();
 }
 
-Status Store::AddEvent(int64_t study_id, int64_t trial_id, const std::string& kind, const std::string& detail,
-                       double now) {
+Status Store::AddEvent(int64_t study_id, int64_t trial_id, const std::string& kind,
+                       const std::string& detail, double now) {
   event_.Bind(1, study_id);
-  if (trial_id > 0) event_.Bind(2, trial_id);
-  else event_.BindNull(2);
+  if (trial_id > 0)
+    event_.Bind(2, trial_id);
+  else
+    event_.BindNull(2);
   event_.Bind(3, now).Bind(4, kind).Bind(5, detail);
   return event_.Run();
 }
 
-Status Store::RecordCheckpoint(int64_t trial_id, int64_t step, const std::string& path, int64_t bytes, uint32_t checksum,
-                               double now) {
-  checkpoint_.Bind(1, trial_id).Bind(2, step).Bind(3, path).Bind(4, bytes).Bind(5, static_cast<int64_t>(checksum)).Bind(6, now);
+Status Store::RecordCheckpoint(int64_t trial_id, int64_t step, const std::string& path,
+                               int64_t bytes, uint32_t checksum, double now) {
+  checkpoint_.Bind(1, trial_id)
+      .Bind(2, step)
+      .Bind(3, path)
+      .Bind(4, bytes)
+      .Bind(5, static_cast<int64_t>(checksum))
+      .Bind(6, now);
   return checkpoint_.Run();
 }
 
-Status Store::AddDecision(int64_t trial_id, int64_t step, const std::string& decision, const std::string& reason,
-                          double now) {
+Status Store::AddDecision(int64_t trial_id, int64_t step, const std::string& decision,
+                          const std::string& reason, double now) {
   decision_.Bind(1, trial_id).Bind(2, step).Bind(3, decision).Bind(4, reason).Bind(5, now);
   return decision_.Run();
 }
 
-Result<std::vector<Store::ObjectiveReport>> Store::LoadReports(int64_t study_id, const std::string& metric) {
-  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db_,
-                                         "SELECT t.number, r.step, r.value FROM reports r JOIN trials t ON t.id = r.trial_id "
-                                         "WHERE t.study_id=?1 AND r.metric=?2 ORDER BY r.at, r.trial_id, r.attempt, r.step"));
+Result<std::vector<Store::ObjectiveReport>> Store::LoadReports(int64_t study_id,
+                                                               const std::string& metric) {
+  ASSIGN_OR_RETURN(
+      Stmt q,
+      Stmt::Prepare(
+          db_,
+          "SELECT t.number, r.step, r.value FROM reports r JOIN trials t ON t.id = r.trial_id "
+          "WHERE t.study_id=?1 AND r.metric=?2 ORDER BY r.at, r.trial_id, r.attempt, r.step"));
   q.Bind(1, study_id).Bind(2, metric);
   std::vector<ObjectiveReport> out;
   while (true) {
@@ -292,9 +336,11 @@ Status Store::SetStudyStatus(int64_t study_id, const std::string& status, double
 }
 
 Result<int> Store::RequeueRunning(int64_t study_id, double now) {
-  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db_,
-                                         "UPDATE trials SET status='queued', runner=NULL, lease=NULL, "
-                                         "attempts=max(attempts - 1, 0) WHERE study_id=?1 AND status='running'"));
+  ASSIGN_OR_RETURN(
+      Stmt q,
+      Stmt::Prepare(db_,
+                    "UPDATE trials SET status='queued', runner=NULL, lease=NULL, "
+                    "attempts=max(attempts - 1, 0) WHERE study_id=?1 AND status='running'"));
   q.Bind(1, study_id);
   RETURN_IF_ERROR(q.Run());
   return sqlite3_changes(db_);

@@ -50,20 +50,22 @@ class Store {
 
   Result<int64_t> InsertTrial(int64_t study_id, int64_t number, const pb::ParamSet& params,
                               const std::string& params_json, double now);
-  Status MarkRunning(int64_t trial_id, const std::string& runner, uint64_t lease, int attempts, double now);
-  Status Requeue(int64_t trial_id, int attempts);
-  Status InsertReport(int64_t trial_id, int attempt, int64_t step, const std::string& metric, double value,
-                      double now);
-  Status SetProgress(int64_t trial_id, int64_t step, std::optional<double> value);
-  Status FinishTrial(int64_t trial_id, const std::string& status, std::optional<double> value, int64_t step,
-                     const std::string& metrics_json, const std::string& failure, double now);
-  Status AddEvent(int64_t study_id, int64_t trial_id, const std::string& kind, const std::string& detail,
-                  double now);
-  // Records `path` as the trial's latest checkpoint (replacing the previous).
-  Status RecordCheckpoint(int64_t trial_id, int64_t step, const std::string& path, int64_t bytes, uint32_t checksum,
-                          double now);
-  Status AddDecision(int64_t trial_id, int64_t step, const std::string& decision, const std::string& reason,
+  Status MarkRunning(int64_t trial_id, const std::string& runner, uint64_t lease, int attempts,
                      double now);
+  Status Requeue(int64_t trial_id, int attempts);
+  Status InsertReport(int64_t trial_id, int attempt, int64_t step, const std::string& metric,
+                      double value, double now);
+  Status SetProgress(int64_t trial_id, int64_t step, std::optional<double> value);
+  Status FinishTrial(int64_t trial_id, const std::string& status, std::optional<double> value,
+                     int64_t step, const std::string& metrics_json, const std::string& failure,
+                     double now);
+  Status AddEvent(int64_t study_id, int64_t trial_id, const std::string& kind,
+                  const std::string& detail, double now);
+  // Records `path` as the trial's latest checkpoint (replacing the previous).
+  Status RecordCheckpoint(int64_t trial_id, int64_t step, const std::string& path, int64_t bytes,
+                          uint32_t checksum, double now);
+  Status AddDecision(int64_t trial_id, int64_t step, const std::string& decision,
+                     const std::string& reason, double now);
   struct ObjectiveReport {
     int64_t number, step;
     double value;
@@ -85,8 +87,8 @@ class Store {
   sqlite3* db_ = nullptr;
   std::string path_;
   bool in_tx_ = false;
-  Stmt begin_, commit_, insert_trial_, mark_running_, requeue_, insert_report_, progress_, finish_, event_,
-      study_status_, checkpoint_, decision_;
+  Stmt begin_, commit_, insert_trial_, mark_running_, requeue_, insert_report_, progress_, finish_,
+      event_, study_status_, checkpoint_, decision_;
 };
 
 }  // namespace sweep

@@ -8,7 +8,8 @@ namespace sweep {
 Status SqliteError(sqlite3* db, int rc, const std::string& what) {
   std::string msg = what + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
   if (rc == SQLITE_FULL) msg += " (the disk is full; committed results are safe)";
-  if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) msg += " (another process holds a lock on the database)";
+  if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+    msg += " (another process holds a lock on the database)";
   return Status::Error(msg);
 }
 
@@ -39,8 +40,10 @@ Stmt& Stmt::Bind(int i, int64_t v) {
   return *this;
 }
 Stmt& Stmt::Bind(int i, double v) {
-  if (std::isfinite(v)) sqlite3_bind_double(stmt_, i, v);
-  else sqlite3_bind_null(stmt_, i);
+  if (std::isfinite(v))
+    sqlite3_bind_double(stmt_, i, v);
+  else
+    sqlite3_bind_null(stmt_, i);
   return *this;
 }
 Stmt& Stmt::Bind(int i, std::string_view v) {
@@ -83,7 +86,8 @@ void Stmt::Reset() {
 std::string Stmt::Text(int i) const {
   const unsigned char* p = sqlite3_column_text(stmt_, i);
   if (!p) return "";
-  return std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, i)));
+  return std::string(reinterpret_cast<const char*>(p),
+                     static_cast<size_t>(sqlite3_column_bytes(stmt_, i)));
 }
 
 Status Exec(sqlite3* db, const std::string& sql) {

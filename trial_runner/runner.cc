@@ -116,7 +116,9 @@ void RunTrial(const std::shared_ptr<TrialSlot>& slot) {
 // that hangs forever cannot block the process from exiting.
 class Worker {
  public:
-  Worker() { std::thread([this] { Loop(); }).detach(); }
+  Worker() {
+    std::thread([this] { Loop(); }).detach();
+  }
   void Start(std::shared_ptr<TrialSlot> slot) {
     std::lock_guard<std::mutex> lock(mu_);
     next_ = std::move(slot);
@@ -174,7 +176,8 @@ class Runner {
       if (items[0].revents & ZMQ_POLLIN) ReadSocket();
       if (exit_code_ >= 0) break;
       int64_t now = NowMs();
-      if (slot_ && slot_->abandoned && now - slot_->abandoned_at_ms > int64_t{o_.heartbeat_ms} * o_.liveness) {
+      if (slot_ && slot_->abandoned &&
+          now - slot_->abandoned_at_ms > int64_t{o_.heartbeat_ms} * o_.liveness) {
         LOG_ERROR << "trial " << slot_->assign.trial_id() << " did not stop within "
                   << o_.heartbeat_ms * o_.liveness / 1000
                   << " s after it was cancelled; exiting so a fresh runner can take over";
@@ -189,8 +192,10 @@ class Runner {
         heard_since_tick_ = false;
       }
       if (missed_ >= o_.liveness) {
-        if (o_.give_up_after_s > 0 && now - unreachable_since > int64_t{o_.give_up_after_s} * 1000) {
-          LOG_ERROR << "no tuner reachable at " << o_.endpoint << " for " << o_.give_up_after_s << " s; giving up";
+        if (o_.give_up_after_s > 0 &&
+            now - unreachable_since > int64_t{o_.give_up_after_s} * 1000) {
+          LOG_ERROR << "no tuner reachable at " << o_.endpoint << " for " << o_.give_up_after_s
+                    << " s; giving up";
           return 1;
         }
         LOG_WARN << "tuner at " << o_.endpoint << " silent for " << missed_
@@ -224,8 +229,10 @@ class Runner {
  private:
   bool Connect() {
     sock_ = zmq_socket(ctx_, ZMQ_DEALER);
-    std::string id = o_.name + "#" + std::to_string(++connections_) + "-" +
-                     std::to_string(SplitMix64(static_cast<uint64_t>(NowMs()) ^ static_cast<uint64_t>(getpid())) % 100000);
+    std::string id =
+        o_.name + "#" + std::to_string(++connections_) + "-" +
+        std::to_string(
+            SplitMix64(static_cast<uint64_t>(NowMs()) ^ static_cast<uint64_t>(getpid())) % 100000);
     int linger = 0;
     int64_t max_size = static_cast<int64_t>(kMaxMessageBytes);
     zmq_setsockopt(sock_, ZMQ_ROUTING_ID, id.data(), id.size());
@@ -337,7 +344,9 @@ class Runner {
       }
     }
     switch (env.body_case()) {
-      case pb::Envelope::kAssign: StartTrial(env.assign()); break;
+      case pb::Envelope::kAssign:
+        StartTrial(env.assign());
+        break;
       case pb::Envelope::kAck:
         if (slot_ && !slot_->abandoned && env.ack().trial_id() == slot_->assign.trial_id()) {
           if (env.ack().decision() == pb::DECISION_STOP) {
@@ -348,11 +357,13 @@ class Runner {
         }
         break;
       case pb::Envelope::kReject:
-        LOG_WARN << "tuner rejected trial " << env.reject().trial_id() << ": " << env.reject().reason();
+        LOG_WARN << "tuner rejected trial " << env.reject().trial_id() << ": "
+                 << env.reject().reason();
         if (slot_ && slot_->assign.lease() == env.reject().lease()) {
           Abandon("rejected");
         } else {
-          std::erase_if(pending_, [&](const pb::Assign& a) { return a.lease() == env.reject().lease(); });
+          std::erase_if(pending_,
+                        [&](const pb::Assign& a) { return a.lease() == env.reject().lease(); });
         }
         break;
       case pb::Envelope::kReregister:
@@ -382,7 +393,8 @@ class Runner {
     LOG_DEBUG << "starting trial " << a.trial_id() << " (attempt " << a.attempt() << ")";
     slot_ = std::make_shared<TrialSlot>();
     slot_->assign = a;
-    slot_->assign.set_threads_hint(o_.threads > 0 ? o_.threads : static_cast<int>(std::thread::hardware_concurrency()));
+    slot_->assign.set_threads_hint(
+        o_.threads > 0 ? o_.threads : static_cast<int>(std::thread::hardware_concurrency()));
     slot_->wake_fd = wake_fd_;
     worker_->Start(slot_);
   }

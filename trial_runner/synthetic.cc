@@ -56,7 +56,7 @@ double Curve(const std::vector<double>& x, double t) {
   for (double v : x) mse += (v - 0.7) * (v - 0.7);
   mse /= static_cast<double>(x.size());
   double final_value = 0.1 + 2 * mse;
-  double gap = 0.2 + 2 * x[0];       // how far above its final value it starts
+  double gap = 0.2 + 2 * x[0];        // how far above its final value it starts
   double tau = 2 + 10 * x[0] * x[0];  // how slowly it converges
   return final_value + gap * std::exp(-t / tau);
 }
@@ -64,7 +64,8 @@ double Curve(const std::vector<double>& x, double t) {
 namespace {
 
 void SleepMs(double ms) {
-  if (ms > 0) std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(ms * 1000)));
+  if (ms > 0)
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(ms * 1000)));
 }
 
 pb::Metric ValueMetric(double v) {
@@ -95,10 +96,10 @@ TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx) {
     }
     x.push_back(v);
   }
-  size_t need = task.function() == pb::SYNTHETIC_FUNCTION_BRANIN      ? 2
-                : task.function() == pb::SYNTHETIC_FUNCTION_HARTMANN6 ? 6
+  size_t need = task.function() == pb::SYNTHETIC_FUNCTION_BRANIN       ? 2
+                : task.function() == pb::SYNTHETIC_FUNCTION_HARTMANN6  ? 6
                 : task.function() == pb::SYNTHETIC_FUNCTION_ROSENBROCK ? 2
-                                                                        : 1;
+                                                                       : 1;
   if (x.size() < need) {
     result.outcome = pb::TRIAL_OUTCOME_FAILED;
     result.error = "the synthetic function needs parameters x1..x" + std::to_string(need);
@@ -106,7 +107,8 @@ TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx) {
   }
   int64_t steps = task.has_steps() ? task.steps() : 1;
   // Faults are drawn per (seed, trial, attempt): a retry may succeed.
-  Rng faults(HashKey({assign.seed(), static_cast<uint64_t>(assign.number()), static_cast<uint64_t>(assign.attempt()), 0xFA17}));
+  Rng faults(HashKey({assign.seed(), static_cast<uint64_t>(assign.number()),
+                      static_cast<uint64_t>(assign.attempt()), 0xFA17}));
   auto draw = [&](double p) { return faults.Uniform() < p; };
   bool fail = draw(task.fail_prob()), nan = draw(task.nan_prob()), crash = draw(task.crash_prob()),
        hang = draw(task.hang_prob());
@@ -135,15 +137,23 @@ TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx) {
       }
     }
     switch (task.function()) {
-      case pb::SYNTHETIC_FUNCTION_BRANIN: value = Branin(x[0], x[1]); break;
-      case pb::SYNTHETIC_FUNCTION_HARTMANN6: value = Hartmann6(x); break;
-      case pb::SYNTHETIC_FUNCTION_ROSENBROCK: value = Rosenbrock(x); break;
-      default: value = Curve(x, static_cast<double>(step)); break;
+      case pb::SYNTHETIC_FUNCTION_BRANIN:
+        value = Branin(x[0], x[1]);
+        break;
+      case pb::SYNTHETIC_FUNCTION_HARTMANN6:
+        value = Hartmann6(x);
+        break;
+      case pb::SYNTHETIC_FUNCTION_ROSENBROCK:
+        value = Rosenbrock(x);
+        break;
+      default:
+        value = Curve(x, static_cast<double>(step));
+        break;
     }
     if (task.noise() > 0) {
-      value += task.noise() *
-               Rng(HashKey({assign.seed(), static_cast<uint64_t>(assign.number()), static_cast<uint64_t>(step), 0x9015E}))
-                   .Normal();
+      value += task.noise() * Rng(HashKey({assign.seed(), static_cast<uint64_t>(assign.number()),
+                                           static_cast<uint64_t>(step), 0x9015E}))
+                                  .Normal();
     }
     if (nan && step == steps) value = std::nan("");
     ctx->Report(step, {ValueMetric(value)});

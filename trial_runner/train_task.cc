@@ -30,7 +30,9 @@ class Knobs {
     double d;
     return ValueAsDouble(v, &d) ? d : def;
   }
-  static int FromValue(const pb::Value& v, int def) { return static_cast<int>(std::lround(AsNumber(v, def))); }
+  static int FromValue(const pb::Value& v, int def) {
+    return static_cast<int>(std::lround(AsNumber(v, def)));
+  }
   static double FromValue(const pb::Value& v, double def) { return AsNumber(v, def); }
   static bool FromValue(const pb::Value& v, bool def) {
     if (v.kind_case() == pb::Value::kFlag) return v.flag();
@@ -44,7 +46,8 @@ class Knobs {
   std::map<std::string, pb::Value> params_;
 };
 
-#define KNOB(type, name, def) k.Get<type>(#name, t.has_##name(), static_cast<type>(t.name()), static_cast<type>(def))
+#define KNOB(type, name, def) \
+  k.Get<type>(#name, t.has_##name(), static_cast<type>(t.name()), static_cast<type>(def))
 
 // Data sets are loaded once per runner process and shared by its trials.
 Result<const nn::Splits*> CachedSplits(const std::string& dir, int validation, uint64_t seed) {
@@ -70,7 +73,8 @@ pb::Metric M(const char* name, double v) {
 
 }  // namespace
 
-Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, std::string* data_dir, int* validation, int* threads) {
+Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, std::string* data_dir, int* validation,
+                                       int* threads) {
   const pb::TrainTask& t = a.task().train();
   Knobs k(a);
   nn::TrainConfig c;
@@ -79,20 +83,24 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, std::string* data_di
   c.batch_size = KNOB(int, batch_size, 128);
   c.lr = static_cast<float>(KNOB(double, lr, 0.05));
   std::string opt = KNOB(std::string, optimizer, "sgd");
-  c.optimizer.kind = opt == "adam" ? nn::OptimizerKind::kAdam : opt == "adamw" ? nn::OptimizerKind::kAdamW
-                                                                                : nn::OptimizerKind::kSgd;
+  c.optimizer.kind = opt == "adam"    ? nn::OptimizerKind::kAdam
+                     : opt == "adamw" ? nn::OptimizerKind::kAdamW
+                                      : nn::OptimizerKind::kSgd;
   c.optimizer.momentum = static_cast<float>(KNOB(double, momentum, opt == "sgd" ? 0.9 : 0.0));
   c.optimizer.nesterov = KNOB(bool, nesterov, false);
   c.optimizer.weight_decay = static_cast<float>(KNOB(double, weight_decay, 0.0));
   std::string sched = KNOB(std::string, lr_schedule, "cosine");
-  c.lr_schedule = sched == "cosine" ? nn::Schedule::kCosine : sched == "step" ? nn::Schedule::kStep
-                                                                              : nn::Schedule::kConstant;
+  c.lr_schedule = sched == "cosine" ? nn::Schedule::kCosine
+                  : sched == "step" ? nn::Schedule::kStep
+                                    : nn::Schedule::kConstant;
   c.warmup_epochs = static_cast<float>(KNOB(double, warmup_epochs, 0.0));
   c.hidden_layers = KNOB(int, hidden_layers, 2);
   c.hidden_units = KNOB(int, hidden_units, 256);
   std::string act = KNOB(std::string, activation, "relu");
-  c.activation = act == "gelu" ? nn::Activation::kGelu : act == "tanh" ? nn::Activation::kTanh
-                 : act == "leaky_relu" ? nn::Activation::kLeakyRelu : nn::Activation::kRelu;
+  c.activation = act == "gelu"         ? nn::Activation::kGelu
+                 : act == "tanh"       ? nn::Activation::kTanh
+                 : act == "leaky_relu" ? nn::Activation::kLeakyRelu
+                                       : nn::Activation::kRelu;
   c.dropout = static_cast<float>(KNOB(double, dropout, 0.0));
   c.batch_norm = KNOB(bool, batch_norm, false);
   c.conv_blocks = KNOB(int, conv_blocks, 2);
@@ -101,20 +109,26 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, std::string* data_di
   c.max_pool = KNOB(std::string, pool, "max") != "avg";
   c.dense_units = KNOB(int, dense_units, 128);
   std::string init = KNOB(std::string, init, "default");
-  c.init = init == "he" ? nn::WeightInit::kHe : init == "xavier" ? nn::WeightInit::kXavier : nn::WeightInit::kFanIn;
+  c.init = init == "he"       ? nn::WeightInit::kHe
+           : init == "xavier" ? nn::WeightInit::kXavier
+                              : nn::WeightInit::kFanIn;
   std::string aug = KNOB(std::string, augment, "none");
-  c.augment = aug == "flip+crop" ? nn::Augment::kFlipCrop : aug == "flip" ? nn::Augment::kFlip
-              : aug == "crop" ? nn::Augment::kCrop : nn::Augment::kNone;
+  c.augment = aug == "flip+crop" ? nn::Augment::kFlipCrop
+              : aug == "flip"    ? nn::Augment::kFlip
+              : aug == "crop"    ? nn::Augment::kCrop
+                                 : nn::Augment::kNone;
   c.seed = t.has_seed() ? t.seed() : a.seed();
   std::string dataset = KNOB(std::string, dataset, "fashion-mnist");
-  *data_dir = KNOB(std::string, data_dir, dataset == "mnist" ? "/usr/share/datasets/mnist" : nn::kDefaultFashionMnistDir);
+  *data_dir = KNOB(std::string, data_dir,
+                   dataset == "mnist" ? "/usr/share/datasets/mnist" : nn::kDefaultFashionMnistDir);
   *validation = KNOB(int, validation, 5000);
   *threads = KNOB(int, threads, 0);
-  if (c.epochs < 1 || c.batch_size < 1 || !(c.lr > 0) || c.hidden_layers < 0 || c.hidden_units < 1 ||
-      c.conv_blocks < 0 || c.channels < 1 || c.kernel_size < 1 || c.kernel_size % 2 == 0 || c.dropout < 0 ||
-      c.dropout >= 1) {
-    return Status::Error("invalid training knobs (epochs, batch_size, lr, sizes must be positive; kernel_size odd; "
-                         "dropout in [0, 1))");
+  if (c.epochs < 1 || c.batch_size < 1 || !(c.lr > 0) || c.hidden_layers < 0 ||
+      c.hidden_units < 1 || c.conv_blocks < 0 || c.channels < 1 || c.kernel_size < 1 ||
+      c.kernel_size % 2 == 0 || c.dropout < 0 || c.dropout >= 1) {
+    return Status::Error(
+        "invalid training knobs (epochs, batch_size, lr, sizes must be positive; kernel_size odd; "
+        "dropout in [0, 1))");
   }
   return c;
 }
@@ -153,10 +167,12 @@ TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
                   std::to_string(r.epoch));
     }
     ctx->Checkpoint(r.epoch, trainer.SaveCheckpoint());
-    ctx->Report(r.epoch, {M("train_loss", r.train_loss), M("val_loss", r.val_loss), M("val_accuracy", r.val_accuracy),
-                          M("samples_per_s", r.samples_per_s), M("epoch_seconds", r.epoch_seconds)});
+    ctx->Report(r.epoch, {M("train_loss", r.train_loss), M("val_loss", r.val_loss),
+                          M("val_accuracy", r.val_accuracy), M("samples_per_s", r.samples_per_s),
+                          M("epoch_seconds", r.epoch_seconds)});
     result.step = r.epoch;
-    result.metrics = {M("train_loss", r.train_loss), M("val_loss", r.val_loss), M("val_accuracy", r.val_accuracy)};
+    result.metrics = {M("train_loss", r.train_loss), M("val_loss", r.val_loss),
+                      M("val_accuracy", r.val_accuracy)};
   }
   auto [test_loss, test_acc] = trainer.Evaluate((*data)->test);
   result.metrics.push_back(M("test_loss", test_loss));

@@ -14,8 +14,8 @@
 namespace sweep {
 
 // Merges task.train with the trial's parameters into a training config.
-Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& assign, std::string* data_dir, int* validation,
-                                       int* threads);
+Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& assign, std::string* data_dir,
+                                       int* validation, int* threads);
 
 TaskResult RunTrainTask(const pb::Assign& assign, TaskContext* ctx);
 

@@ -15,7 +15,10 @@
 namespace sweep {
 
 LocalRunners::LocalRunners(std::string exe, std::string endpoint, int count, int heartbeat_ms)
-    : exe_(std::move(exe)), endpoint_(std::move(endpoint)), heartbeat_ms_(heartbeat_ms), slots_(static_cast<size_t>(count)) {}
+    : exe_(std::move(exe)),
+      endpoint_(std::move(endpoint)),
+      heartbeat_ms_(heartbeat_ms),
+      slots_(static_cast<size_t>(count)) {}
 
 LocalRunners::~LocalRunners() { StopAll(2000); }
 
@@ -28,9 +31,22 @@ pid_t LocalRunners::Spawn(int index) {
     if (getppid() != parent) _exit(0);
     signal(SIGINT, SIG_IGN);
     setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
-    std::vector<std::string> args = {exe_, "runner", "--connect", endpoint_, "--name", name, "--give-up-after", "60",
-                                     "--heartbeat-ms", std::to_string(heartbeat_ms_), "--threads",
-                                     std::to_string(std::max<size_t>(1, std::thread::hardware_concurrency() / slots_.size()))};
+    std::string threads =
+        std::to_string(std::max<size_t>(1, std::thread::hardware_concurrency() / slots_.size()));
+    // OpenBLAS starts its thread pool when it loads: size it to what a trial may use.
+    setenv("OPENBLAS_NUM_THREADS", threads.c_str(), 0);
+    std::vector<std::string> args = {exe_,
+                                     "runner",
+                                     "--connect",
+                                     endpoint_,
+                                     "--name",
+                                     name,
+                                     "--give-up-after",
+                                     "60",
+                                     "--heartbeat-ms",
+                                     std::to_string(heartbeat_ms_),
+                                     "--threads",
+                                     threads};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -57,9 +73,11 @@ int LocalRunners::Supervise(bool restart) {
       pid_t r = waitpid(s.pid, &status, WNOHANG);
       if (r == s.pid) {
         if (WIFSIGNALED(status)) {
-          LOG_WARN << "local runner " << i << " (pid " << s.pid << ") was killed by signal " << WTERMSIG(status);
+          LOG_WARN << "local runner " << i << " (pid " << s.pid << ") was killed by signal "
+                   << WTERMSIG(status);
         } else {
-          LOG_WARN << "local runner " << i << " (pid " << s.pid << ") exited with code " << WEXITSTATUS(status);
+          LOG_WARN << "local runner " << i << " (pid " << s.pid << ") exited with code "
+                   << WEXITSTATUS(status);
         }
         s.pid = -1;
       }
@@ -93,7 +111,7 @@ void LocalRunners::StopAll(int grace_ms) {
         s.pid = -1;
         break;
       }
-      usleep(10000);
+      usleep(1000);
     }
   }
 }

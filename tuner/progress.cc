@@ -11,7 +11,8 @@
 
 namespace sweep {
 
-Progress::Progress(std::string study, bool live) : study_(std::move(study)), live_(live), start_ms_(NowMs()) {}
+Progress::Progress(std::string study, bool live)
+    : study_(std::move(study)), live_(live), start_ms_(NowMs()) {}
 
 std::string Progress::Line(const ProgressCounts& c) const {
   int64_t done = c.completed + c.failed + c.stopped;
@@ -20,9 +21,10 @@ std::string Progress::Line(const ProgressCounts& c) const {
   std::snprintf(rate, sizeof rate, "%.1f", secs > 0 ? static_cast<double>(done) / secs : 0.0);
   std::string line = "[" + study_ + "] done " + std::to_string(done);
   if (c.planned) line += "/" + std::to_string(*c.planned);
-  line += "  running " + std::to_string(c.running) + "  failed " + std::to_string(c.failed) + "  queued " +
-          std::to_string(c.queued) + "  runners " + std::to_string(c.runners) + "  best " +
-          (c.best ? FormatDouble(*c.best) : std::string("-")) + "  " + rate + " trials/s";
+  line += "  running " + std::to_string(c.running) + "  failed " + std::to_string(c.failed) +
+          "  queued " + std::to_string(c.queued) + "  runners " + std::to_string(c.runners) +
+          "  best " + (c.best ? FormatDouble(*c.best) : std::string("-")) + "  " + rate +
+          " trials/s";
   return line;
 }
 

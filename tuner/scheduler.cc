@@ -9,7 +9,8 @@ namespace {
 
 class SamplingScheduler : public Scheduler {
  public:
-  SamplingScheduler(const pb::Study& study, const SearchSpace& space, int64_t created, int64_t consumed)
+  SamplingScheduler(const pb::Study& study, const SearchSpace& space, int64_t created,
+                    int64_t consumed)
       : sampler_(MakeSampler(study, space)), next_(created), consumed_(consumed) {
     planned_ = PlannedTrials(study, *sampler_);
     if (study.algorithm().has_budget()) budget_ = study.algorithm().budget();
@@ -27,7 +28,9 @@ class SamplingScheduler : public Scheduler {
     *spec.params.mutable_params() = std::move(*point);
     return spec;
   }
-  bool Exhausted() const override { return next_ >= planned_ || (budget_ && consumed_ >= *budget_); }
+  bool Exhausted() const override {
+    return next_ >= planned_ || (budget_ && consumed_ >= *budget_);
+  }
   std::optional<int64_t> Planned() const override { return planned_; }
   Action OnReport(int64_t, int64_t, double) override {
     ++consumed_;
@@ -49,13 +52,16 @@ std::unique_ptr<Scheduler> MakeSamplingScheduler(const pb::Study& study, const S
   return std::make_unique<SamplingScheduler>(study, space, created, consumed);
 }
 
-std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpace& space, int64_t created,
-                                         int64_t consumed) {
+std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpace& space,
+                                         int64_t created, int64_t consumed) {
   auto sampling = MakeSamplingScheduler(study, space, created, consumed);
   switch (study.algorithm().type()) {
-    case pb::ALGORITHM_TYPE_ASHA: return MakeAsha(study, std::move(sampling));
-    case pb::ALGORITHM_TYPE_MEDIAN: return MakeMedianStopping(study, std::move(sampling));
-    default: return sampling;
+    case pb::ALGORITHM_TYPE_ASHA:
+      return MakeAsha(study, std::move(sampling));
+    case pb::ALGORITHM_TYPE_MEDIAN:
+      return MakeMedianStopping(study, std::move(sampling));
+    default:
+      return sampling;
   }
 }
 

@@ -18,7 +18,7 @@ enum class Decision { kContinue, kStop };
 
 struct Action {
   Decision decision = Decision::kContinue;
-  std::string reason;   // why, for `sweep why`; empty for routine continues
+  std::string reason;  // why, for `sweep why`; empty for routine continues
 };
 
 struct TrialSpec {
@@ -50,11 +50,12 @@ std::unique_ptr<Scheduler> MakeSamplingScheduler(const pb::Study& study, const S
 // Asynchronous successive halving (Li et al., MLSys 2020), stopping variant.
 std::unique_ptr<Scheduler> MakeAsha(const pb::Study& study, std::unique_ptr<Scheduler> sampling);
 // The median stopping rule (Golovin et al., 2017).
-std::unique_ptr<Scheduler> MakeMedianStopping(const pb::Study& study, std::unique_ptr<Scheduler> sampling);
+std::unique_ptr<Scheduler> MakeMedianStopping(const pb::Study& study,
+                                              std::unique_ptr<Scheduler> sampling);
 
 // The scheduler a study asks for.
-std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpace& space, int64_t created,
-                                         int64_t consumed);
+std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpace& space,
+                                         int64_t created, int64_t consumed);
 
 // ASHA's rungs for a study: min_resource * eta^k below max_resource.
 std::vector<int64_t> AshaRungs(const pb::Study& study);

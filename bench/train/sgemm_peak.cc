@@ -6,7 +6,8 @@
 #include <vector>
 
 extern "C" {
-void cblas_sgemm(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+void cblas_sgemm(int, int, int, int, int, int, float, const float*, int, const float*, int, float,
+                 float*, int);
 void openblas_set_num_threads(int);
 }
 

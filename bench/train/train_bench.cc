@@ -1,8 +1,8 @@
 // bench/train: trains one of the benchmark networks on Fashion-MNIST with nn/
 // and prints samples/s and test accuracy, one JSON object per epoch.
-#include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 
@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
   std::string model = "mlp", dir = kDefaultFashionMnistDir;
   int epochs = 1, threads = 1, batch = 128, validation = 0;
   float lr = 0.05f, momentum = 0.9f;
-  app.add_option("--model", model, "mlp (784-256-256-10) or cnn (conv5x5x32-pool-conv5x5x64-pool-fc1024-fc10)");
+  app.add_option("--model", model,
+                 "mlp (784-256-256-10) or cnn (conv5x5x32-pool-conv5x5x64-pool-fc1024-fc10)");
   app.add_option("--epochs", epochs);
   app.add_option("--threads", threads);
   bool blas_threads = false;
@@ -56,9 +57,12 @@ int main(int argc, char** argv) {
   for (int e = 0; e < epochs; ++e) {
     EpochResult r = t.RunEpoch();
     auto [test_loss, test_acc] = t.Evaluate(data->test);
-    printf("{\"tool\": \"sweep-nn\", \"model\": \"%s\", \"threads\": %d, \"split\": \"%s\", \"epoch\": %d, \"samples_per_s\": %.1f, "
-           "\"train_loss\": %.4f, \"test_accuracy\": %.4f}\n",
-           model.c_str(), threads, blas_threads ? "blas" : "batch", r.epoch, r.samples_per_s, r.train_loss, test_acc);
+    printf(
+        "{\"tool\": \"sweep-nn\", \"model\": \"%s\", \"threads\": %d, \"split\": \"%s\", "
+        "\"epoch\": %d, \"samples_per_s\": %.1f, "
+        "\"train_loss\": %.4f, \"test_accuracy\": %.4f}\n",
+        model.c_str(), threads, blas_threads ? "blas" : "batch", r.epoch, r.samples_per_s,
+        r.train_loss, test_acc);
     fflush(stdout);
   }
   return 0;

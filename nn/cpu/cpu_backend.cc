@@ -13,8 +13,8 @@
 
 extern "C" {
 // From OpenBLAS (cblas.h declares them, but its location varies by package).
-void cblas_sgemm(int order, int trans_a, int trans_b, int m, int n, int k, float alpha, const float* a, int lda,
-                 const float* b, int ldb, float beta, float* c, int ldc);
+void cblas_sgemm(int order, int trans_a, int trans_b, int m, int n, int k, float alpha,
+                 const float* a, int lda, const float* b, int ldb, float beta, float* c, int ldc);
 void openblas_set_num_threads(int n);
 }
 
@@ -41,19 +41,25 @@ class CpuBackend : public Backend {
     return static_cast<float*>(p);
   }
   void Free(float* p) override { free(p); }
-  void ToHost(const float* src, float* host, size_t n) override { std::memcpy(host, src, n * sizeof(float)); }
-  void FromHost(const float* host, float* dst, size_t n) override { std::memcpy(dst, host, n * sizeof(float)); }
+  void ToHost(const float* src, float* host, size_t n) override {
+    std::memcpy(host, src, n * sizeof(float));
+  }
+  void FromHost(const float* host, float* dst, size_t n) override {
+    std::memcpy(dst, host, n * sizeof(float));
+  }
   void Zero(float* p, size_t n) override { std::memset(p, 0, n * sizeof(float)); }
-  void Copy(const float* src, float* dst, size_t n) override { std::memcpy(dst, src, n * sizeof(float)); }
+  void Copy(const float* src, float* dst, size_t n) override {
+    std::memcpy(dst, src, n * sizeof(float));
+  }
 
-  void Gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, const float* b, float beta,
-            float* c) override {
-    cblas_sgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n, k, alpha, a, ta ? m : k, b,
-                tb ? k : n, beta, c, n);
+  void Gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, const float* b,
+            float beta, float* c) override {
+    cblas_sgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n, k, alpha, a,
+                ta ? m : k, b, tb ? k : n, beta, c, n);
   }
 
   void AddBias(float* y, const float* bias, int rows, int cols) override {
-#pragma omp parallel for schedule(static) if (static_cast<int64_t>(rows) * cols > 65536)
+#pragma omp parallel for schedule(static) if (static_cast <int64_t>(rows) * cols > 65536)
     for (int r = 0; r < rows; ++r) {
       float* row = y + static_cast<size_t>(r) * cols;
       for (int c = 0; c < cols; ++c) row[c] += bias[c];
@@ -116,7 +122,8 @@ class CpuBackend : public Backend {
           int x0 = 0, x1 = ow;
           while (x0 < ow && x0 * g.stride - g.pad + kj < 0) ++x0;
           while (x1 > x0 && (x1 - 1) * g.stride - g.pad + kj >= g.w) --x1;
-          const float* in = col + ((c * g.k + ki) * g.k + kj) * cols + static_cast<size_t>(n) * oh * ow;
+          const float* in =
+              col + ((c * g.k + ki) * g.k + kj) * cols + static_cast<size_t>(n) * oh * ow;
           for (int y = 0; y < oh; ++y) {
             int iy = y * g.stride - g.pad + ki;
             if (iy < 0 || iy >= g.h) continue;
@@ -156,8 +163,8 @@ class CpuBackend : public Backend {
     }
   }
 
-  void Conv2dBackward(const Window& g, const float* x, const float* w, const float* dy, float* dx, float* dw,
-                      float* db, float* col) override {
+  void Conv2dBackward(const Window& g, const float* x, const float* w, const float* dy, float* dx,
+                      float* dw, float* db, float* col) override {
     const int ohw = g.OutH() * g.OutW(), ck = g.c * g.k * g.k;
     const size_t cols = static_cast<size_t>(g.n) * ohw;
     tmp_.resize(static_cast<size_t>(g.oc) * cols);
@@ -216,7 +223,8 @@ class CpuBackend : public Backend {
     }
   }
 
-  void MaxPoolBackward(const Window& g, const float* dy, const int32_t* argmax, float* dx) override {
+  void MaxPoolBackward(const Window& g, const float* dy, const int32_t* argmax,
+                       float* dx) override {
     const int ohw = g.OutH() * g.OutW();
     Zero(dx, static_cast<size_t>(g.n) * g.c * g.h * g.w);
 #pragma omp parallel for schedule(static)
@@ -292,7 +300,8 @@ class CpuBackend : public Backend {
     }
   }
 
-  void ActivationBackward(Activation a, float slope, const float* x, const float* dy, float* dx, size_t n) override {
+  void ActivationBackward(Activation a, float slope, const float* x, const float* dy, float* dx,
+                          size_t n) override {
     switch (a) {
       case Activation::kRelu:
 #pragma omp parallel for simd schedule(static) if (n > 262144)
@@ -308,9 +317,11 @@ class CpuBackend : public Backend {
     }
   }
 
-  void DropoutForward(float p, uint64_t seed, const float* x, float* y, float* mask, size_t n) override {
+  void DropoutForward(float p, uint64_t seed, const float* x, float* y, float* mask,
+                      size_t n) override {
     const float keep = 1.f / (1.f - p);
-    const uint64_t threshold = static_cast<uint64_t>(static_cast<double>(p) * 18446744073709551616.0);
+    const uint64_t threshold =
+        static_cast<uint64_t>(static_cast<double>(p) * 18446744073709551616.0);
 #pragma omp parallel for schedule(static) if (n > 65536)
     for (size_t i = 0; i < n; ++i) {
       mask[i] = SplitMix64(seed + i * 0x9e3779b97f4a7c15ULL) >= threshold ? keep : 0.f;
@@ -322,9 +333,9 @@ class CpuBackend : public Backend {
     for (size_t i = 0; i < n; ++i) y[i] = a[i] * b[i];
   }
 
-  void BatchNormTrain(int n, int c, int hw, float momentum, float eps, const float* x, const float* gamma,
-                      const float* beta, float* y, float* save_mean, float* save_invstd, float* run_mean,
-                      float* run_var) override {
+  void BatchNormTrain(int n, int c, int hw, float momentum, float eps, const float* x,
+                      const float* gamma, const float* beta, float* y, float* save_mean,
+                      float* save_invstd, float* run_mean, float* run_var) override {
     const double count = static_cast<double>(n) * hw;
 #pragma omp parallel for schedule(static)
     for (int ch = 0; ch < c; ++ch) {
@@ -353,11 +364,13 @@ class CpuBackend : public Backend {
     }
   }
 
-  void BatchNormEval(int n, int c, int hw, float eps, const float* x, const float* gamma, const float* beta,
-                     const float* run_mean, const float* run_var, float* y) override {
+  void BatchNormEval(int n, int c, int hw, float eps, const float* x, const float* gamma,
+                     const float* beta, const float* run_mean, const float* run_var,
+                     float* y) override {
 #pragma omp parallel for schedule(static)
     for (int ch = 0; ch < c; ++ch) {
-      float scale = gamma[ch] / std::sqrt(run_var[ch] + eps), shift = beta[ch] - run_mean[ch] * scale;
+      float scale = gamma[ch] / std::sqrt(run_var[ch] + eps),
+            shift = beta[ch] - run_mean[ch] * scale;
       for (int i = 0; i < n; ++i) {
         size_t off = (static_cast<size_t>(i) * c + ch) * hw;
         for (int j = 0; j < hw; ++j) y[off + j] = x[off + j] * scale + shift;
@@ -365,15 +378,16 @@ class CpuBackend : public Backend {
     }
   }
 
-  void BatchNormBackward(bool eval, int n, int c, int hw, float eps, const float* x, const float* gamma,
-                         const float* means, const float* scales, const float* dy, float* dx, float* dgamma,
-                         float* dbeta) override {
+  void BatchNormBackward(bool eval, int n, int c, int hw, float eps, const float* x,
+                         const float* gamma, const float* means, const float* scales,
+                         const float* dy, float* dx, float* dgamma, float* dbeta) override {
     const double count = static_cast<double>(n) * hw;
 #pragma omp parallel for schedule(static)
     for (int ch = 0; ch < c; ++ch) {
       double sdy = 0, sdyx = 0;
       const double mean = means[ch];
-      const double invstd = eval ? 1.0 / std::sqrt(static_cast<double>(scales[ch]) + eps) : scales[ch];
+      const double invstd =
+          eval ? 1.0 / std::sqrt(static_cast<double>(scales[ch]) + eps) : scales[ch];
       for (int i = 0; i < n; ++i) {
         size_t off = (static_cast<size_t>(i) * c + ch) * hw;
         for (int j = 0; j < hw; ++j) {
@@ -387,7 +401,8 @@ class CpuBackend : public Backend {
       if (eval) {
         for (int i = 0; i < n; ++i) {
           size_t off = (static_cast<size_t>(i) * c + ch) * hw;
-          for (int j = 0; j < hw; ++j) dx[off + j] = static_cast<float>(gamma[ch] * invstd * dy[off + j]);
+          for (int j = 0; j < hw; ++j)
+            dx[off + j] = static_cast<float>(gamma[ch] * invstd * dy[off + j]);
         }
         continue;
       }
@@ -402,8 +417,8 @@ class CpuBackend : public Backend {
     }
   }
 
-  void SoftmaxCrossEntropy(const float* logits, const int32_t* labels, int n, int classes, float* dlogits,
-                           double* loss_sum, int64_t* correct) override {
+  void SoftmaxCrossEntropy(const float* logits, const int32_t* labels, int n, int classes,
+                           float* dlogits, double* loss_sum, int64_t* correct) override {
     double loss = 0;
     int64_t right = 0;
     for (int i = 0; i < n; ++i) {
@@ -433,21 +448,22 @@ class CpuBackend : public Backend {
     *correct = right;
   }
 
-  void SgdStep(float* p, const float* g, float* v, size_t n, float lr, float momentum, bool nesterov,
-               float weight_decay) override {
+  void SgdStep(float* p, const float* g, float* v, size_t n, float lr, float momentum,
+               bool nesterov, float weight_decay) override {
     // Branch-free loops per variant, so each vectorises.
+    const bool par = threads_ > 1 && n > 65536;
     if (momentum == 0.f) {
-#pragma omp simd
+#pragma omp parallel for simd schedule(static) if (par)
       for (size_t i = 0; i < n; ++i) p[i] -= lr * (g[i] + weight_decay * p[i]);
     } else if (nesterov) {
-#pragma omp simd
+#pragma omp parallel for simd schedule(static) if (par)
       for (size_t i = 0; i < n; ++i) {
         float grad = g[i] + weight_decay * p[i];
         v[i] = momentum * v[i] + grad;
         p[i] -= lr * (grad + momentum * v[i]);
       }
     } else {
-#pragma omp simd
+#pragma omp parallel for simd schedule(static) if (par)
       for (size_t i = 0; i < n; ++i) {
         v[i] = momentum * v[i] + g[i] + weight_decay * p[i];
         p[i] -= lr * v[i];
@@ -455,14 +471,17 @@ class CpuBackend : public Backend {
     }
   }
 
-  void AdamStep(float* p, const float* g, float* m, float* v, size_t n, float lr, float beta1, float beta2,
-                float eps, float weight_decay, bool decoupled, int64_t t) override {
-    const float c1 = 1.f - std::pow(beta1, static_cast<float>(t)), c2 = 1.f - std::pow(beta2, static_cast<float>(t));
+  void AdamStep(float* p, const float* g, float* m, float* v, size_t n, float lr, float beta1,
+                float beta2, float eps, float weight_decay, bool decoupled, int64_t t) override {
+    const float c1 = 1.f - std::pow(beta1, static_cast<float>(t)),
+                c2 = 1.f - std::pow(beta2, static_cast<float>(t));
 #pragma omp parallel for schedule(static) if (n > 65536)
     for (size_t i = 0; i < n; ++i) {
       float grad = g[i];
-      if (decoupled) p[i] *= 1.f - lr * weight_decay;
-      else grad += weight_decay * p[i];
+      if (decoupled)
+        p[i] *= 1.f - lr * weight_decay;
+      else
+        grad += weight_decay * p[i];
       m[i] = beta1 * m[i] + (1.f - beta1) * grad;
       v[i] = beta2 * v[i] + (1.f - beta2) * grad * grad;
       p[i] -= lr * (m[i] / c1) / (std::sqrt(v[i] / c2) + eps);
@@ -478,9 +497,12 @@ class CpuBackend : public Backend {
  private:
   static float Act(Activation a, float slope, float x) {
     switch (a) {
-      case Activation::kRelu: return x > 0 ? x : 0.f;
-      case Activation::kLeakyRelu: return x > 0 ? x : slope * x;
-      case Activation::kTanh: return std::tanh(x);
+      case Activation::kRelu:
+        return x > 0 ? x : 0.f;
+      case Activation::kLeakyRelu:
+        return x > 0 ? x : slope * x;
+      case Activation::kTanh:
+        return std::tanh(x);
       default: {
         const float c = 0.7978845608028654f;
         return 0.5f * x * (1.f + std::tanh(c * (x + 0.044715f * x * x * x)));
@@ -489,8 +511,10 @@ class CpuBackend : public Backend {
   }
   static float ActGrad(Activation a, float slope, float x) {
     switch (a) {
-      case Activation::kRelu: return x > 0 ? 1.f : 0.f;
-      case Activation::kLeakyRelu: return x > 0 ? 1.f : slope;
+      case Activation::kRelu:
+        return x > 0 ? 1.f : 0.f;
+      case Activation::kLeakyRelu:
+        return x > 0 ? 1.f : slope;
       case Activation::kTanh: {
         float t = std::tanh(x);
         return 1.f - t * t;
@@ -509,6 +533,8 @@ class CpuBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> MakeCpuBackend(int threads) { return std::make_unique<CpuBackend>(threads); }
+std::unique_ptr<Backend> MakeCpuBackend(int threads) {
+  return std::make_unique<CpuBackend>(threads);
+}
 
 }  // namespace sweep::nn

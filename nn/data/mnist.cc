@@ -24,7 +24,8 @@ Result<std::vector<uint8_t>> ReadMaybeGz(const std::string& path) {
   int err;
   const char* msg = gzerror(f, &err);
   gzclose(f);
-  if (n < 0 || (err != Z_OK && err != Z_STREAM_END)) return Status::Error(path + ": read error: " + msg);
+  if (n < 0 || (err != Z_OK && err != Z_STREAM_END))
+    return Status::Error(path + ": read error: " + msg);
   return out;
 }
 
@@ -73,10 +74,11 @@ Result<ImageSet> LoadIdx(const std::string& images_path, const std::string& labe
   s.w = static_cast<int>(BigEndian(img.data() + 12));
   size_t want = 16 + static_cast<size_t>(s.n) * s.h * s.w;
   if (img.size() != want) {
-    return Status::Error(images_path + ": truncated (" + std::to_string(img.size()) + " bytes, expected " +
-                         std::to_string(want) + ")");
+    return Status::Error(images_path + ": truncated (" + std::to_string(img.size()) +
+                         " bytes, expected " + std::to_string(want) + ")");
   }
-  if (BigEndian(lab.data() + 4) != static_cast<uint32_t>(s.n) || lab.size() != 8 + static_cast<size_t>(s.n)) {
+  if (BigEndian(lab.data() + 4) != static_cast<uint32_t>(s.n) ||
+      lab.size() != 8 + static_cast<size_t>(s.n)) {
     return Status::Error(labels_path + ": label count does not match " + images_path);
   }
   s.pixels.assign(img.begin() + 16, img.end());
@@ -85,8 +87,10 @@ Result<ImageSet> LoadIdx(const std::string& images_path, const std::string& labe
 }
 
 Result<Splits> LoadMnistSplits(const std::string& dir, int validation, uint64_t seed) {
-  ASSIGN_OR_RETURN(ImageSet train, LoadIdx(Find(dir, "train-images-idx3-ubyte"), Find(dir, "train-labels-idx1-ubyte")));
-  ASSIGN_OR_RETURN(ImageSet test, LoadIdx(Find(dir, "t10k-images-idx3-ubyte"), Find(dir, "t10k-labels-idx1-ubyte")));
+  ASSIGN_OR_RETURN(ImageSet train, LoadIdx(Find(dir, "train-images-idx3-ubyte"),
+                                           Find(dir, "train-labels-idx1-ubyte")));
+  ASSIGN_OR_RETURN(ImageSet test, LoadIdx(Find(dir, "t10k-images-idx3-ubyte"),
+                                          Find(dir, "t10k-labels-idx1-ubyte")));
   if (validation < 0 || validation >= train.n) {
     return Status::Error("validation (" + std::to_string(validation) + ") must be in [0, " +
                          std::to_string(train.n) + ")");
@@ -112,12 +116,14 @@ std::vector<int32_t> EpochOrder(int n, uint64_t seed, int64_t epoch) {
   std::vector<int32_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   Rng rng(HashKey({seed, static_cast<uint64_t>(epoch), 0x5a1eULL}));
-  for (int i = n - 1; i > 0; --i) std::swap(order[i], order[rng.Next() % static_cast<uint64_t>(i + 1)]);
+  for (int i = n - 1; i > 0; --i)
+    std::swap(order[i], order[rng.Next() % static_cast<uint64_t>(i + 1)]);
   return order;
 }
 
-void MakeBatch(const ImageSet& set, const std::vector<int32_t>& indices, size_t begin, size_t count, float mean,
-               float stddev, Augment augment, uint64_t seed, int64_t epoch, float* out, int32_t* labels) {
+void MakeBatch(const ImageSet& set, const std::vector<int32_t>& indices, size_t begin, size_t count,
+               float mean, float stddev, Augment augment, uint64_t seed, int64_t epoch, float* out,
+               int32_t* labels) {
   const int h = set.h, w = set.w, px = set.c * h * w;
   const float scale = 1.f / (255.f * stddev), shift = -mean / stddev;
   float lut[256];

@@ -35,8 +35,9 @@ enum class Augment { kNone = 0, kFlip = 1, kCrop = 2, kFlipCrop = 3 };
 
 // Writes normalised float images for `indices` into `out` (NCHW) and their
 // labels; augmentation draws from (seed, epoch, sample index).
-void MakeBatch(const ImageSet& set, const std::vector<int32_t>& indices, size_t begin, size_t count, float mean,
-               float stddev, Augment augment, uint64_t seed, int64_t epoch, float* out, int32_t* labels);
+void MakeBatch(const ImageSet& set, const std::vector<int32_t>& indices, size_t begin, size_t count,
+               float mean, float stddev, Augment augment, uint64_t seed, int64_t epoch, float* out,
+               int32_t* labels);
 
 // The order of the training set in `epoch`.
 std::vector<int32_t> EpochOrder(int n, uint64_t seed, int64_t epoch);

@@ -19,8 +19,8 @@ class BatchNorm : public Layer {
   size_t StateCount() const override { return 2 * static_cast<size_t>(c_); }
   void Init(float* p, float* state, Rng*) override {
     for (int i = 0; i < c_; ++i) {
-      p[i] = 1.f;          // gamma
-      state[c_ + i] = 1.f; // running variance
+      p[i] = 1.f;           // gamma
+      state[c_ + i] = 1.f;  // running variance
     }
   }
 
@@ -30,17 +30,20 @@ class BatchNorm : public Layer {
     if (ctx.training) {
       mean_.Resize(ctx.backend, {c_});
       invstd_.Resize(ctx.backend, {c_});
-      ctx.backend->BatchNormTrain(n, c_, hw_, momentum_, eps_, x.data(), params_, params_ + c_, y->data(),
-                                  mean_.data(), invstd_.data(), state_, state_ + c_);
+      ctx.backend->BatchNormTrain(n, c_, hw_, momentum_, eps_, x.data(), params_, params_ + c_,
+                                  y->data(), mean_.data(), invstd_.data(), state_, state_ + c_);
     } else {
-      ctx.backend->BatchNormEval(n, c_, hw_, eps_, x.data(), params_, params_ + c_, state_, state_ + c_, y->data());
+      ctx.backend->BatchNormEval(n, c_, hw_, eps_, x.data(), params_, params_ + c_, state_,
+                                 state_ + c_, y->data());
     }
   }
-  void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy, Tensor* dx) override {
+  void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy,
+                  Tensor* dx) override {
     bool eval = !ctx.training;
-    ctx.backend->BatchNormBackward(eval, x.dim(0), c_, hw_, eps_, x.data(), params_, eval ? state_ : mean_.data(),
-                                   eval ? state_ + c_ : invstd_.data(), dy.data(), dx ? dx->data() : nullptr, grads_,
-                                   grads_ + c_);
+    ctx.backend->BatchNormBackward(eval, x.dim(0), c_, hw_, eps_, x.data(), params_,
+                                   eval ? state_ : mean_.data(),
+                                   eval ? state_ + c_ : invstd_.data(), dy.data(),
+                                   dx ? dx->data() : nullptr, grads_, grads_ + c_);
   }
 
  private:
@@ -51,6 +54,8 @@ class BatchNorm : public Layer {
 
 }  // namespace
 
-std::unique_ptr<Layer> MakeBatchNorm(float momentum, float eps) { return std::make_unique<BatchNorm>(momentum, eps); }
+std::unique_ptr<Layer> MakeBatchNorm(float momentum, float eps) {
+  return std::make_unique<BatchNorm>(momentum, eps);
+}
 
 }  // namespace sweep::nn

@@ -15,8 +15,8 @@ class Conv2d : public Layer {
     g_.pad = pad;
   }
   std::string Name() const override {
-    return "Conv2d(" + std::to_string(g_.oc) + ", k" + std::to_string(g_.k) + ", s" + std::to_string(g_.stride) +
-           ", p" + std::to_string(g_.pad) + ")";
+    return "Conv2d(" + std::to_string(g_.oc) + ", k" + std::to_string(g_.k) + ", s" +
+           std::to_string(g_.stride) + ", p" + std::to_string(g_.pad) + ")";
   }
   std::vector<int> Setup(const std::vector<int>& in) override {
     in_ = in;
@@ -29,9 +29,11 @@ class Conv2d : public Layer {
   size_t WeightCount() const { return static_cast<size_t>(g_.oc) * g_.c * g_.k * g_.k; }
   size_t ParamCount() const override { return WeightCount() + g_.oc; }
   void Init(float* p, float*, Rng* rng) override {
-    double fan_in = static_cast<double>(g_.c) * g_.k * g_.k, fan_out = static_cast<double>(g_.oc) * g_.k * g_.k;
+    double fan_in = static_cast<double>(g_.c) * g_.k * g_.k,
+           fan_out = static_cast<double>(g_.oc) * g_.k * g_.k;
     double bound = InitBound(init_, fan_in, fan_out);
-    for (size_t i = 0; i < WeightCount(); ++i) p[i] = static_cast<float>((2 * rng->Uniform() - 1) * bound);
+    for (size_t i = 0; i < WeightCount(); ++i)
+      p[i] = static_cast<float>((2 * rng->Uniform() - 1) * bound);
   }
 
  protected:
@@ -39,9 +41,11 @@ class Conv2d : public Layer {
     Window g = g_;
     g.n = x.dim(0);
     workspace_.Resize(ctx.backend, {static_cast<int>(ctx.backend->ConvWorkspace(g))});
-    ctx.backend->Conv2dForward(g, x.data(), params_, params_ + WeightCount(), y->data(), workspace_.data());
+    ctx.backend->Conv2dForward(g, x.data(), params_, params_ + WeightCount(), y->data(),
+                               workspace_.data());
   }
-  void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy, Tensor* dx) override {
+  void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy,
+                  Tensor* dx) override {
     Window g = g_;
     g.n = x.dim(0);
     ctx.backend->Conv2dBackward(g, x.data(), params_, dy.data(), dx ? dx->data() : nullptr, grads_,

@@ -9,10 +9,14 @@ class ActivationLayer : public Layer {
   ActivationLayer(Activation a, float slope) : a_(a), slope_(slope) {}
   std::string Name() const override {
     switch (a_) {
-      case Activation::kRelu: return "ReLU";
-      case Activation::kLeakyRelu: return "LeakyReLU";
-      case Activation::kTanh: return "Tanh";
-      default: return "GELU";
+      case Activation::kRelu:
+        return "ReLU";
+      case Activation::kLeakyRelu:
+        return "LeakyReLU";
+      case Activation::kTanh:
+        return "Tanh";
+      default:
+        return "GELU";
     }
   }
   std::vector<int> Setup(const std::vector<int>& in) override { return in_ = out_ = in; }
@@ -21,7 +25,8 @@ class ActivationLayer : public Layer {
   void DoForward(const Context& ctx, const Tensor& x, Tensor* y) override {
     ctx.backend->ActivationForward(a_, slope_, x.data(), y->data(), x.size());
   }
-  void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy, Tensor* dx) override {
+  void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy,
+                  Tensor* dx) override {
     if (dx) ctx.backend->ActivationBackward(a_, slope_, x.data(), dy.data(), dx->data(), x.size());
   }
 
@@ -47,10 +52,13 @@ class Dropout : public Layer {
     ctx.backend->DropoutForward(p_, ctx.seed, x.data(), y->data(), mask_.data(), x.size());
     active_ = true;
   }
-  void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy, Tensor* dx) override {
+  void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy,
+                  Tensor* dx) override {
     if (!dx) return;
-    if (active_) ctx.backend->Mul(dy.data(), mask_.data(), dx->data(), x.size());
-    else ctx.backend->Copy(dy.data(), dx->data(), x.size());
+    if (active_)
+      ctx.backend->Mul(dy.data(), mask_.data(), dx->data(), x.size());
+    else
+      ctx.backend->Copy(dy.data(), dx->data(), x.size());
   }
 
  private:
@@ -72,14 +80,17 @@ class Flatten : public Layer {
   void DoForward(const Context& ctx, const Tensor& x, Tensor* y) override {
     ctx.backend->Copy(x.data(), y->data(), x.size());
   }
-  void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy, Tensor* dx) override {
+  void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy,
+                  Tensor* dx) override {
     if (dx) ctx.backend->Copy(dy.data(), dx->data(), x.size());
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Layer> MakeActivation(Activation a, float slope) { return std::make_unique<ActivationLayer>(a, slope); }
+std::unique_ptr<Layer> MakeActivation(Activation a, float slope) {
+  return std::make_unique<ActivationLayer>(a, slope);
+}
 std::unique_ptr<Layer> MakeDropout(float p) { return std::make_unique<Dropout>(p); }
 std::unique_ptr<Layer> MakeFlatten() { return std::make_unique<Flatten>(); }
 

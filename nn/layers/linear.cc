@@ -1,4 +1,5 @@
-// Fully connected layer: y = x W^T + b, W [out, in].
+// Fully connected layer: y = x W^T + b, W [out, in]. Any input shape is
+// read as [n, product of the other dimensions], so no Flatten is needed.
 #include <cmath>
 
 #include "nn/layer.h"
@@ -32,12 +33,15 @@ class Linear : public Layer {
     ctx.backend->Gemm(false, true, n, outputs_, inputs_, 1.f, x.data(), params_, 0.f, y->data());
     ctx.backend->AddBias(y->data(), params_ + static_cast<size_t>(outputs_) * inputs_, n, outputs_);
   }
-  void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy, Tensor* dx) override {
+  void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy,
+                  Tensor* dx) override {
     int n = x.dim(0);
     // dW += dy^T x ; db += sum dy ; dx = dy W
     ctx.backend->Gemm(true, false, outputs_, inputs_, n, 1.f, dy.data(), x.data(), 1.f, grads_);
     ctx.backend->BiasGrad(dy.data(), grads_ + static_cast<size_t>(outputs_) * inputs_, n, outputs_);
-    if (dx) ctx.backend->Gemm(false, false, n, inputs_, outputs_, 1.f, dy.data(), params_, 0.f, dx->data());
+    if (dx)
+      ctx.backend->Gemm(false, false, n, inputs_, outputs_, 1.f, dy.data(), params_, 0.f,
+                        dx->data());
   }
 
  private:
@@ -48,6 +52,8 @@ class Linear : public Layer {
 
 }  // namespace
 
-std::unique_ptr<Layer> MakeLinear(int out, WeightInit init) { return std::make_unique<Linear>(out, init); }
+std::unique_ptr<Layer> MakeLinear(int out, WeightInit init) {
+  return std::make_unique<Linear>(out, init);
+}
 
 }  // namespace sweep::nn

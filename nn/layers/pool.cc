@@ -35,19 +35,22 @@ class Pool : public Layer {
     g.n = x.dim(0);
     if (kind_ == kMax) {
       argmax_.Resize(ctx.backend, y->shape());  // int32 indices in a float-sized buffer
-      ctx.backend->MaxPoolForward(g, x.data(), y->data(), reinterpret_cast<int32_t*>(argmax_.data()));
+      ctx.backend->MaxPoolForward(g, x.data(), y->data(),
+                                  reinterpret_cast<int32_t*>(argmax_.data()));
     } else {
       ctx.backend->AvgPoolForward(g, x.data(), y->data());
     }
   }
-  void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy, Tensor* dx) override {
+  void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy,
+                  Tensor* dx) override {
     if (!dx) return;
     Window g = g_;
     g.n = x.dim(0);
     if (kind_ == kMax) {
-      ctx.backend->MaxPoolBackward(g, dy.data(), reinterpret_cast<const int32_t*>(argmax_.data()), dx->data());
-    }
-    else ctx.backend->AvgPoolBackward(g, dy.data(), dx->data());
+      ctx.backend->MaxPoolBackward(g, dy.data(), reinterpret_cast<const int32_t*>(argmax_.data()),
+                                   dx->data());
+    } else
+      ctx.backend->AvgPoolBackward(g, dy.data(), dx->data());
   }
 
  private:
@@ -58,8 +61,12 @@ class Pool : public Layer {
 
 }  // namespace
 
-std::unique_ptr<Layer> MakeMaxPool2d(int k, int stride) { return std::make_unique<Pool>(Pool::kMax, k, stride); }
-std::unique_ptr<Layer> MakeAvgPool2d(int k, int stride) { return std::make_unique<Pool>(Pool::kAvg, k, stride); }
+std::unique_ptr<Layer> MakeMaxPool2d(int k, int stride) {
+  return std::make_unique<Pool>(Pool::kMax, k, stride);
+}
+std::unique_ptr<Layer> MakeAvgPool2d(int k, int stride) {
+  return std::make_unique<Pool>(Pool::kAvg, k, stride);
+}
 std::unique_ptr<Layer> MakeGlobalAvgPool() { return std::make_unique<Pool>(Pool::kGlobal, 1, 1); }
 
 }  // namespace sweep::nn

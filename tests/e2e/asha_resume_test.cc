@@ -14,31 +14,42 @@ namespace {
 std::map<int64_t, std::string> Outcomes(const std::string& db) {
   std::map<int64_t, std::string> out;
   for (const auto& row : Query(db, "SELECT number, status, step FROM trials")) {
-    out[std::get<int64_t>(row[0])] = std::get<std::string>(row[1]) + "@" + std::to_string(std::get<int64_t>(row[2]));
+    out[std::get<int64_t>(row[0])] =
+        std::get<std::string>(row[1]) + "@" + std::to_string(std::get<int64_t>(row[2]));
   }
   return out;
 }
 
 TEST(E2eAshaResumeTest, KilledTunerEndsWithTheSameDecisions) {
   TempDir dir;
-  std::string study = dir.Write("a.yaml",
-                                "name: asha-resume\nobjective: {metric: value, goal: minimize}\n"
-                                "task: {synthetic: {function: curve, steps: 9, step_ms: 15}}\n"
-                                "algorithm: {type: asha, max_trials: 24, max_concurrent: 1, asha: {reduction_factor: 3}}\n"
-                                "seed: 8\nparameters:\n  x1: {type: float, min: 0, max: 1}\n");
+  std::string study = dir.Write(
+      "a.yaml",
+      "name: asha-resume\nobjective: {metric: value, goal: minimize}\n"
+      "task: {synthetic: {function: curve, steps: 9, step_ms: 15}}\n"
+      "algorithm: {type: asha, max_trials: 24, max_concurrent: 1, asha: {reduction_factor: 3}}\n"
+      "seed: 8\nparameters:\n  x1: {type: float, min: 0, max: 1}\n");
   std::string db = dir.File("k.db"), ref = dir.File("ref.db"), out;
-  std::vector<std::string> args = {"run", study, "--db", db, "--local-runners", "1", "--progress", "plain"};
+  std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
+                                   "1",   "--progress", "plain"};
   {
     Process tuner(args, dir.File("t.log"));
-    ASSERT_TRUE(WaitFor([&] { return QueryInt(db, "SELECT count(*) FROM trials WHERE status IN ('stopped', 'completed')") >= 8; },
-                        60000))
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          return QueryInt(db,
+                          "SELECT count(*) FROM trials WHERE status IN ('stopped', 'completed')") >=
+                 8;
+        },
+        60000))
         << tuner.Log();
     tuner.Signal(SIGKILL);
     tuner.Wait(5000);
   }
-  ASSERT_LT(QueryInt(db, "SELECT count(*) FROM trials WHERE status IN ('stopped', 'completed')"), 24);
+  ASSERT_LT(QueryInt(db, "SELECT count(*) FROM trials WHERE status IN ('stopped', 'completed')"),
+            24);
   ASSERT_EQ(RunSweep(args, &out), 0) << out;
-  ASSERT_EQ(RunSweep({"run", study, "--db", ref, "--local-runners", "1", "--progress", "plain"}, &out), 0) << out;
+  ASSERT_EQ(
+      RunSweep({"run", study, "--db", ref, "--local-runners", "1", "--progress", "plain"}, &out), 0)
+      << out;
   auto a = Outcomes(db), b = Outcomes(ref);
   EXPECT_EQ(a.size(), 24u);
   EXPECT_EQ(a, b);

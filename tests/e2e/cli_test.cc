@@ -17,14 +17,19 @@ TEST(E2eCliTest, ValidatePrintsTheSpaceOrTheErrorWithItsLocation) {
   std::string out;
   ASSERT_EQ(RunSweep({"validate", kExamples + "grid_4x5.yaml"}, &out), 0) << out;
   EXPECT_NE(out.find("grid points: 60"), std::string::npos) << out;
-  EXPECT_NE(out.find("momentum: float [0.5, 0.9] step 0.4 when optimizer in {sgd}"), std::string::npos) << out;
+  EXPECT_NE(out.find("momentum: float [0.5, 0.9] step 0.4 when optimizer in {sgd}"),
+            std::string::npos)
+      << out;
   TempDir dir;
-  std::string bad = dir.Write("bad.yaml",
-                              "name: b\nobjective: {metric: value, goal: minimize}\ntask: {synthetic: {function: curve}}\n"
-                              "algorithm: {type: random, max_trials: 3}\nparameters:\n"
-                              "  x1: {type: float, min: 0, max: 1}\n  lr: {type: float, min: 0, max: 1, log: true}\n");
+  std::string bad = dir.Write(
+      "bad.yaml",
+      "name: b\nobjective: {metric: value, goal: minimize}\ntask: {synthetic: {function: curve}}\n"
+      "algorithm: {type: random, max_trials: 3}\nparameters:\n"
+      "  x1: {type: float, min: 0, max: 1}\n  lr: {type: float, min: 0, max: 1, log: true}\n");
   EXPECT_EQ(RunSweep({"validate", bad}, &out), 1);
-  EXPECT_NE(out.find(bad + ":7:26: parameters.lr.min: min (0) must be > 0 for a log-scale parameter"), std::string::npos)
+  EXPECT_NE(
+      out.find(bad + ":7:26: parameters.lr.min: min (0) must be > 0 for a log-scale parameter"),
+      std::string::npos)
       << out;
   // `run` refuses it too, before creating anything.
   EXPECT_EQ(RunSweep({"run", bad, "--db", dir.File("x.db")}, &out), 1);
@@ -34,13 +39,17 @@ TEST(E2eCliTest, ValidatePrintsTheSpaceOrTheErrorWithItsLocation) {
 TEST(E2eCliTest, QueryCommandsAndFormats) {
   TempDir dir;
   std::string db = dir.File("q.db"), out;
-  ASSERT_EQ(RunSweep({"run", kExamples + "grid_4x5.yaml", "--db", db, "--local-runners", "2"}, &out), 0) << out;
+  ASSERT_EQ(
+      RunSweep({"run", kExamples + "grid_4x5.yaml", "--db", db, "--local-runners", "2"}, &out), 0)
+      << out;
   ASSERT_EQ(RunSweep({"studies", "--db", db}, &out), 0);
   EXPECT_NE(out.find("grid-4x5"), std::string::npos) << out;
   ASSERT_EQ(RunSweep({"trials", "--db", db, "--format", "csv"}, &out), 0);
-  EXPECT_EQ(out.rfind("id,status,value,step,attempts,x1,x2,optimizer,momentum,failure\n", 0), 0u) << out;
+  EXPECT_EQ(out.rfind("id,status,value,step,attempts,x1,x2,optimizer,momentum,failure\n", 0), 0u)
+      << out;
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 61);
-  ASSERT_EQ(RunSweep({"trials", "grid-4x5", "--db", db, "--top", "3", "--format", "json"}, &out), 0);
+  ASSERT_EQ(RunSweep({"trials", "grid-4x5", "--db", db, "--top", "3", "--format", "json"}, &out),
+            0);
   EXPECT_EQ(out.rfind("[{\"id\": ", 0), 0u) << out;
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 3);
   // Rosenbrock's minimum on this grid is at x1 = 1, x2 = 1.
@@ -48,7 +57,8 @@ TEST(E2eCliTest, QueryCommandsAndFormats) {
   EXPECT_NE(out.find("\"value\": 0,"), std::string::npos) << out;
   ASSERT_EQ(RunSweep({"trials", "--db", db, "--status", "failed"}, &out), 0);
   EXPECT_NE(out.find("(no rows)"), std::string::npos) << out;
-  ASSERT_EQ(RunSweep({"query", "SELECT status, count(*) AS n FROM trials GROUP BY status", "--db", db, "--format", "json"},
+  ASSERT_EQ(RunSweep({"query", "SELECT status, count(*) AS n FROM trials GROUP BY status", "--db",
+                      db, "--format", "json"},
                      &out),
             0);
   EXPECT_EQ(out, "[{\"status\": \"completed\", \"n\": 60}]\n");
@@ -68,28 +78,37 @@ TEST(E2eCliTest, CtrlCStopsCleanlyAndTheSameCommandResumes) {
   std::string study = dir.Write("s.yaml",
                                 "name: ctrlc\nobjective: {metric: value, goal: minimize}\n"
                                 "task: {synthetic: {function: curve, steps: 10, step_ms: 20}}\n"
-                                "algorithm: {type: random, max_trials: 12}\nparameters:\n  x1: {type: float, min: 0, max: 1}\n");
+                                "algorithm: {type: random, max_trials: 12}\nparameters:\n  x1: "
+                                "{type: float, min: 0, max: 1}\n");
   std::string db = dir.File("c.db");
-  std::vector<std::string> args = {"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"};
+  std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
+                                   "2",   "--progress", "plain"};
   {
     Process tuner(args, dir.File("t.log"));
-    ASSERT_TRUE(WaitFor([&] { return QueryInt(db, "SELECT count(*) FROM trials WHERE status='running' AND step >= 2") >= 1; },
-                        30000));
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          return QueryInt(db, "SELECT count(*) FROM trials WHERE status='running' AND step >= 2") >=
+                 1;
+        },
+        30000));
     tuner.Signal(SIGINT);
     ASSERT_EQ(tuner.Wait(10000), 130) << tuner.Log();
-    EXPECT_NE(tuner.Log().find("resume when you run the same command"), std::string::npos) << tuner.Log();
+    EXPECT_NE(tuner.Log().find("resume when you run the same command"), std::string::npos)
+        << tuner.Log();
   }
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='running'"), 0);
   EXPECT_GE(QueryInt(db, "SELECT count(*) FROM trials WHERE status='queued' AND attempts=0"), 1);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM studies WHERE status='interrupted'"), 1);
   std::string out;
   ASSERT_EQ(RunSweep(args, &out), 0) << out;
-  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND attempts=1"), 12);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND attempts=1"),
+            12);
   // A changed study file under the same name is refused, naming the change.
   std::string changed = dir.Write("s.yaml",
                                   "name: ctrlc\nobjective: {metric: value, goal: minimize}\n"
                                   "task: {synthetic: {function: curve, steps: 10, step_ms: 20}}\n"
-                                  "algorithm: {type: random, max_trials: 13}\nparameters:\n  x1: {type: float, min: 0, max: 1}\n");
+                                  "algorithm: {type: random, max_trials: 13}\nparameters:\n  x1: "
+                                  "{type: float, min: 0, max: 1}\n");
   EXPECT_EQ(RunSweep(args, &out), 1);
   EXPECT_NE(out.find("different definition"), std::string::npos) << out;
   EXPECT_NE(out.find("max_trials"), std::string::npos) << out;

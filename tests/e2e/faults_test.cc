@@ -14,11 +14,14 @@ namespace {
 
 // A study where each trial takes about steps * step_ms.
 std::string LongStudy(const TempDir& dir, int trials, int steps, int step_ms) {
-  return dir.Write("s.yaml", "name: faults\nobjective: {metric: value, goal: minimize}\n"
-                             "task: {synthetic: {function: curve, steps: " + std::to_string(steps) +
-                                 ", step_ms: " + std::to_string(step_ms) + "}}\n"
-                             "algorithm: {type: random, max_trials: " + std::to_string(trials) +
-                                 "}\nseed: 3\nparameters:\n  x1: {type: float, min: 0, max: 1}\n");
+  return dir.Write("s.yaml",
+                   "name: faults\nobjective: {metric: value, goal: minimize}\n"
+                   "task: {synthetic: {function: curve, steps: " +
+                       std::to_string(steps) + ", step_ms: " + std::to_string(step_ms) +
+                       "}}\n"
+                       "algorithm: {type: random, max_trials: " +
+                       std::to_string(trials) +
+                       "}\nseed: 3\nparameters:\n  x1: {type: float, min: 0, max: 1}\n");
 }
 
 struct Cluster {
@@ -30,15 +33,16 @@ struct Cluster {
 
   void Start(const std::string& study, int runner_count) {
     tuner = std::make_unique<Process>(
-        std::vector<std::string>{"run", study, "--db", db, "--bind", endpoint, "--local-runners", "0",
-                                 "--heartbeat-ms", "200", "--progress", "plain"},
+        std::vector<std::string>{"run", study, "--db", db, "--bind", endpoint, "--local-runners",
+                                 "0", "--heartbeat-ms", "200", "--progress", "plain"},
         dir.File("tuner.log"));
     for (int i = 0; i < runner_count; ++i) AddRunner("r" + std::to_string(i));
   }
   Process* AddRunner(const std::string& name) {
-    runners.push_back(std::make_unique<Process>(
-        std::vector<std::string>{"runner", "--connect", endpoint, "--name", name, "--heartbeat-ms", "200"},
-        dir.File(name + ".log")));
+    runners.push_back(
+        std::make_unique<Process>(std::vector<std::string>{"runner", "--connect", endpoint,
+                                                           "--name", name, "--heartbeat-ms", "200"},
+                                  dir.File(name + ".log")));
     return runners.back().get();
   }
   // Id of a trial running on `runner` past `step`, or -1.
@@ -52,14 +56,17 @@ TEST(E2eFaultsTest, RunnerKilledMidTrialLosesNothing) {
   Cluster c;
   c.Start(LongStudy(c.dir, 6, 20, 50), 2);
   int64_t victim = -1;
-  ASSERT_TRUE(WaitFor([&] { return (victim = c.RunningTrialOn("r0", 3)) > 0; }, 30000)) << c.tuner->Log();
+  ASSERT_TRUE(WaitFor([&] { return (victim = c.RunningTrialOn("r0", 3)) > 0; }, 30000))
+      << c.tuner->Log();
   c.runners[0]->Signal(SIGKILL);
   ASSERT_EQ(c.tuner->Wait(120000), 0) << c.tuner->Log();
   std::string id = std::to_string(victim);
   EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM trials WHERE status='completed'"), 6);
   EXPECT_EQ(QueryInt(c.db, "SELECT attempts FROM trials WHERE id=" + id), 2);
   EXPECT_EQ(QueryInt(c.db, "SELECT step FROM trials WHERE id=" + id), 20);
-  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM events WHERE kind='attempt_lost' AND trial_id=" + id), 1);
+  EXPECT_EQ(
+      QueryInt(c.db, "SELECT count(*) FROM events WHERE kind='attempt_lost' AND trial_id=" + id),
+      1);
   // Reports of both attempts are kept; the final attempt reported every step.
   EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM reports WHERE attempt=2 AND trial_id=" + id), 20);
   EXPECT_GE(QueryInt(c.db, "SELECT count(*) FROM reports WHERE attempt=1 AND trial_id=" + id), 3);
@@ -69,49 +76,81 @@ TEST(E2eFaultsTest, FrozenRunnerIsRequeuedAndItsLateReportsRejected) {
   Cluster c;
   c.Start(LongStudy(c.dir, 6, 40, 50), 2);
   int64_t victim = -1;
-  ASSERT_TRUE(WaitFor([&] { return (victim = c.RunningTrialOn("r0", 3)) > 0; }, 30000)) << c.tuner->Log();
+  ASSERT_TRUE(WaitFor([&] { return (victim = c.RunningTrialOn("r0", 3)) > 0; }, 30000))
+      << c.tuner->Log();
   std::string id = std::to_string(victim);
   c.runners[0]->Signal(SIGSTOP);
   // Presumed dead after 5 missed 200 ms beats; allow generous slack for a loaded machine.
-  EXPECT_TRUE(WaitFor([&] { return QueryInt(c.db, "SELECT count(*) FROM events WHERE kind='attempt_lost' AND trial_id=" + id) == 1; },
-                      4000))
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return QueryInt(
+                   c.db,
+                   "SELECT count(*) FROM events WHERE kind='attempt_lost' AND trial_id=" + id) == 1;
+      },
+      4000))
       << c.tuner->Log();
   c.runners[0]->Signal(SIGCONT);
-  EXPECT_TRUE(WaitFor([&] { return QueryInt(c.db, "SELECT count(*) FROM events WHERE kind LIKE '%_rejected' AND trial_id=" + id) >= 1; },
-                      10000))
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return QueryInt(c.db,
+                        "SELECT count(*) FROM events WHERE kind LIKE '%_rejected' AND trial_id=" +
+                            id) >= 1;
+      },
+      10000))
       << c.tuner->Log();
   ASSERT_EQ(c.tuner->Wait(120000), 0) << c.tuner->Log();
   EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM trials WHERE status='completed'"), 6);
   EXPECT_EQ(QueryInt(c.db, "SELECT attempts FROM trials WHERE id=" + id), 2);
   // Nothing the frozen runner sent after its lease expired was stored.
   EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM reports WHERE attempt=2 AND trial_id=" + id), 40);
-  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM reports r JOIN events e ON e.trial_id = r.trial_id "
-                           "WHERE e.kind='attempt_lost' AND r.attempt=1 AND r.at > e.at AND r.trial_id=" + id),
+  EXPECT_EQ(QueryInt(c.db,
+                     "SELECT count(*) FROM reports r JOIN events e ON e.trial_id = r.trial_id "
+                     "WHERE e.kind='attempt_lost' AND r.attempt=1 AND r.at > e.at AND r.trial_id=" +
+                         id),
             0);
 }
 
 TEST(E2eFaultsTest, InjectedFailuresNanCrashesAndHangsAreRecordedAndTheSweepCompletes) {
   TempDir dir;
-  std::string study = dir.Write(
-      "s.yaml",
-      "name: chaos\nobjective: {metric: value, goal: minimize}\n"
-      "task:\n  synthetic: {function: curve, steps: 3, step_ms: 5, fail_prob: 0.1, nan_prob: 0.1, crash_prob: 0.05, "
-      "hang_prob: 0.04}\n  stall_timeout_s: 1\n"
-      "algorithm: {type: random, max_trials: 60, max_retries: 3}\nseed: 5\nparameters:\n"
-      "  x1: {type: float, min: 0, max: 1}\n  x2: {type: float, min: 0, max: 1}\n");
+  std::string study =
+      dir.Write("s.yaml",
+                "name: chaos\nobjective: {metric: value, goal: minimize}\n"
+                "task:\n  synthetic: {function: curve, steps: 3, step_ms: 5, fail_prob: 0.1, "
+                "nan_prob: 0.1, crash_prob: 0.05, "
+                "hang_prob: 0.04}\n  stall_timeout_s: 1\n"
+                "algorithm: {type: random, max_trials: 60, max_retries: 3}\nseed: 5\nparameters:\n"
+                "  x1: {type: float, min: 0, max: 1}\n  x2: {type: float, min: 0, max: 1}\n");
   std::string db = dir.File("c.db"), out;
-  int rc = RunSweep({"run", study, "--db", db, "--local-runners", "2", "--heartbeat-ms", "200", "--progress", "plain"},
+  int rc = RunSweep({"run", study, "--db", db, "--local-runners", "2", "--heartbeat-ms", "200",
+                     "--progress", "plain"},
                     &out, 300000);
   ASSERT_EQ(rc, 0) << out;
-  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status IN ('completed', 'failed')"), 60);
-  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed' AND failure LIKE 'injected failure%'"), 1);
-  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed' AND failure LIKE '%is nan'"), 1);
-  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM events WHERE kind='attempt_lost' AND detail LIKE '%runner lost%'"), 1);
-  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM events WHERE kind='attempt_lost' AND detail LIKE '%no report for%'"), 1);
-  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND attempts > 1"), 1);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status IN ('completed', 'failed')"),
+            60);
+  EXPECT_GE(
+      QueryInt(
+          db,
+          "SELECT count(*) FROM trials WHERE status='failed' AND failure LIKE 'injected failure%'"),
+      1);
+  EXPECT_GE(
+      QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed' AND failure LIKE '%is nan'"),
+      1);
+  EXPECT_GE(
+      QueryInt(
+          db,
+          "SELECT count(*) FROM events WHERE kind='attempt_lost' AND detail LIKE '%runner lost%'"),
+      1);
+  EXPECT_GE(QueryInt(db,
+                     "SELECT count(*) FROM events WHERE kind='attempt_lost' AND detail LIKE '%no "
+                     "report for%'"),
+            1);
+  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND attempts > 1"),
+            1);
   // Failed trials hold no value; completed ones hold finite values.
-  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed' AND value IS NOT NULL"), 0);
-  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND value IS NULL"), 0);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed' AND value IS NOT NULL"),
+            0);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND value IS NULL"),
+            0);
 }
 
 TEST(E2eFaultsTest, HostileMessagesAreDroppedAndTheSweepGoesOn) {
@@ -134,8 +173,11 @@ TEST(E2eFaultsTest, HostileMessagesAreDroppedAndTheSweepGoesOn) {
   forged.mutable_report()->set_lease(12345);
   forged.mutable_report()->set_step(1);
   send(EncodeEnvelope(&forged));
-  ASSERT_TRUE(WaitFor([&] { return QueryInt(c.db, "SELECT count(*) FROM events WHERE kind='report_rejected'") == 1; },
-                      10000))
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return QueryInt(c.db, "SELECT count(*) FROM events WHERE kind='report_rejected'") == 1;
+      },
+      10000))
       << c.tuner->Log();
   send(std::string(kMaxMessageBytes + 1024, 'x'));  // over the cap: ZeroMQ drops the peer
   c.AddRunner("honest");

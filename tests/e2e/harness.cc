@@ -30,7 +30,8 @@ std::string TempDir::Write(const std::string& name, const std::string& content) 
   return File(name);
 }
 
-Process::Process(const std::vector<std::string>& args, const std::string& log_path) : log_path_(log_path) {
+Process::Process(const std::vector<std::string>& args, const std::string& log_path)
+    : log_path_(log_path) {
   pid_ = fork();
   if (pid_ == 0) {
     int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);

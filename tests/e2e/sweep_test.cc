@@ -25,7 +25,8 @@ std::string Text(const Cell& c) {
 // number -> params JSON for every trial of the (only) study.
 std::map<int64_t, std::string> TrialParams(const std::string& db) {
   std::map<int64_t, std::string> out;
-  for (const auto& row : Query(db, "SELECT number, params FROM trials")) out[std::get<int64_t>(row[0])] = Text(row[1]);
+  for (const auto& row : Query(db, "SELECT number, params FROM trials"))
+    out[std::get<int64_t>(row[0])] = Text(row[1]);
   return out;
 }
 
@@ -33,11 +34,14 @@ TEST(E2eSweepTest, RandomSweepOf200TrialsMatchesTheSampler) {
   TempDir dir;
   std::string study = std::string(SWEEP_SOURCE_DIR) + "/examples/branin_random.yaml";
   std::string db = dir.File("r.db"), out;
-  int rc = RunSweep({"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"}, &out);
+  int rc =
+      RunSweep({"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"}, &out);
   ASSERT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("best trial"), std::string::npos) << out;
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed'"), 200);
-  EXPECT_EQ(QueryInt(db, "SELECT count(DISTINCT number) FROM trials WHERE number BETWEEN 0 AND 199"), 200);
+  EXPECT_EQ(
+      QueryInt(db, "SELECT count(DISTINCT number) FROM trials WHERE number BETWEEN 0 AND 199"),
+      200);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM reports"), 200);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM studies WHERE status='completed'"), 1);
   // Trial k's parameters are exactly the sampler's point k for seed 7.
@@ -55,25 +59,29 @@ TEST(E2eSweepTest, RandomSweepOf200TrialsMatchesTheSampler) {
   ASSERT_EQ(RunSweep({"best", "--db", db, "--format", "json"}, &json), 0);
   EXPECT_EQ(json.rfind("{\"id\": ", 0), 0u) << json;
   EXPECT_NE(json.find("\"status\": \"completed\""), std::string::npos);
-  EXPECT_NE(json.find("\"value\": " + FormatDouble(std::get<double>(best[0][0]))), std::string::npos) << json;
+  EXPECT_NE(json.find("\"value\": " + FormatDouble(std::get<double>(best[0][0]))),
+            std::string::npos)
+      << json;
 }
 
 TEST(E2eSweepTest, GridWithFourRemoteRunnersRunsEveryPointOnce) {
   TempDir dir;
   std::string endpoint = "ipc://" + dir.File("tuner.sock");
   std::string db = dir.File("g.db");
-  Process tuner({"run", std::string(SWEEP_SOURCE_DIR) + "/examples/grid_4x5.yaml", "--db", db, "--bind", endpoint,
-                 "--local-runners", "0", "--progress", "plain"},
+  Process tuner({"run", std::string(SWEEP_SOURCE_DIR) + "/examples/grid_4x5.yaml", "--db", db,
+                 "--bind", endpoint, "--local-runners", "0", "--progress", "plain"},
                 dir.File("tuner.log"));
   std::vector<std::unique_ptr<Process>> runners;
   for (int i = 0; i < 4; ++i) {
-    runners.push_back(std::make_unique<Process>(
-        std::vector<std::string>{"runner", "--connect", endpoint, "--name", "r" + std::to_string(i)},
-        dir.File("runner" + std::to_string(i) + ".log")));
+    runners.push_back(
+        std::make_unique<Process>(std::vector<std::string>{"runner", "--connect", endpoint,
+                                                           "--name", "r" + std::to_string(i)},
+                                  dir.File("runner" + std::to_string(i) + ".log")));
   }
   ASSERT_EQ(tuner.Wait(120000), 0) << tuner.Log();
   for (auto& r : runners) EXPECT_EQ(r->Wait(10000), 0) << r->Log();  // Shutdown ends them cleanly
-  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND attempts=1"), 60);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND attempts=1"),
+            60);
   EXPECT_EQ(QueryInt(db, "SELECT count(DISTINCT params) FROM trials"), 60);
   EXPECT_EQ(QueryInt(db, "SELECT count(DISTINCT runner) FROM trials"), 4);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM reports"), 180);
@@ -84,17 +92,20 @@ TEST(E2eSweepTest, GridWithFourRemoteRunnersRunsEveryPointOnce) {
 
 TEST(E2eSweepTest, TunerKilledWithSigkillResumesToTheSameTrials) {
   TempDir dir;
-  std::string study = dir.Write("s.yaml",
-                                "name: resume\nobjective: {metric: value, goal: minimize}\n"
-                                "task: {synthetic: {function: curve, steps: 5, step_ms: 10}}\n"
-                                "algorithm: {type: random, max_trials: 60}\nseed: 11\nparameters:\n"
-                                "  x1: {type: float, min: 0, max: 1}\n  x2: {type: float, min: 0, max: 1}\n");
+  std::string study =
+      dir.Write("s.yaml",
+                "name: resume\nobjective: {metric: value, goal: minimize}\n"
+                "task: {synthetic: {function: curve, steps: 5, step_ms: 10}}\n"
+                "algorithm: {type: random, max_trials: 60}\nseed: 11\nparameters:\n"
+                "  x1: {type: float, min: 0, max: 1}\n  x2: {type: float, min: 0, max: 1}\n");
   std::string db = dir.File("k.db"), ref = dir.File("ref.db");
-  std::vector<std::string> args = {"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"};
+  std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
+                                   "2",   "--progress", "plain"};
   {
     Process tuner(args, dir.File("t1.log"));
-    ASSERT_TRUE(WaitFor([&] { return QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed'") >= 15; },
-                        60000))
+    ASSERT_TRUE(WaitFor(
+        [&] { return QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed'") >= 15; },
+        60000))
         << tuner.Log();
     tuner.Signal(SIGKILL);
     EXPECT_EQ(tuner.Wait(5000), 128 + SIGKILL);
@@ -107,7 +118,9 @@ TEST(E2eSweepTest, TunerKilledWithSigkillResumesToTheSameTrials) {
   ASSERT_LT(before.size(), 60u);
   std::string out;
   ASSERT_EQ(RunSweep(args, &out), 0) << out;
-  ASSERT_EQ(RunSweep({"run", study, "--db", ref, "--local-runners", "2", "--progress", "plain"}, &out), 0) << out;
+  ASSERT_EQ(
+      RunSweep({"run", study, "--db", ref, "--local-runners", "2", "--progress", "plain"}, &out), 0)
+      << out;
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed'"), 60);
   EXPECT_EQ(TrialParams(db), TrialParams(ref));
   for (auto [number, value] : before) {

@@ -16,9 +16,11 @@ namespace {
 
 const char* kStudy =
     "name: mlp-e2e\nobjective: {metric: val_accuracy, goal: maximize}\n"
-    "task:\n  train: {model: mlp, epochs: 5, validation: 45000, hidden_layers: 2, hidden_units: 256, dropout: 0.1}\n"
+    "task:\n  train: {model: mlp, epochs: 5, validation: 45000, hidden_layers: 2, hidden_units: "
+    "256, dropout: 0.1}\n"
     "algorithm: {type: random, max_trials: 3}\nseed: 2\nparameters:\n"
-    "  lr: {type: float, min: 0.02, max: 0.1, log: true}\n  batch_norm: {type: categorical, values: [true, false]}\n";
+    "  lr: {type: float, min: 0.02, max: 0.1, log: true}\n  batch_norm: {type: categorical, "
+    "values: [true, false]}\n";
 
 std::map<int64_t, double> Values(const std::string& db) {
   std::map<int64_t, double> out;
@@ -35,38 +37,50 @@ TEST(E2eTrainTest, KilledRunnerResumesFromItsCheckpointBitExactly) {
   TempDir dir;
   std::string study = dir.Write("s.yaml", kStudy);
   std::string endpoint = "ipc://" + dir.File("t.sock"), db = dir.File("k.db");
-  Process tuner({"run", study, "--db", db, "--bind", endpoint, "--local-runners", "0", "--heartbeat-ms", "200",
-                 "--progress", "plain"},
+  Process tuner({"run", study, "--db", db, "--bind", endpoint, "--local-runners", "0",
+                 "--heartbeat-ms", "200", "--progress", "plain"},
                 dir.File("tuner.log"));
   std::vector<std::unique_ptr<Process>> runners;
   auto add_runner = [&](const std::string& name) {
     runners.push_back(std::make_unique<Process>(
-        std::vector<std::string>{"runner", "--connect", endpoint, "--name", name, "--heartbeat-ms", "200", "--threads", "1"},
+        std::vector<std::string>{"runner", "--connect", endpoint, "--name", name, "--heartbeat-ms",
+                                 "200", "--threads", "1"},
         dir.File(name + ".log")));
   };
   add_runner("r0");
   add_runner("r1");
   int64_t victim = -1;
-  ASSERT_TRUE(WaitFor([&] {
-    victim = QueryInt(db, "SELECT t.id FROM trials t JOIN checkpoints c ON c.trial_id = t.id "
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        victim = QueryInt(db,
+                          "SELECT t.id FROM trials t JOIN checkpoints c ON c.trial_id = t.id "
                           "WHERE t.status='running' AND t.runner='r0' AND c.step >= 2 LIMIT 1");
-    return victim > 0;
-  }, 120000)) << tuner.Log();
+        return victim > 0;
+      },
+      120000))
+      << tuner.Log();
   runners[0]->Signal(SIGKILL);
   add_runner("r2");
   ASSERT_EQ(tuner.Wait(300000), 0) << tuner.Log();
   std::string id = std::to_string(victim);
   EXPECT_EQ(QueryInt(db, "SELECT attempts FROM trials WHERE id=" + id), 2);
   // The second attempt started after the checkpointed epoch, not from epoch 1.
-  int64_t first_step = QueryInt(db, "SELECT min(step) FROM reports WHERE attempt=2 AND trial_id=" + id);
+  int64_t first_step =
+      QueryInt(db, "SELECT min(step) FROM reports WHERE attempt=2 AND trial_id=" + id);
   EXPECT_GE(first_step, 3);
   EXPECT_EQ(QueryInt(db, "SELECT max(step) FROM reports WHERE attempt=2 AND trial_id=" + id), 5);
-  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND metrics LIKE '%test_accuracy%'"), 3);
+  EXPECT_EQ(QueryInt(db,
+                     "SELECT count(*) FROM trials WHERE status='completed' AND metrics LIKE "
+                     "'%test_accuracy%'"),
+            3);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM checkpoints WHERE step=5"), 3);
 
   // The same study without the kill gives the very same results.
   std::string ref = dir.File("ref.db"), out;
-  ASSERT_EQ(RunSweep({"run", study, "--db", ref, "--local-runners", "2", "--progress", "plain"}, &out, 300000), 0) << out;
+  ASSERT_EQ(RunSweep({"run", study, "--db", ref, "--local-runners", "2", "--progress", "plain"},
+                     &out, 300000),
+            0)
+      << out;
   auto a = Values(db), b = Values(ref);
   ASSERT_EQ(a.size(), 3u);
   EXPECT_EQ(a, b);

@@ -42,7 +42,8 @@ TEST(DataTest, LoadsAHandMadeIdxFileExactly) {
   lab.push_back(7);
   lab.push_back(3);
   WriteGz(d + "/img.gz", img);
-  std::ofstream(d + "/lab", std::ios::binary).write(reinterpret_cast<const char*>(lab.data()), lab.size());
+  std::ofstream(d + "/lab", std::ios::binary)
+      .write(reinterpret_cast<const char*>(lab.data()), lab.size());
   auto s = LoadIdx(d + "/img.gz", d + "/lab");  // gzip and plain both read
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->n, 2);
@@ -61,7 +62,8 @@ TEST(DataTest, LoadsAHandMadeIdxFileExactly) {
   WriteGz(d + "/short.gz", img);
   auto bad = LoadIdx(d + "/short.gz", d + "/lab");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("short.gz: truncated"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("short.gz: truncated"), std::string::npos)
+      << bad.status().message();
   auto swapped = LoadIdx(d + "/lab", d + "/img.gz");
   ASSERT_FALSE(swapped.ok());
   EXPECT_NE(swapped.status().message().find("not an IDX image file"), std::string::npos);

@@ -17,12 +17,13 @@ class GradientCheck : public ::testing::Test {
 };
 
 // Checks d(sum(r * layer(x)))/d(x and params) against central differences.
-void Check(Backend* b, std::unique_ptr<Layer> layer, std::vector<int> in, int n, bool training = true,
-           double eps = 1e-2, double tol = 2e-2) {
+void Check(Backend* b, std::unique_ptr<Layer> layer, std::vector<int> in, int n,
+           bool training = true, double eps = 1e-2, double tol = 2e-2) {
   SCOPED_TRACE(layer->Name());
   layer->Setup(in);
   size_t np = layer->ParamCount(), ns = layer->StateCount();
-  Tensor p(b, {static_cast<int>(std::max<size_t>(np, 1))}), g(b, {static_cast<int>(std::max<size_t>(np, 1))}),
+  Tensor p(b, {static_cast<int>(std::max<size_t>(np, 1))}),
+      g(b, {static_cast<int>(std::max<size_t>(np, 1))}),
       s(b, {static_cast<int>(std::max<size_t>(ns, 1))});
   Rng rng(42);
   std::vector<float> hp(p.size()), hs(s.size());
@@ -56,7 +57,8 @@ void Check(Backend* b, std::unique_ptr<Layer> layer, std::vector<int> in, int n,
   layer->Backward(ctx, x, y, r, &dx);
   std::vector<float> adx = dx.ToHost(), ag = g.ToHost();
 
-  auto compare = [&](const char* what, float* host, Tensor* t, const std::vector<float>& analytic, size_t count) {
+  auto compare = [&](const char* what, float* host, Tensor* t, const std::vector<float>& analytic,
+                     size_t count) {
     size_t stride = std::max<size_t>(1, count / 40);
     int bad = 0;
     for (size_t i = 0; i < count; i += stride) {
@@ -70,8 +72,11 @@ void Check(Backend* b, std::unique_ptr<Layer> layer, std::vector<int> in, int n,
       host[i] = orig;
       t->FromHost(std::vector<float>(host, host + t->size()));
       double numeric = (up - down) / (2 * eps);
-      double err = std::fabs(numeric - analytic[i]) / std::max(1.0, std::fabs(numeric) + std::fabs(analytic[i]));
-      if (err > tol && ++bad <= 5) ADD_FAILURE() << what << "[" << i << "]: analytic " << analytic[i] << " numeric " << numeric;
+      double err = std::fabs(numeric - analytic[i]) /
+                   std::max(1.0, std::fabs(numeric) + std::fabs(analytic[i]));
+      if (err > tol && ++bad <= 5)
+        ADD_FAILURE() << what << "[" << i << "]: analytic " << analytic[i] << " numeric "
+                      << numeric;
     }
   };
   compare("dx", hx.data(), &x, adx, hx.size());
@@ -79,19 +84,31 @@ void Check(Backend* b, std::unique_ptr<Layer> layer, std::vector<int> in, int n,
 }
 
 TEST_F(GradientCheck, Linear) { Check(b_.get(), MakeLinear(5, WeightInit::kHe), {7}, 4); }
-TEST_F(GradientCheck, Conv2dStridePad) { Check(b_.get(), MakeConv2d(3, 3, 2, 1, WeightInit::kHe), {2, 7, 7}, 2); }
-TEST_F(GradientCheck, Conv2dSame5x5) { Check(b_.get(), MakeConv2d(4, 5, 1, 2, WeightInit::kXavier), {3, 6, 6}, 2); }
+TEST_F(GradientCheck, Conv2dStridePad) {
+  Check(b_.get(), MakeConv2d(3, 3, 2, 1, WeightInit::kHe), {2, 7, 7}, 2);
+}
+TEST_F(GradientCheck, Conv2dSame5x5) {
+  Check(b_.get(), MakeConv2d(4, 5, 1, 2, WeightInit::kXavier), {3, 6, 6}, 2);
+}
 TEST_F(GradientCheck, MaxPool) { Check(b_.get(), MakeMaxPool2d(2, 2), {2, 6, 6}, 2, true, 1e-3); }
 TEST_F(GradientCheck, AvgPool) { Check(b_.get(), MakeAvgPool2d(2, 2), {2, 6, 6}, 2); }
 TEST_F(GradientCheck, GlobalAvgPool) { Check(b_.get(), MakeGlobalAvgPool(), {3, 4, 4}, 2); }
-TEST_F(GradientCheck, Relu) { Check(b_.get(), MakeActivation(Activation::kRelu), {20}, 3, true, 1e-3); }
-TEST_F(GradientCheck, LeakyRelu) { Check(b_.get(), MakeActivation(Activation::kLeakyRelu, 0.1f), {20}, 3, true, 1e-3); }
+TEST_F(GradientCheck, Relu) {
+  Check(b_.get(), MakeActivation(Activation::kRelu), {20}, 3, true, 1e-3);
+}
+TEST_F(GradientCheck, LeakyRelu) {
+  Check(b_.get(), MakeActivation(Activation::kLeakyRelu, 0.1f), {20}, 3, true, 1e-3);
+}
 TEST_F(GradientCheck, Tanh) { Check(b_.get(), MakeActivation(Activation::kTanh), {20}, 3); }
 TEST_F(GradientCheck, Gelu) { Check(b_.get(), MakeActivation(Activation::kGelu), {20}, 3); }
 TEST_F(GradientCheck, DropoutTraining) { Check(b_.get(), MakeDropout(0.3f), {30}, 3); }
 TEST_F(GradientCheck, DropoutEvalIsIdentity) { Check(b_.get(), MakeDropout(0.3f), {30}, 3, false); }
-TEST_F(GradientCheck, BatchNormDense) { Check(b_.get(), MakeBatchNorm(), {6}, 8, true, 1e-2, 3e-2); }
-TEST_F(GradientCheck, BatchNormSpatial) { Check(b_.get(), MakeBatchNorm(), {3, 4, 4}, 4, true, 1e-2, 3e-2); }
+TEST_F(GradientCheck, BatchNormDense) {
+  Check(b_.get(), MakeBatchNorm(), {6}, 8, true, 1e-2, 3e-2);
+}
+TEST_F(GradientCheck, BatchNormSpatial) {
+  Check(b_.get(), MakeBatchNorm(), {3, 4, 4}, 4, true, 1e-2, 3e-2);
+}
 TEST_F(GradientCheck, BatchNormEval) { Check(b_.get(), MakeBatchNorm(), {3, 4, 4}, 4, false); }
 TEST_F(GradientCheck, Flatten) { Check(b_.get(), MakeFlatten(), {2, 3, 3}, 2); }
 
@@ -143,7 +160,9 @@ TEST_F(GradientCheck, SmallCnnEndToEnd) {
     m.Forward(x, true, 9);
     double down = m.Loss(labels.data(), false, nullptr) / 4;
     m.params()[i] = orig;
-    EXPECT_NEAR((up - down) / 2e-2, g[i], 2e-2 * std::max(1.0, static_cast<double>(std::fabs(g[i])))) << i;
+    EXPECT_NEAR((up - down) / 2e-2, g[i],
+                2e-2 * std::max(1.0, static_cast<double>(std::fabs(g[i]))))
+        << i;
   }
 }
 

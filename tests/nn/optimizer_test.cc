@@ -77,7 +77,8 @@ TEST(OptimizerTest, Schedules) {
   EXPECT_NEAR(LearningRate(Schedule::kCosine, 0.1f, 5.0, 10, 0), 0.05f, 1e-7);
   EXPECT_NEAR(LearningRate(Schedule::kCosine, 0.1f, 10.0, 10, 0), 0.0f, 1e-7);
   EXPECT_NEAR(LearningRate(Schedule::kConstant, 0.1f, 0.5, 10, 2), 0.025f, 1e-6);  // warm-up
-  EXPECT_NEAR(LearningRate(Schedule::kCosine, 0.1f, 2.0, 10, 2), 0.1f, 1e-6);     // cosine starts after it
+  EXPECT_NEAR(LearningRate(Schedule::kCosine, 0.1f, 2.0, 10, 2), 0.1f,
+              1e-6);  // cosine starts after it
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ Splits ToyData(int n_train) {
         for (int x = 0; x < 8; ++x) {
           bool in = (y / 4) * 2 + (x / 4) == label;
           double v = (in ? 160 : 40) + 40 * rng.Normal();
-          set.pixels[static_cast<size_t>(i) * 64 + y * 8 + x] = static_cast<uint8_t>(std::clamp(v, 0.0, 255.0));
+          set.pixels[static_cast<size_t>(i) * 64 + y * 8 + x] =
+              static_cast<uint8_t>(std::clamp(v, 0.0, 255.0));
         }
       }
     }
@@ -95,7 +96,8 @@ TEST(TrainingTest, ResumeFromCheckpointIsBitExact) {
       resumed.RunEpoch();
       size_t n = straight.model().param_count();
       ASSERT_EQ(n, resumed.model().param_count());
-      EXPECT_EQ(0, std::memcmp(straight.model().params(), resumed.model().params(), n * sizeof(float)))
+      EXPECT_EQ(0,
+                std::memcmp(straight.model().params(), resumed.model().params(), n * sizeof(float)))
           << model << " parameters differ after resuming";
       EXPECT_EQ(0, std::memcmp(straight.model().state(), resumed.model().state(),
                                straight.model().state_count() * sizeof(float)));

@@ -1,10 +1,10 @@
 // Study parsing and validation: the accepted examples, the three syntaxes,
 // and a corpus of malformed studies with their exact errors and locations.
+#include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
-#include <google/protobuf/util/message_differencer.h>
 
 #include "search_spaces/space.h"
 #include "search_spaces/study_parser.h"
@@ -52,7 +52,8 @@ TEST(ParserTest, YamlJsonAndTextFormatGiveTheSameStudy) {
 }
 
 TEST(ParserTest, TextFormatErrorsCarryLocations) {
-  auto r = ParseStudyTextProto("name: \"t\"\nobjective { metric: \"value\" goal: GOAL_MINIMIZE }\nbogus: 1\n", "s.pbtxt");
+  auto r = ParseStudyTextProto(
+      "name: \"t\"\nobjective { metric: \"value\" goal: GOAL_MINIMIZE }\nbogus: 1\n", "s.pbtxt");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("s.pbtxt:3:"), std::string::npos) << r.status().message();
 }
@@ -78,8 +79,10 @@ TEST(ParserTest, ReportsEveryProblemNotJustTheFirst) {
   ASSERT_TRUE(p.ok());
   Status st = ValidateStudy(&*p);
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("multi.yaml:5:26: parameters.x1.min"), std::string::npos) << st.message();
-  EXPECT_NE(st.message().find("multi.yaml:6:41: parameters.x2.step"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("multi.yaml:5:26: parameters.x1.min"), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("multi.yaml:6:41: parameters.x2.step"), std::string::npos)
+      << st.message();
 }
 
 TEST(ParserTest, MalformedCorpusGivesExpectedErrorsAndLocations) {
@@ -101,7 +104,8 @@ TEST(ParserTest, MalformedCorpusGivesExpectedErrorsAndLocations) {
   EXPECT_GE(cases, 30);
   // Every file in the corpus has an expectation.
   int files = 0;
-  for (const auto& e : std::filesystem::directory_iterator(kDir + "bad_studies")) files += e.path().extension() == ".yaml";
+  for (const auto& e : std::filesystem::directory_iterator(kDir + "bad_studies"))
+    files += e.path().extension() == ".yaml";
   EXPECT_EQ(files, cases);
 }
 

@@ -31,12 +31,14 @@ std::map<std::string, pb::Value> AsMap(const Params& p) {
 }
 
 TEST(SamplingTest, RandomTrialKDependsOnSeedAndKOnly) {
-  pb::Study s = Parse(std::string(kHead) +
-                      "algorithm: {type: random, max_trials: 100}\nseed: 7\nparameters:\n"
-                      "  x1: {type: float, min: 0, max: 1}\n  x2: {type: int, min: 1, max: 100, log: true}\n");
+  pb::Study s = Parse(
+      std::string(kHead) +
+      "algorithm: {type: random, max_trials: 100}\nseed: 7\nparameters:\n"
+      "  x1: {type: float, min: 0, max: 1}\n  x2: {type: int, min: 1, max: 100, log: true}\n");
   auto space = SearchSpace::Create(s);
   ASSERT_TRUE(space.ok());
-  auto a = MakeRandomSampler(*space, 7), b = MakeRandomSampler(*space, 7), c = MakeRandomSampler(*space, 8);
+  auto a = MakeRandomSampler(*space, 7), b = MakeRandomSampler(*space, 7),
+       c = MakeRandomSampler(*space, 8);
   // Asking in a different order gives the same points.
   auto a5 = ParamsToJson(*a->Point(5));
   for (int k = 0; k < 5; ++k) (void)b->Point(k);
@@ -84,13 +86,14 @@ TEST(SamplingTest, UniformLogIntAndCategoricalDistributions) {
 }
 
 TEST(SamplingTest, ConditionalParametersExistOnlyUnderTheirParent) {
-  pb::Study s = Parse(std::string(kHead) +
-                      "algorithm: {type: random, max_trials: 100}\nparameters:\n"
-                      "  x1: {type: float, min: 0, max: 1}\n"
-                      "  optimizer: {type: categorical, values: [sgd, adam, rmsprop]}\n"
-                      "  momentum: {type: float, min: 0.5, max: 0.99, when: {optimizer: [sgd, rmsprop]}}\n"
-                      "  nesterov: {type: categorical, values: [true, false], when: {optimizer: sgd}}\n"
-                      "  dampening: {type: float, min: 0, max: 0.1, when: {nesterov: false}}\n");
+  pb::Study s =
+      Parse(std::string(kHead) +
+            "algorithm: {type: random, max_trials: 100}\nparameters:\n"
+            "  x1: {type: float, min: 0, max: 1}\n"
+            "  optimizer: {type: categorical, values: [sgd, adam, rmsprop]}\n"
+            "  momentum: {type: float, min: 0.5, max: 0.99, when: {optimizer: [sgd, rmsprop]}}\n"
+            "  nesterov: {type: categorical, values: [true, false], when: {optimizer: sgd}}\n"
+            "  dampening: {type: float, min: 0, max: 0.1, when: {nesterov: false}}\n");
   auto space = SearchSpace::Create(s);
   auto sampler = MakeRandomSampler(*space, 3);
   int nested = 0;
@@ -131,13 +134,15 @@ TEST(SamplingTest, QuasiRandomIsReproducibleAndMoreEvenThanRandom) {
                       "  x1: {type: float, min: 0, max: 1}\n  x2: {type: float, min: 0, max: 1}\n");
   auto space = SearchSpace::Create(s);
   auto q = MakeQuasiRandomSampler(*space, 5), r = MakeRandomSampler(*space, 5);
-  EXPECT_EQ(ParamsToJson(*q->Point(10)), ParamsToJson(*MakeQuasiRandomSampler(*space, 5)->Point(10)));
+  EXPECT_EQ(ParamsToJson(*q->Point(10)),
+            ParamsToJson(*MakeQuasiRandomSampler(*space, 5)->Point(10)));
   // Count empty cells of an 8x8 grid after 64 points: low discrepancy leaves far fewer.
   auto empty_cells = [](Sampler& smp) {
     std::set<int> cells;
     for (int k = 0; k < 64; ++k) {
       auto m = AsMap(*smp.Point(k));
-      cells.insert(static_cast<int>(m["x1"].number() * 8) * 8 + static_cast<int>(m["x2"].number() * 8));
+      cells.insert(static_cast<int>(m["x1"].number() * 8) * 8 +
+                   static_cast<int>(m["x2"].number() * 8));
     }
     return 64 - static_cast<int>(cells.size());
   };

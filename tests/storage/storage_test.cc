@@ -19,13 +19,16 @@ namespace {
 class StorageTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("sweep_storage_" + std::to_string(getpid()) + "_" +
-                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() /
+           ("sweep_storage_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
     db_ = (dir_ / "r.db").string();
     auto p = ParseStudyYaml(
-        "name: s\nobjective: {metric: value, goal: minimize}\ntask: {synthetic: {function: curve}}\n"
-        "algorithm: {type: random, max_trials: 10}\nparameters:\n  x1: {type: float, min: 0, max: 1}\n",
+        "name: s\nobjective: {metric: value, goal: minimize}\ntask: {synthetic: {function: "
+        "curve}}\n"
+        "algorithm: {type: random, max_trials: 10}\nparameters:\n  x1: {type: float, min: 0, max: "
+        "1}\n",
         "s.yaml");
     ASSERT_TRUE(p.ok());
     ASSERT_TRUE(ValidateStudy(&*p).ok());
@@ -112,10 +115,16 @@ TEST_F(StorageTest, ReaderRunsWhileWriterCommits) {
   std::atomic<int64_t> last_seen{0};
   std::thread reader([&] {
     auto r = Reader::Open(db_);
-    if (!r.ok()) { errors++; return; }
+    if (!r.ok()) {
+      errors++;
+      return;
+    }
     while (!stop) {
       auto q = (*r)->Query("SELECT count(*) FROM trials");
-      if (!q.ok()) { errors++; continue; }
+      if (!q.ok()) {
+        errors++;
+        continue;
+      }
       int64_t n = std::get<int64_t>(q->rows[0][0]);
       if (n < last_seen) errors++;  // counts never go backwards
       last_seen = n;

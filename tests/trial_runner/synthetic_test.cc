@@ -20,9 +20,9 @@ TEST(SyntheticTest, KnownOptima) {
 
 TEST(SyntheticTest, CurveSlowStartersEndBest) {
   std::vector<double> slow = {0.7}, fast = {0.1};
-  EXPECT_GT(Curve(slow, 1), Curve(fast, 1));     // worse early
-  EXPECT_LT(Curve(slow, 50), Curve(fast, 50));   // better late
-  EXPECT_NEAR(Curve(slow, 1e6), 0.1, 1e-9);      // final value at the optimum
+  EXPECT_GT(Curve(slow, 1), Curve(fast, 1));    // worse early
+  EXPECT_LT(Curve(slow, 50), Curve(fast, 50));  // better late
+  EXPECT_NEAR(Curve(slow, 1e6), 0.1, 1e-9);     // final value at the optimum
   for (int t = 1; t < 30; ++t) EXPECT_LT(Curve(slow, t + 1), Curve(slow, t));  // monotone
 }
 

@@ -15,11 +15,13 @@ struct Fixture {
   pb::Study study;
   std::unique_ptr<SearchSpace> space;
   std::unique_ptr<Scheduler> s;
-  explicit Fixture(const std::string& algorithm, const std::string& goal = "minimize", int steps = 9) {
-    auto p = ParseStudyYaml("name: t\nobjective: {metric: value, goal: " + goal +
-                                "}\ntask: {synthetic: {function: curve, steps: " + std::to_string(steps) +
-                                "}}\nalgorithm: " + algorithm + "\nparameters:\n  x1: {type: float, min: 0, max: 1}\n",
-                            "t.yaml");
+  explicit Fixture(const std::string& algorithm, const std::string& goal = "minimize",
+                   int steps = 9) {
+    auto p = ParseStudyYaml(
+        "name: t\nobjective: {metric: value, goal: " + goal +
+            "}\ntask: {synthetic: {function: curve, steps: " + std::to_string(steps) +
+            "}}\nalgorithm: " + algorithm + "\nparameters:\n  x1: {type: float, min: 0, max: 1}\n",
+        "t.yaml");
     EXPECT_TRUE(p.ok()) << p.status().message();
     Status st = ValidateStudy(&*p);
     EXPECT_TRUE(st.ok()) << st.message();
@@ -38,10 +40,13 @@ struct Fixture {
 };
 
 TEST(AshaTest, RungsFollowTheReductionFactor) {
-  Fixture f("{type: asha, max_trials: 10, asha: {min_resource: 1, reduction_factor: 3}}", "minimize", 81);
+  Fixture f("{type: asha, max_trials: 10, asha: {min_resource: 1, reduction_factor: 3}}",
+            "minimize", 81);
   EXPECT_EQ(AshaRungs(f.study), (std::vector<int64_t>{1, 3, 9, 27}));
   EXPECT_EQ(f.s->DecisionSteps(), (std::vector<int64_t>{1, 3, 9, 27}));
-  Fixture g("{type: asha, max_trials: 10, asha: {min_resource: 2, reduction_factor: 2, grace_period: 4}}", "minimize", 20);
+  Fixture g(
+      "{type: asha, max_trials: 10, asha: {min_resource: 2, reduction_factor: 2, grace_period: 4}}",
+      "minimize", 20);
   EXPECT_EQ(AshaRungs(g.study), (std::vector<int64_t>{2, 4, 8, 16}));
   EXPECT_EQ(g.s->DecisionSteps(), (std::vector<int64_t>{4, 8, 16}));
 }
@@ -53,9 +58,9 @@ TEST(AshaTest, KeepsTheTopThirdOfEachRungSoFar) {
   EXPECT_EQ(f.last_reason, "stopped at rung 0 (step 1): value 0.6 above cutoff 0.5, rank 2 of 2");
   EXPECT_EQ(f.Decide(2, 1, 0.40), "promote");  // 1 of 3
   EXPECT_EQ(f.last_reason, "promoted at rung 0 (step 1): value 0.4 within cutoff 0.4, rank 1 of 3");
-  EXPECT_EQ(f.Decide(3, 1, 0.45), "stop");     // 2 of 4, keep 1
-  EXPECT_EQ(f.Decide(4, 1, 0.70), "stop");     // 5 of 5
-  EXPECT_EQ(f.Decide(5, 1, 0.42), "promote");  // 2 of 6, keep 2
+  EXPECT_EQ(f.Decide(3, 1, 0.45), "stop");      // 2 of 4, keep 1
+  EXPECT_EQ(f.Decide(4, 1, 0.70), "stop");      // 5 of 5
+  EXPECT_EQ(f.Decide(5, 1, 0.42), "promote");   // 2 of 6, keep 2
   EXPECT_EQ(f.Decide(0, 2, 0.45), "continue");  // not a rung
   EXPECT_EQ(f.Decide(0, 3, 0.30), "promote");   // rung 1: 1 of 1
   EXPECT_EQ(f.Decide(2, 3, 0.35), "stop");      // rung 1: 2 of 2
@@ -63,10 +68,10 @@ TEST(AshaTest, KeepsTheTopThirdOfEachRungSoFar) {
   // gets its first decision again and changes nothing.
   EXPECT_EQ(f.Decide(1, 1, 0.60), "stop");
   EXPECT_EQ(f.last_reason, "stopped at rung 0 (step 1): value 0.6 above cutoff 0.5, rank 2 of 2");
-  EXPECT_EQ(f.Decide(1, 1, 0.10), "stop");  // even if the re-run did better
+  EXPECT_EQ(f.Decide(1, 1, 0.10), "stop");     // even if the re-run did better
   EXPECT_EQ(f.Decide(6, 1, 0.41), "promote");  // 2 of 7, keep 2: the replay did not add an 8th
   EXPECT_EQ(f.Decide(7, 1, std::nan("")), "stop");
-  EXPECT_EQ(f.Decide(0, 9, 0.2), "continue");   // max resource: no rung
+  EXPECT_EQ(f.Decide(0, 9, 0.2), "continue");  // max resource: no rung
 }
 
 TEST(AshaTest, MaximizeFlipsTheOrder) {
@@ -86,7 +91,9 @@ TEST(MedianTest, StopsTrialsWorseThanTheMedianRunningAverage) {
   }
   EXPECT_EQ(f.Decide(2, 1, 0.9), "continue");  // grace period
   EXPECT_EQ(f.Decide(2, 2, 0.65), "stop");     // best 0.65 > median(0.5, 0.7) = 0.6
-  EXPECT_EQ(f.last_reason, "stopped at step 2: best value 0.65 above the median running average 0.6 of 2 other trials");
+  EXPECT_EQ(
+      f.last_reason,
+      "stopped at step 2: best value 0.65 above the median running average 0.6 of 2 other trials");
   EXPECT_EQ(f.Decide(3, 1, 0.9), "continue");
   EXPECT_EQ(f.Decide(3, 2, 0.55), "continue");  // best 0.55 < median(0.5, 0.7, 0.775) = 0.7
 }

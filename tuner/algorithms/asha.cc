@@ -57,27 +57,33 @@ class Asha : public Scheduler {
     if (it == rungs_.end() || step < grace_) return Action{};
     size_t k = static_cast<size_t>(it - rungs_.begin());
     if (!std::isfinite(value)) {
-      return Action{Decision::kStop, "stopped at rung " + std::to_string(k) + " (step " + std::to_string(step) +
-                                         "): " + metric_ + " is " + FormatShort(value)};
+      return Action{Decision::kStop, "stopped at rung " + std::to_string(k) + " (step " +
+                                         std::to_string(step) + "): " + metric_ + " is " +
+                                         FormatShort(value)};
     }
     // A replayed report, or a re-run trial reaching the rung again, gets the
     // decision it got the first time.
     auto done = decided_.find({k, number});
     if (done != decided_.end()) return done->second;
     auto& v = values_[k];
-    v.insert(std::upper_bound(v.begin(), v.end(), value, [&](double a, double b) { return Better(a, b); }), value);
+    v.insert(std::upper_bound(v.begin(), v.end(), value,
+                              [&](double a, double b) { return Better(a, b); }),
+             value);
     int64_t n = static_cast<int64_t>(v.size());
-    int64_t rank = 1 + static_cast<int64_t>(
-                           std::count_if(v.begin(), v.end(), [&](double x) { return Better(x, value); }));
-    int64_t keep = std::max<int64_t>(1, static_cast<int64_t>(std::floor(static_cast<double>(n) / eta_)));
+    int64_t rank = 1 + static_cast<int64_t>(std::count_if(
+                           v.begin(), v.end(), [&](double x) { return Better(x, value); }));
+    int64_t keep =
+        std::max<int64_t>(1, static_cast<int64_t>(std::floor(static_cast<double>(n) / eta_)));
     double cutoff = v[static_cast<size_t>(keep - 1)];
-    std::string where = "rung " + std::to_string(k) + " (step " + std::to_string(step) + "): " + metric_ + " " +
-                        FormatShort(value);
+    std::string where = "rung " + std::to_string(k) + " (step " + std::to_string(step) +
+                        "): " + metric_ + " " + FormatShort(value);
     std::string tail = ", rank " + std::to_string(rank) + " of " + std::to_string(n);
-    Action a = rank <= keep ? Action{Decision::kContinue,
-                                     "promoted at " + where + " within cutoff " + FormatShort(cutoff) + tail}
-                            : Action{Decision::kStop, "stopped at " + where + (maximize_ ? " below" : " above") +
-                                                          " cutoff " + FormatShort(cutoff) + tail};
+    Action a =
+        rank <= keep
+            ? Action{Decision::kContinue,
+                     "promoted at " + where + " within cutoff " + FormatShort(cutoff) + tail}
+            : Action{Decision::kStop, "stopped at " + where + (maximize_ ? " below" : " above") +
+                                          " cutoff " + FormatShort(cutoff) + tail};
     decided_[{k, number}] = a;
     return a;
   }
@@ -91,7 +97,7 @@ class Asha : public Scheduler {
   std::string metric_;
   double eta_ = 3;
   int64_t grace_ = 1;
-  std::vector<std::vector<double>> values_;  // per rung, best first
+  std::vector<std::vector<double>> values_;               // per rung, best first
   std::map<std::pair<size_t, int64_t>, Action> decided_;  // (rung, trial number) -> decision
 };
 

@@ -50,10 +50,11 @@ class MedianStopping : public Scheduler {
     double median = m % 2 ? others[m / 2] : 0.5 * (others[m / 2 - 1] + others[m / 2]);
     if (!std::isfinite(h.best) || Better(median, h.best)) {
       h.stop_step = step;
-      h.stop = Action{Decision::kStop, "stopped at step " + std::to_string(step) + ": best " + metric_ + " " +
-                                         FormatShort(h.best) + (maximize_ ? " below" : " above") +
-                                         " the median running average " + FormatShort(median) + " of " +
-                                         std::to_string(m) + " other trials"};
+      h.stop = Action{Decision::kStop, "stopped at step " + std::to_string(step) + ": best " +
+                                           metric_ + " " + FormatShort(h.best) +
+                                           (maximize_ ? " below" : " above") +
+                                           " the median running average " + FormatShort(median) +
+                                           " of " + std::to_string(m) + " other trials"};
       return *h.stop;
     }
     return Action{};
@@ -80,7 +81,8 @@ class MedianStopping : public Scheduler {
 
 }  // namespace
 
-std::unique_ptr<Scheduler> MakeMedianStopping(const pb::Study& study, std::unique_ptr<Scheduler> sampling) {
+std::unique_ptr<Scheduler> MakeMedianStopping(const pb::Study& study,
+                                              std::unique_ptr<Scheduler> sampling) {
   return std::make_unique<MedianStopping>(study, std::move(sampling));
 }
 
