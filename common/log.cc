@@ -14,6 +14,7 @@ namespace {
 std::atomic<int> g_level{static_cast<int>(LogLevel::kInfo)};
 std::mutex g_mu;
 std::string g_tag = "sweep";
+std::atomic<bool> g_live{false};
 }  // namespace
 
 void SetLogLevel(LogLevel level) { g_level = static_cast<int>(level); }
@@ -22,6 +23,8 @@ void SetLogTag(std::string tag) {
   std::lock_guard<std::mutex> lock(g_mu);
   g_tag = std::move(tag);
 }
+
+void SetLiveLine(bool on) { g_live = on; }
 
 void LogLine(LogLevel level, const std::string& line) {
   static const char* kNames[] = {"debug", "info", "warn", "error"};
@@ -34,7 +37,7 @@ void LogLine(LogLevel level, const std::string& line) {
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
   std::lock_guard<std::mutex> lock(g_mu);
-  std::string out = std::string(stamp) + "." + (ms < 100 ? (ms < 10 ? "00" : "0") : "") +
+  std::string out = std::string(g_live ? "\r\033[K" : "") + stamp + "." + (ms < 100 ? (ms < 10 ? "00" : "0") : "") +
                     std::to_string(ms) + " " + g_tag + " " + kNames[static_cast<int>(level)] +
                     ": " + line + "\n";
   ssize_t ignored = write(STDERR_FILENO, out.data(), out.size());

@@ -13,6 +13,8 @@ LogLevel GetLogLevel();
 // A short prefix such as "tuner" or "runner host-123", shown on every line.
 void SetLogTag(std::string tag);
 void LogLine(LogLevel level, const std::string& line);
+// While a live status line is on the terminal, log lines first erase it.
+void SetLiveLine(bool on);
 
 namespace internal {
 class LogMessage {

@@ -102,8 +102,6 @@ class Backend {
   virtual void AdamStep(float* p, const float* g, float* m, float* v, size_t n, float lr,
                         float beta1, float beta2, float eps, float weight_decay, bool decoupled,
                         int64_t t) = 0;
-  // Sum of squares, for detecting divergence and for tests.
-  virtual double SumSquares(const float* x, size_t n) = 0;
 };
 
 // The CPU backend (OpenBLAS GEMM, OpenMP threads). `threads` <= 0: all cores.

@@ -372,7 +372,7 @@ class Runner {
         if (!slot_) SendHello();
         break;
       case pb::Envelope::kShutdown:
-        LOG_INFO << "tuner says shut down: " << env.shutdown().reason();
+        LOG_DEBUG << "tuner says shut down: " << env.shutdown().reason();
         exit_code_ = 0;
         break;
       case pb::Envelope::kError:

@@ -37,6 +37,7 @@ void Progress::Update(const ProgressCounts& c, bool force) {
     ssize_t ignored = write(STDERR_FILENO, out.data(), out.size());
     (void)ignored;
     drawn_ = true;
+    SetLiveLine(true);
   } else {
     LOG_INFO << Line(c);
   }
@@ -48,6 +49,7 @@ void Progress::Clear() {
     ssize_t ignored = write(STDERR_FILENO, out, 4);
     (void)ignored;
     drawn_ = false;
+    SetLiveLine(false);
   }
 }
 

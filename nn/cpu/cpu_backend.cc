@@ -488,12 +488,6 @@ class CpuBackend : public Backend {
     }
   }
 
-  double SumSquares(const float* x, size_t n) override {
-    double s = 0;
-    for (size_t i = 0; i < n; ++i) s += static_cast<double>(x[i]) * x[i];
-    return s;
-  }
-
  private:
   static float Act(Activation a, float slope, float x) {
     switch (a) {
