@@ -12,5 +12,8 @@ db="${DEMO_DB:-build/demo.db}"
 rm -f "$db" "$db-wal" "$db-shm"
 build/cli/sweep run "$study" --db "$db"
 echo
+echo "best trial, with its test accuracy (sweep best --db $db):"
+build/cli/sweep best --db "$db"
+echo
 echo "top 5 trials (sweep trials --top 5 --db $db):"
 build/cli/sweep trials --top 5 --db "$db"
