@@ -48,13 +48,13 @@ class Backend {
                     const float* b, float beta, float* c) = 0;
   // y[r, :] += bias for each of `rows` rows of width `cols`.
   virtual void AddBias(float* y, const float* bias, int rows, int cols) = 0;
-  // dbias[:] += sum over rows of dy.
+  // dbias[:] = sum over rows of dy.
   virtual void BiasGrad(const float* dy, float* dbias, int rows, int cols) = 0;
 
   // Convolution (weights [oc, c, k, k], bias [oc]). `workspace` holds
   // ConvWorkspace(g) floats; Forward leaves in it what Backward reuses, so
-  // pass the same one to both. Backward accumulates into dw and db and
-  // writes dx (dx may be null for the first layer).
+  // pass the same one to both. Backward writes dw, db and dx (dx may be
+  // null for the first layer).
   virtual size_t ConvWorkspace(const Window& g) = 0;
   virtual void Conv2dForward(const Window& g, const float* x, const float* w, const float* b,
                              float* y, float* workspace) = 0;

@@ -52,7 +52,7 @@ double Model::Loss(const int32_t* labels, bool backward, int64_t* correct) {
                                 backward ? dlogits_.data() : nullptr, &loss, &right);
   if (correct) *correct += right;
   if (!backward) return loss;
-  backend_->Zero(grads_.data(), param_count_);
+  // Every layer with parameters writes its whole gradient: no zeroing needed.
   Context ctx{backend_, true, 0};
   const Tensor* dy = &dlogits_;
   // Layers before the first one with parameters need no gradients at all,

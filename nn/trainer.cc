@@ -84,8 +84,11 @@ EpochResult Trainer::RunEpoch() {
   labels_.resize(bs);
   double loss_sum = 0;
   for (int s = 0; s < steps; ++s) {
+    // On the CPU with one model, the batch is built in place (no copy).
+    bool direct = replicas_.empty() && backend_->device() == Device::kCpu;
+    if (direct) batch_.Resize(backend_, {bs, train.c, train.h, train.w});
     MakeBatch(train, order, static_cast<size_t>(s) * bs, bs, data_->mean, data_->stddev, c_.augment,
-              c_.seed, epoch_, host.data(), labels_.data());
+              c_.seed, epoch_, direct ? batch_.data() : host.data(), labels_.data());
     uint64_t step_seed = HashKey({c_.seed, static_cast<uint64_t>(optimizer_->steps()), 0xD0ULL});
     double progress = epoch_ + static_cast<double>(s) / steps;
     loss_sum += Step(host, bs, step_seed,
@@ -110,8 +113,10 @@ double Trainer::Step(const std::vector<float>& host, int bs, uint64_t step_seed,
   const size_t px = static_cast<size_t>(train.c) * train.h * train.w;
   const int parts = static_cast<int>(replicas_.size()) + 1;
   if (parts == 1) {
-    batch_.Resize(backend_, {bs, train.c, train.h, train.w});
-    batch_.FromHost(host);
+    if (backend_->device() != Device::kCpu) {  // else RunEpoch built it in place
+      batch_.Resize(backend_, {bs, train.c, train.h, train.w});
+      batch_.FromHost(host);
+    }
     model_->Forward(batch_, true, step_seed);
     double loss = model_->Loss(labels_.data(), true, nullptr);
     optimizer_->Step(lr);

@@ -68,6 +68,7 @@ class CpuBackend : public Backend {
 
   void BiasGrad(const float* dy, float* dbias, int rows, int cols) override {
     // Row by row (contiguous, vectorised); the order of the sum is fixed.
+    std::memset(dbias, 0, cols * sizeof(float));
     for (int r = 0; r < rows; ++r) {
       const float* row = dy + static_cast<size_t>(r) * cols;
 #pragma omp simd
@@ -181,11 +182,11 @@ class CpuBackend : public Backend {
         const float* row = tmp_.data() + static_cast<size_t>(o) * cols;
         double s = 0;
         for (size_t i = 0; i < cols; ++i) s += row[i];
-        db[o] += static_cast<float>(s);
+        db[o] = static_cast<float>(s);
       }
     }
     // `col` still holds the forward pass's columns of x.
-    Gemm(false, true, g.oc, ck, static_cast<int>(cols), 1.f, tmp_.data(), col, 1.f, dw);
+    Gemm(false, true, g.oc, ck, static_cast<int>(cols), 1.f, tmp_.data(), col, 0.f, dw);
     if (dx) {
       Gemm(true, false, ck, static_cast<int>(cols), g.oc, 1.f, w, tmp_.data(), 0.f, col);
       Zero(dx, static_cast<size_t>(g.n) * g.c * g.h * g.w);
@@ -395,8 +396,8 @@ class CpuBackend : public Backend {
           sdyx += dy[off + j] * ((x[off + j] - mean) * invstd);
         }
       }
-      dgamma[ch] += static_cast<float>(sdyx);
-      dbeta[ch] += static_cast<float>(sdy);
+      dgamma[ch] = static_cast<float>(sdyx);
+      dbeta[ch] = static_cast<float>(sdy);
       if (!dx) continue;
       if (eval) {
         for (int i = 0; i < n; ++i) {

@@ -36,8 +36,8 @@ class Linear : public Layer {
   void DoBackward(const Context& ctx, const Tensor& x, const Tensor&, const Tensor& dy,
                   Tensor* dx) override {
     int n = x.dim(0);
-    // dW += dy^T x ; db += sum dy ; dx = dy W
-    ctx.backend->Gemm(true, false, outputs_, inputs_, n, 1.f, dy.data(), x.data(), 1.f, grads_);
+    // dW = dy^T x ; db = sum dy ; dx = dy W
+    ctx.backend->Gemm(true, false, outputs_, inputs_, n, 1.f, dy.data(), x.data(), 0.f, grads_);
     ctx.backend->BiasGrad(dy.data(), grads_ + static_cast<size_t>(outputs_) * inputs_, n, outputs_);
     if (dx)
       ctx.backend->Gemm(false, false, n, inputs_, outputs_, 1.f, dy.data(), params_, 0.f,
