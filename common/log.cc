@@ -37,9 +37,9 @@ void LogLine(LogLevel level, const std::string& line) {
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
   std::lock_guard<std::mutex> lock(g_mu);
-  std::string out = std::string(g_live ? "\r\033[K" : "") + stamp + "." + (ms < 100 ? (ms < 10 ? "00" : "0") : "") +
-                    std::to_string(ms) + " " + g_tag + " " + kNames[static_cast<int>(level)] +
-                    ": " + line + "\n";
+  std::string out = std::string(g_live ? "\r\033[K" : "") + stamp + "." +
+                    (ms < 100 ? (ms < 10 ? "00" : "0") : "") + std::to_string(ms) + " " + g_tag +
+                    " " + kNames[static_cast<int>(level)] + ": " + line + "\n";
   ssize_t ignored = write(STDERR_FILENO, out.data(), out.size());
   (void)ignored;
 }
