@@ -330,6 +330,13 @@ Result<std::vector<Store::ObjectiveReport>> Store::LoadReports(int64_t study_id,
   return out;
 }
 
+Result<std::string> Store::TrialMetrics(int64_t trial_id) {
+  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db_, "SELECT metrics FROM trials WHERE id=?1"));
+  q.Bind(1, trial_id);
+  ASSIGN_OR_RETURN(bool row, q.Step());
+  return row ? q.Text(0) : std::string();
+}
+
 Status Store::SetStudyStatus(int64_t study_id, const std::string& status, double now) {
   study_status_.Bind(1, study_id).Bind(2, status).Bind(3, now);
   return study_status_.Run();

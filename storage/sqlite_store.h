@@ -72,6 +72,8 @@ class Store {
   };
   // Every report of `metric` in the study, in the order they were committed.
   Result<std::vector<ObjectiveReport>> LoadReports(int64_t study_id, const std::string& metric);
+  // The final metrics of a trial as a JSON object ("" if none yet).
+  Result<std::string> TrialMetrics(int64_t trial_id);
   Status SetStudyStatus(int64_t study_id, const std::string& status, double now);
   // Every running trial goes back to queued (after a tuner restart).
   Result<int> RequeueRunning(int64_t study_id, double now);

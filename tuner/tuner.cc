@@ -271,6 +271,9 @@ void Tuner::PrintSummary() {
     const Trial& t = trials_[best_id_];
     out += "best trial " + std::to_string(t.id) + ": " + study_.objective().metric() + " = " +
            FormatDouble(*best_) + "  params " + ParamsToJson(t.params.params()) + "\n";
+    // Everything else it reported at the end (test_accuracy for training).
+    auto metrics = store_->TrialMetrics(t.id);
+    if (metrics.ok() && metrics->size() > 2) out += "  final metrics " + *metrics + "\n";
   } else {
     out += "no trial completed; see: sweep trials --status failed --db " + o_.db_path + "\n";
   }
