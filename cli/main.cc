@@ -8,6 +8,7 @@
 #include "cli/format.h"
 #include "cli/why.h"
 #include "common/log.h"
+#include "nn/backend.h"
 #include "search_spaces/samplers.h"
 #include "search_spaces/validate.h"
 #include "storage/reader.h"
@@ -79,19 +80,10 @@ int WithReader(const QueryArgs& a,
 
 }  // namespace
 
-// OpenMP threads that spin after each parallel region starve OpenBLAS's
-// threads on small machines (2 threads ran 3x slower than 1); libgomp reads
-// its wait policy only at start-up, so the runner re-executes itself once.
-void EnsurePassiveOpenMp(char** argv) {
-  if (getenv("OMP_WAIT_POLICY") != nullptr) return;
-  setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-  execv("/proc/self/exe", argv);  // on failure, carry on as we are
-}
-
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (argv[i][0] == '-') continue;
-    if (std::string(argv[i]) == "runner") EnsurePassiveOpenMp(argv);
+    if (std::string(argv[i]) == "runner") nn::EnsurePassiveOpenMp(argv);
     break;
   }
   CLI::App app{"sweep: hyperparameter search on your own machines"};

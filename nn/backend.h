@@ -107,4 +107,11 @@ class Backend {
 // The CPU backend (OpenBLAS GEMM, OpenMP threads). `threads` <= 0: all cores.
 std::unique_ptr<Backend> MakeCpuBackend(int threads);
 
+// OpenMP threads that spin after each parallel region starve OpenBLAS's
+// threads on small machines (2 threads ran 3x slower than 1); libgomp reads
+// its wait policy only at start-up, so a process that trains calls this first
+// thing in main(): it re-executes itself once with OMP_WAIT_POLICY=PASSIVE
+// unless the variable is already set. On failure it carries on as it is.
+void EnsurePassiveOpenMp(char** argv);
+
 }  // namespace sweep::nn

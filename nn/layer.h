@@ -41,7 +41,6 @@ class Layer {
   void Forward(const Context& ctx, const Tensor& x, Tensor* y);
   // Writes (does not accumulate) parameter gradients; writes dx unless null.
   void Backward(const Context& ctx, const Tensor& x, const Tensor& y, const Tensor& dy, Tensor* dx);
-  const std::vector<int>& in_shape() const { return in_; }
   const std::vector<int>& out_shape() const { return out_; }
 
  protected:

@@ -34,7 +34,6 @@ class Model {
   size_t param_count() const { return param_count_; }
   size_t state_count() const { return state_count_; }
   int classes() const { return static_cast<int>(ShapeSize(layers_.back()->out_shape())); }
-  const std::vector<int>& input_shape() const { return input_shape_; }
   std::string Summary() const;
 
  private:

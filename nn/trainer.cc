@@ -186,7 +186,7 @@ std::pair<double, double> Trainer::Evaluate(const ImageSet& set) {
     MakeBatch(set, order, begin, n, data_->mean, data_->stddev, Augment::kNone, 0, 0, host.data(),
               labels.data());
     batch_.Resize(backend_, {n, set.c, set.h, set.w});
-    batch_.FromHost(std::vector<float>(host.begin(), host.begin() + static_cast<long>(n * px)));
+    backend_->FromHost(host.data(), batch_.data(), n * px);
     model_->Forward(batch_, false, 0);
     loss += model_->Loss(labels.data(), false, &correct);
   }

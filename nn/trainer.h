@@ -57,7 +57,6 @@ class Trainer {
   std::pair<double, double> Evaluate(const ImageSet& set);
   int epoch() const { return epoch_; }
   Model& model() { return *model_; }
-  std::string Describe() const { return model_->Summary(); }
 
   // A checkpoint: parameters, statistics, optimizer state, epoch, all under a
   // CRC-32, versioned, and bound to the architecture.

@@ -5,13 +5,15 @@
 
 #include <string>
 
+#include "common/wire.h"
+
 namespace sweep {
 
 struct RunnerOptions {
   std::string endpoint;  // tcp://host:port or ipc://path
   std::string name;      // defaults to host-pid
-  int heartbeat_ms = 1000;
-  int liveness = 5;  // missed beats before the tuner is presumed gone
+  int heartbeat_ms = kHeartbeatMs;
+  int liveness = kLivenessBeats;  // missed beats before the tuner is presumed gone
   int max_backoff_ms = 32000;
   int threads = 0;  // CPU threads per trial (0: all cores)
   // Give up after this long without reaching a tuner (0: never).

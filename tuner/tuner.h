@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "common/wire.h"
+
 namespace sweep {
 
 struct TunerOptions {
@@ -13,8 +15,8 @@ struct TunerOptions {
   std::string bind = "tcp://127.0.0.1:*";
   int local_runners = -1;  // -1: one per core
   std::string exe;         // this binary, to start local runners
-  int heartbeat_ms = 1000;
-  int liveness = 5;
+  int heartbeat_ms = kHeartbeatMs;
+  int liveness = kLivenessBeats;
   int progress = -1;  // -1 auto (live on a terminal), 0 plain, 1 live
 };
 

@@ -11,11 +11,7 @@
 using namespace sweep::nn;
 
 int main(int argc, char** argv) {
-  // As in `sweep runner`: passive OpenMP waiting (see cli/main.cc).
-  if (getenv("OMP_WAIT_POLICY") == nullptr) {
-    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-    execv("/proc/self/exe", argv);
-  }
+  EnsurePassiveOpenMp(argv);  // as `sweep runner` does
   CLI::App app{"nn training benchmark"};
   std::string model = "mlp", dir = kDefaultFashionMnistDir;
   int epochs = 1, threads = 1, batch = 128, validation = 0;

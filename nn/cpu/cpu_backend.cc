@@ -3,8 +3,10 @@
 // order, so results are deterministic for a fixed thread count. It is the
 // reference every other backend is tested against.
 #include <omp.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -527,6 +529,12 @@ class CpuBackend : public Backend {
 };
 
 }  // namespace
+
+void EnsurePassiveOpenMp(char** argv) {
+  if (getenv("OMP_WAIT_POLICY") != nullptr) return;
+  setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+  execv("/proc/self/exe", argv);
+}
 
 std::unique_ptr<Backend> MakeCpuBackend(int threads) {
   return std::make_unique<CpuBackend>(threads);

@@ -51,8 +51,9 @@ int RunSweep(const std::vector<std::string>& args, std::string* output, int time
 // Polls `pred` every 20 ms; true if it held within the timeout.
 bool WaitFor(const std::function<bool()>& pred, int timeout_ms);
 
-// One-shot read-only query; returns rows. Empty when the database or its
-// tables do not exist yet; any other error is a test failure.
+// One-shot read-only query; returns rows. Empty while the database does not
+// exist or has no schema yet (it is created in one transaction); any other
+// error is a test failure.
 std::vector<std::vector<Cell>> Query(const std::string& db, const std::string& sql);
 int64_t QueryInt(const std::string& db, const std::string& sql);
 
