@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cli/format.h"
+#include "cli/plan.h"
 #include "cli/why.h"
 #include "common/log.h"
 #include "nn/backend.h"
@@ -13,6 +14,7 @@
 #include "search_spaces/validate.h"
 #include "storage/reader.h"
 #include "trial_runner/runner.h"
+#include "tuner/scheduler.h"
 #include "tuner/tuner.h"
 
 namespace {
@@ -35,6 +37,7 @@ int Validate(const std::string& path) {
   auto parsed = LoadStudyFile(path);
   if (!parsed.ok()) return Fail(parsed.status());
   Status st = ValidateStudy(&*parsed);
+  if (st.ok()) st = CheckPlan(parsed->study);
   if (!st.ok()) return Fail(st);
   const pb::Study& s = parsed->study;
   auto space = SearchSpace::Create(s);
@@ -54,6 +57,19 @@ int Validate(const std::string& path) {
   } else {
     printf("grid points: infinite or more than 1000000\n");
   }
+  return 0;
+}
+
+int Plan(const std::string& path, const std::string& format) {
+  if (format != "table" && format != "json")
+    return Fail(Status::Error("--format must be table or json"));
+  auto parsed = LoadStudyFile(path);
+  if (!parsed.ok()) return Fail(parsed.status());
+  Status st = ValidateStudy(&*parsed);
+  if (!st.ok()) return Fail(st);
+  auto out = FormatPlan(parsed->study, format == "json");
+  if (!out.ok()) return Fail(out.status());
+  fputs(out->c_str(), stdout);
   return 0;
 }
 
@@ -128,6 +144,12 @@ int main(int argc, char** argv) {
   auto add_db = [&](CLI::App* c) {
     c->add_option("--db", q.db, "Results database")->capture_default_str();
   };
+  std::string plan_path, plan_format = "table";
+  auto* plan_cmd = app.add_subcommand(
+      "plan", "Print what the algorithm will run (brackets, rungs, total steps)");
+  plan_cmd->add_option("study", plan_path, "Study file")->required();
+  plan_cmd->add_option("--format", plan_format, "table or json");
+
   auto* studies_cmd = app.add_subcommand("studies", "List the studies in a database");
   add_db(studies_cmd);
   studies_cmd->add_option("--format", q.format, "table|csv|json");
@@ -169,6 +191,7 @@ int main(int argc, char** argv) {
   }
   if (runner_cmd->parsed()) return RunRunner(runner);
   if (validate_cmd->parsed()) return Validate(validate_path);
+  if (plan_cmd->parsed()) return Plan(plan_path, plan_format);
   if (studies_cmd->parsed()) {
     return WithReader(q, [](Reader& r, Format f) -> Result<std::string> {
       ASSIGN_OR_RETURN(Table t, r.Studies());

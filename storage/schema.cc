@@ -76,6 +76,20 @@ CREATE TABLE decisions(
   at REAL NOT NULL);
 CREATE INDEX decisions_by_trial ON decisions(trial_id);
 )sql",
+      // 4: pausing algorithms and PBT lineage. checkpoint_history keeps every
+      // committed checkpoint's (step, checksum) after its file is replaced,
+      // so a resumed tuner knows which trials could be exploit sources.
+      R"sql(
+ALTER TABLE trials ADD COLUMN parent_id INTEGER REFERENCES trials(id);
+ALTER TABLE trials ADD COLUMN parent_step INTEGER;
+CREATE TABLE checkpoint_history(
+  trial_id INTEGER NOT NULL REFERENCES trials(id),
+  step INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  checksum INTEGER NOT NULL,
+  at REAL NOT NULL,
+  PRIMARY KEY(trial_id, step)) WITHOUT ROWID;
+)sql",
   };
   return kMigrations;
 }

@@ -98,8 +98,8 @@ Status Store::PrepareAll() {
   RETURN_IF_ERROR(prep(&commit_, "COMMIT"));
   RETURN_IF_ERROR(
       prep(&insert_trial_,
-           "INSERT INTO trials(study_id, number, status, params, params_pb, attempts, created_at) "
-           "VALUES(?1, ?2, 'queued', ?3, ?4, 0, ?5)"));
+           "INSERT INTO trials(study_id, number, status, params, params_pb, attempts, created_at, "
+           "parent_id, parent_step) VALUES(?1, ?2, 'queued', ?3, ?4, 0, ?5, ?6, ?7)"));
   RETURN_IF_ERROR(
       prep(&mark_running_,
            "UPDATE trials SET status='running', runner=?2, lease=?3, attempts=?4, started_at=?5, "
@@ -107,6 +107,10 @@ Status Store::PrepareAll() {
   RETURN_IF_ERROR(
       prep(&requeue_,
            "UPDATE trials SET status='queued', runner=NULL, lease=NULL, attempts=?2 WHERE id=?1"));
+  RETURN_IF_ERROR(
+      prep(&pause_,
+           "UPDATE trials SET status='paused', runner=NULL, lease=NULL, attempts=?2, step=?3, "
+           "value=?4 WHERE id=?1"));
   RETURN_IF_ERROR(prep(&insert_report_,
                        "INSERT OR REPLACE INTO reports(trial_id, attempt, step, metric, value, at) "
                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
@@ -126,6 +130,9 @@ Status Store::PrepareAll() {
       prep(&checkpoint_,
            "INSERT OR REPLACE INTO checkpoints(trial_id, step, path, bytes, checksum, at) "
            "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
+  RETURN_IF_ERROR(prep(&checkpoint_history_,
+                       "INSERT OR REPLACE INTO checkpoint_history(trial_id, step, bytes, checksum, "
+                       "at) VALUES(?1, ?2, ?3, ?4, ?5)"));
   return Status::Ok();
 }
 
@@ -185,7 +192,7 @@ Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
   ASSIGN_OR_RETURN(Stmt q,
                    Stmt::Prepare(db_,
                                  "SELECT t.id, t.number, t.status, t.attempts, t.params_pb, "
-                                 "t.value, t.step, c.path, c.step "
+                                 "t.value, t.step, c.path, c.step, c.checksum, t.parent_id "
                                  "FROM trials t LEFT JOIN checkpoints c ON c.trial_id = t.id "
                                  "WHERE t.study_id=?1 ORDER BY t.number"));
   q.Bind(1, study_id);
@@ -206,6 +213,9 @@ Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
     t.step = q.IsNull(6) ? 0 : q.Int(6);
     t.checkpoint_path = q.Text(7);
     t.checkpoint_step = q.IsNull(8) ? 0 : q.Int(8);
+    t.checkpoint_checksum = q.IsNull(9) ? 0 : static_cast<uint32_t>(q.Int(9));
+    if (t.status == "paused" && t.value) t.last_objective = t.value;
+    t.parent_id = q.IsNull(10) ? 0 : q.Int(10);
     out.push_back(std::move(t));
   }
   return out;
@@ -235,12 +245,18 @@ void Store::Rollback() {
 }
 
 Result<int64_t> Store::InsertTrial(int64_t study_id, int64_t number, const pb::ParamSet& params,
-                                   const std::string& params_json, double now) {
+                                   const std::string& params_json, double now, int64_t parent_id,
+                                   int64_t parent_step) {
   insert_trial_.Bind(1, study_id)
       .Bind(2, number)
       .Bind(3, params_json)
       .BindBlob(4, params.SerializeAsString())
       .Bind(5, now);
+  if (parent_id > 0) {
+    insert_trial_.Bind(6, parent_id).Bind(7, parent_step);
+  } else {
+    insert_trial_.BindNull(6).BindNull(7);
+  }
   RETURN_IF_ERROR(insert_trial_.Run().Wrap("inserting trial " + std::to_string(number)));
   return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
 }
@@ -254,6 +270,11 @@ Status Store::MarkRunning(int64_t trial_id, const std::string& runner, uint64_t 
 Status Store::Requeue(int64_t trial_id, int attempts) {
   requeue_.Bind(1, trial_id).Bind(2, attempts);
   return requeue_.Run();
+}
+
+Status Store::Pause(int64_t trial_id, int attempts, int64_t step, std::optional<double> value) {
+  pause_.Bind(1, trial_id).Bind(2, attempts).Bind(3, step).Bind(4, value);
+  return pause_.Run();
 }
 
 Status Store::InsertReport(int64_t trial_id, int attempt, int64_t step, const std::string& metric,
@@ -303,7 +324,13 @@ Status Store::RecordCheckpoint(int64_t trial_id, int64_t step, const std::string
       .Bind(4, bytes)
       .Bind(5, static_cast<int64_t>(checksum))
       .Bind(6, now);
-  return checkpoint_.Run();
+  RETURN_IF_ERROR(checkpoint_.Run());
+  checkpoint_history_.Bind(1, trial_id)
+      .Bind(2, step)
+      .Bind(3, bytes)
+      .Bind(4, static_cast<int64_t>(checksum))
+      .Bind(5, now);
+  return checkpoint_history_.Run();
 }
 
 Status Store::AddDecision(int64_t trial_id, int64_t step, const std::string& decision,
@@ -326,6 +353,31 @@ Result<std::vector<Store::ObjectiveReport>> Store::LoadReports(int64_t study_id,
     ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) break;
     out.push_back({q.Int(0), q.Int(1), q.IsNull(2) ? std::nan("") : q.Double(2)});
+  }
+  return out;
+}
+
+Result<std::vector<Store::HistoryEvent>> Store::LoadHistory(int64_t study_id,
+                                                             const std::string& metric) {
+  ASSIGN_OR_RETURN(
+      Stmt q,
+      Stmt::Prepare(
+          db_,
+          "SELECT kind, number, step, value FROM ("
+          " SELECT 1 AS kind, t.number, r.step, r.value, r.at, r.attempt FROM reports r"
+          "  JOIN trials t ON t.id = r.trial_id WHERE t.study_id=?1 AND r.metric=?2"
+          " UNION ALL SELECT 0, t.number, h.step, NULL, h.at, 0 FROM checkpoint_history h"
+          "  JOIN trials t ON t.id = h.trial_id WHERE t.study_id=?1"
+          " UNION ALL SELECT 2, t.number, t.step, NULL, t.ended_at, 0 FROM trials t"
+          "  WHERE t.study_id=?1 AND t.status IN ('completed', 'failed', 'stopped'))"
+          " ORDER BY at, kind, number, attempt, step"));
+  q.Bind(1, study_id).Bind(2, metric);
+  std::vector<HistoryEvent> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    out.push_back({static_cast<HistoryEvent::Kind>(q.Int(0)), q.Int(1),
+                   q.IsNull(2) ? 0 : q.Int(2), q.IsNull(3) ? std::nan("") : q.Double(3)});
   }
   return out;
 }

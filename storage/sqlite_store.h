@@ -18,7 +18,7 @@
 namespace sweep {
 
 // The schema version this build writes; see docs/schema.md.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 struct TrialRecord {
   int64_t id = 0;
@@ -30,6 +30,9 @@ struct TrialRecord {
   int64_t step = 0;
   std::string checkpoint_path;  // latest committed checkpoint, if any
   int64_t checkpoint_step = 0;
+  uint32_t checkpoint_checksum = 0;
+  std::optional<double> last_objective;  // progress of a paused trial
+  int64_t parent_id = 0;                 // PBT: the trial it was copied from
 };
 
 class Store {
@@ -48,11 +51,17 @@ class Store {
   // Turns a failed transaction back, keeping the connection usable.
   void Rollback();
 
+  // `parent_id` > 0: the trial starts from that trial's checkpoint at
+  // `parent_step` (PBT's exploit).
   Result<int64_t> InsertTrial(int64_t study_id, int64_t number, const pb::ParamSet& params,
-                              const std::string& params_json, double now);
+                              const std::string& params_json, double now, int64_t parent_id = 0,
+                              int64_t parent_step = 0);
   Status MarkRunning(int64_t trial_id, const std::string& runner, uint64_t lease, int attempts,
                      double now);
   Status Requeue(int64_t trial_id, int attempts);
+  // The trial's segment ended at `step` by the algorithm's decision; it keeps
+  // its checkpoint and may be resumed (Requeue) later.
+  Status Pause(int64_t trial_id, int attempts, int64_t step, std::optional<double> value);
   Status InsertReport(int64_t trial_id, int attempt, int64_t step, const std::string& metric,
                       double value, double now);
   Status SetProgress(int64_t trial_id, int64_t step, std::optional<double> value);
@@ -72,6 +81,14 @@ class Store {
   };
   // Every report of `metric` in the study, in the order they were committed.
   Result<std::vector<ObjectiveReport>> LoadReports(int64_t study_id, const std::string& metric);
+  // What an algorithm saw, in commit order: reports of `metric`, committed
+  // checkpoints and trial ends, for rebuilding its state after a restart.
+  struct HistoryEvent {
+    enum Kind { kCheckpoint = 0, kReport = 1, kEnd = 2 } kind;
+    int64_t number, step;
+    double value;
+  };
+  Result<std::vector<HistoryEvent>> LoadHistory(int64_t study_id, const std::string& metric);
   // The final metrics of a trial as a JSON object ("" if none yet).
   Result<std::string> TrialMetrics(int64_t trial_id);
   Status SetStudyStatus(int64_t study_id, const std::string& status, double now);
@@ -90,7 +107,7 @@ class Store {
   std::string path_;
   bool in_tx_ = false;
   Stmt begin_, commit_, insert_trial_, mark_running_, requeue_, insert_report_, progress_, finish_,
-      event_, study_status_, checkpoint_, decision_;
+      event_, study_status_, checkpoint_, checkpoint_history_, decision_, pause_;
 };
 
 }  // namespace sweep

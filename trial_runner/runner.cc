@@ -349,8 +349,12 @@ class Runner {
         break;
       case pb::Envelope::kAck:
         if (slot_ && !slot_->abandoned && env.ack().trial_id() == slot_->assign.trial_id()) {
-          if (env.ack().decision() == pb::DECISION_STOP) {
-            LOG_DEBUG << "tuner stopped trial " << env.ack().trial_id();
+          if (env.ack().decision() == pb::DECISION_STOP ||
+              env.ack().decision() == pb::DECISION_PAUSE) {
+            // Either way the segment ends here; the tuner keeps the
+            // checkpoint of a paused trial and may assign it again.
+            LOG_DEBUG << "tuner " << (env.ack().decision() == pb::DECISION_STOP ? "stopped" : "paused")
+                      << " trial " << env.ack().trial_id();
             slot_->stop = true;
           }
           slot_->Decided(env.ack().step());

@@ -4,7 +4,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <optional>
 #include <cmath>
 #include <thread>
 
@@ -51,14 +54,37 @@ double Rosenbrock(const std::vector<double>& x) {
   return sum;
 }
 
-double Curve(const std::vector<double>& x, double t) {
+namespace {
+
+struct CurveShape {
+  double final_value, gap, decay;
+};
+
+CurveShape Shape(const std::vector<double>& x) {
   double mse = 0;
   for (double v : x) mse += (v - 0.7) * (v - 0.7);
   mse /= static_cast<double>(x.size());
-  double final_value = 0.1 + 2 * mse;
-  double gap = 0.2 + 2 * x[0];        // how far above its final value it starts
   double tau = 2 + 10 * x[0] * x[0];  // how slowly it converges
-  return final_value + gap * std::exp(-t / tau);
+  // It starts 0.2 + 2 * x1 above its final value.
+  return {0.1 + 2 * mse, 0.2 + 2 * x[0], std::exp(-1.0 / tau)};
+}
+
+}  // namespace
+
+double CurveStart(const std::vector<double>& x) {
+  CurveShape c = Shape(x);
+  return c.final_value + c.gap;
+}
+
+double CurveStep(const std::vector<double>& x, double v) {
+  CurveShape c = Shape(x);
+  return c.final_value + (v - c.final_value) * c.decay;
+}
+
+double Curve(const std::vector<double>& x, int64_t t) {
+  double v = CurveStart(x);
+  for (int64_t i = 0; i < t; ++i) v = CurveStep(x, v);
+  return v;
 }
 
 namespace {
@@ -66,6 +92,26 @@ namespace {
 void SleepMs(double ms) {
   if (ms > 0)
     std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(ms * 1000)));
+}
+
+constexpr char kCheckpointMagic[8] = {'S', 'W', 'S', 'Y', 'N', 'T', 'H', '1'};
+
+// magic, step, state: 24 bytes, little-endian host order.
+std::string SyntheticCheckpoint(int64_t step, double state) {
+  std::string out(kCheckpointMagic, sizeof kCheckpointMagic);
+  out.append(reinterpret_cast<const char*>(&step), sizeof step);
+  out.append(reinterpret_cast<const char*>(&state), sizeof state);
+  return out;
+}
+
+std::optional<std::pair<int64_t, double>> ParseSyntheticCheckpoint(const std::string& data) {
+  if (data.size() != 24 || data.compare(0, 8, kCheckpointMagic, 8) != 0) return std::nullopt;
+  int64_t step;
+  double state;
+  std::memcpy(&step, data.data() + 8, sizeof step);
+  std::memcpy(&state, data.data() + 16, sizeof state);
+  if (step < 0) return std::nullopt;
+  return std::make_pair(step, state);
 }
 
 pb::Metric ValueMetric(double v) {
@@ -115,8 +161,23 @@ TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx) {
   int64_t fault_step = 1 + static_cast<int64_t>(faults.Uniform() * static_cast<double>(steps));
   if (fault_step > steps) fault_step = steps;
 
+  // The state: the curve's value (other functions have none beyond the step).
+  double state = CurveStart(x);
+  int64_t first = 1;
+  if (!assign.checkpoint().empty()) {
+    auto restored = ParseSyntheticCheckpoint(assign.checkpoint());
+    if (!restored) {
+      result.outcome = pb::TRIAL_OUTCOME_FAILED;
+      result.error = "cannot resume: not a synthetic-task checkpoint (bad magic, version or size)";
+      return result;
+    }
+    first = restored->first + 1;
+    state = restored->second;
+    result.step = restored->first;
+  }
+  const auto& decisions = assign.decision_steps();
   double value = 0;
-  for (int64_t step = 1; step <= steps; ++step) {
+  for (int64_t step = first; step <= steps; ++step) {
     if (ctx->StopRequested()) {
       result.outcome = pb::TRIAL_OUTCOME_CANCELLED;
       return result;
@@ -147,9 +208,13 @@ TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx) {
         value = Rosenbrock(x);
         break;
       default:
-        value = Curve(x, static_cast<double>(step));
+        state = CurveStep(x, state);
+        value = state;
         break;
     }
+    // At a decision step the tuner may pause the trial: send the state first.
+    if (std::find(decisions.begin(), decisions.end(), step) != decisions.end())
+      ctx->Checkpoint(step, SyntheticCheckpoint(step, state));
     if (task.noise() > 0) {
       value += task.noise() * Rng(HashKey({assign.seed(), static_cast<uint64_t>(assign.number()),
                                            static_cast<uint64_t>(step), 0x9015E}))

@@ -19,7 +19,12 @@ double Rosenbrock(const std::vector<double>& x);
 // Learning-curve family on [0, 1]^n at step t >= 1: approaches
 // 0.1 + 2 * mean((x_i - 0.7)^2) as t grows; a larger x1 starts worse and
 // converges more slowly, so the best final configurations start slow.
-double Curve(const std::vector<double>& x, double t);
+// It is a state that each step moves toward the final value, so a trial
+// resumed from a checkpoint (the state) with other parameters (PBT) carries
+// on from where its parent got: CurveStep(x, v) is one step from v.
+double CurveStart(const std::vector<double>& x);
+double CurveStep(const std::vector<double>& x, double v);
+double Curve(const std::vector<double>& x, int64_t t);  // t steps from the start
 
 TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx);
 

@@ -141,16 +141,19 @@ void Tuner::HandleReport(const std::string& identity, const pb::Report& report) 
   progress_dirty_.insert(t->id);
   Action action = objective ? scheduler_->OnReport(t->number, report.step(), *objective) : Action{};
   if (!action.reason.empty()) {
-    Write(store_->AddDecision(t->id, report.step(),
-                              action.decision == Decision::kStop ? "stop" : "continue",
-                              action.reason, WallSeconds()));
+    Write(store_->AddDecision(t->id, report.step(), DecisionName(action.decision), action.reason,
+                              WallSeconds()));
   }
-  if (action.decision == Decision::kStop) LOG_DEBUG << "trial " << t->id << ": " << action.reason;
+  if (action.decision != Decision::kContinue)
+    LOG_DEBUG << "trial " << t->id << ": " << action.reason;
+  if (action.decision == Decision::kPause) t->pausing = true;
   pb::Ack ack;
   ack.set_trial_id(t->id);
   ack.set_lease(t->lease);
   ack.set_step(report.step());
-  ack.set_decision(action.decision == Decision::kStop ? pb::DECISION_STOP : pb::DECISION_CONTINUE);
+  ack.set_decision(action.decision == Decision::kStop    ? pb::DECISION_STOP
+                   : action.decision == Decision::kPause ? pb::DECISION_PAUSE
+                                                         : pb::DECISION_CONTINUE);
   acks_[t->id] = {identity, ack};
 }
 
@@ -164,15 +167,17 @@ void Tuner::HandleCheckpoint(const std::string& identity, const pb::Checkpoint& 
     Event(t->id, "checkpoint_failed", path.status().message());
     return;
   }
+  uint32_t checksum = Checksum(ckpt.data());
   Write(store_->Begin());
   Write(store_->RecordCheckpoint(t->id, ckpt.step(), *path,
-                                 static_cast<int64_t>(ckpt.data().size()), Checksum(ckpt.data()),
-                                 WallSeconds()));
+                                 static_cast<int64_t>(ckpt.data().size()), checksum, WallSeconds()));
   // The previous file goes once the new row is committed.
   if (!t->checkpoint_path.empty() && t->checkpoint_path != *path)
     obsolete_files_.push_back(t->checkpoint_path);
   t->checkpoint_path = *path;
   t->checkpoint_step = ckpt.step();
+  t->checkpoint_checksum = checksum;
+  scheduler_->OnCheckpoint(t->number, ckpt.step());
 }
 
 void Tuner::HandleFinal(const std::string& identity, const pb::Final& fin) {
@@ -192,6 +197,9 @@ void Tuner::HandleFinal(const std::string& identity, const pb::Final& fin) {
   if (fin.outcome() == pb::TRIAL_OUTCOME_FAILED) {
     Finish(t, "failed", std::nullopt, step, metrics,
            fin.error().empty() ? "the task failed" : fin.error().substr(0, 4096));
+  } else if (fin.outcome() == pb::TRIAL_OUTCOME_CANCELLED && t->pausing) {
+    t->last_step = step;
+    Pause(t);
   } else if (fin.outcome() == pb::TRIAL_OUTCOME_CANCELLED) {
     Finish(t, "stopped", value, step, metrics, "");
   } else if (!value) {
@@ -230,9 +238,13 @@ void Tuner::Finish(Trial* t, const std::string& status, std::optional<double> va
   Write(store_->FinishTrial(t->id, status, value, step, metrics_json, failure, WallSeconds()));
   progress_dirty_.erase(t->id);
   if (t->status == "running") --running_;
+  if (t->status == "paused") --paused_;
   t->status = status;
   t->lease = 0;
   t->runner.clear();
+  t->pausing = false;
+  t->pending.reset();
+  scheduler_->OnEnd(t->number, step);
   if (status == "completed") {
     ++completed_;
     bool better = !best_ || (study_.objective().goal() == pb::GOAL_MAXIMIZE ? *value > *best_
@@ -247,6 +259,113 @@ void Tuner::Finish(Trial* t, const std::string& status, std::optional<double> va
   } else {
     ++stopped_;
   }
+}
+
+// The runner ended the segment the algorithm paused. The attempt is not
+// counted against max_retries: nothing went wrong.
+void Tuner::Pause(Trial* t) {
+  Write(store_->Begin());
+  t->attempts = std::max(0, t->attempts - 1);
+  Write(store_->Pause(t->id, t->attempts, t->last_step, t->last_objective));
+  progress_dirty_.erase(t->id);
+  --running_;
+  t->status = "paused";
+  ++paused_;
+  t->lease = 0;
+  t->runner.clear();
+  t->pausing = false;
+  acks_.erase(t->id);
+  std::optional<Decision> pending = std::exchange(t->pending, std::nullopt);
+  if (pending == Decision::kStop) {
+    Finish(t, "stopped", t->last_objective, t->last_step, "{}", "");
+  } else if (pending == Decision::kContinue) {
+    --paused_;
+    Requeue(t, t->attempts);
+    ++running_;  // Requeue counts a running trial down; this one was paused
+  }
+}
+
+void Tuner::ApplyDirectives() {
+  for (const Directive& d : scheduler_->TakeDirectives()) {
+    if (d.spawn) {
+      Spawn(d);
+      continue;
+    }
+    auto id = by_number_.find(d.number);
+    if (id == by_number_.end()) continue;
+    Trial& t = trials_[id->second];
+    bool paused = t.status == "paused";
+    if (!paused && !(t.status == "running" && t.pausing)) continue;  // no longer applies
+    Write(store_->Begin());
+    Write(store_->AddDecision(t.id, t.last_step, DecisionName(d.decision), d.reason, WallSeconds()));
+    if (!paused) {
+      t.pending = d.decision;
+    } else if (d.decision == Decision::kStop) {
+      Finish(&t, "stopped", t.last_objective, t.last_step, "{}", "");
+    } else {
+      --paused_;
+      ++running_;  // Requeue counts a running trial down
+      Requeue(&t, t.attempts);
+    }
+  }
+}
+
+// PBT's exploit: a new trial that starts from its parent's committed
+// checkpoint, copied under its own name and verified by checksum.
+void Tuner::Spawn(const Directive& d) {
+  if (by_number_.count(d.number)) return;  // created before a restart
+  const TrialSpec& spec = *d.spawn;
+  auto pid = by_number_.find(spec.parent);
+  Trial* parent = pid == by_number_.end() ? nullptr : &trials_[pid->second];
+  Write(store_->Begin());
+  auto id = store_->InsertTrial(study_id_, spec.number, spec.params,
+                                ParamsToJson(spec.params.params()), WallSeconds(),
+                                parent ? parent->id : 0, spec.parent_step);
+  if (!id.ok()) {
+    Write(id.status());
+    return;
+  }
+  Trial t;
+  t.id = *id;
+  t.number = spec.number;
+  t.params = spec.params;
+  t.status = "queued";
+  t.parent_id = parent ? parent->id : 0;
+  by_number_[t.number] = t.id;
+  Trial& child = trials_.emplace(t.id, std::move(t)).first->second;
+  Write(store_->AddDecision(child.id, spec.parent_step, "exploit", d.reason, WallSeconds()));
+  std::string problem;
+  Result<std::string> data = Status::Error("no checkpoint");
+  if (!parent || parent->checkpoint_step != spec.parent_step || parent->checkpoint_path.empty()) {
+    problem = "trial #" + std::to_string(spec.parent) + " has no committed checkpoint at step " +
+              std::to_string(spec.parent_step);
+  } else if (!(data = ReadCheckpointFile(parent->checkpoint_path)).ok()) {
+    problem = data.status().message();
+  } else if (Checksum(*data) != parent->checkpoint_checksum) {
+    problem = "checkpoint " + parent->checkpoint_path +
+              " does not match the checksum committed for it";
+  }
+  if (problem.empty()) {
+    auto path = WriteCheckpointFile(checkpoint_dir_, child.id, spec.parent_step, *data);
+    if (!path.ok()) {
+      problem = path.status().message();
+    } else {
+      Write(store_->RecordCheckpoint(child.id, spec.parent_step, *path,
+                                     static_cast<int64_t>(data->size()),
+                                     parent->checkpoint_checksum, WallSeconds()));
+      child.checkpoint_path = *path;
+      child.checkpoint_step = spec.parent_step;
+      child.checkpoint_checksum = parent->checkpoint_checksum;
+      child.last_step = spec.parent_step;
+    }
+  }
+  if (!problem.empty()) {
+    LOG_WARN << "trial " << child.id << " cannot start from its parent: " << problem;
+    Finish(&child, "failed", std::nullopt, spec.parent_step, "{}",
+           "cannot copy the parent's checkpoint: " + problem);
+    return;
+  }
+  queue_.push_back(child.id);
 }
 
 void Tuner::LoseTrial(Trial* t, const std::string& reason) {
@@ -269,6 +388,8 @@ void Tuner::Requeue(Trial* t, int attempts) {
   t->status = "queued";
   t->lease = 0;
   t->runner.clear();
+  t->pausing = false;
+  t->pending.reset();
   acks_.erase(t->id);
   queue_.push_front(t->id);
 }
@@ -332,6 +453,7 @@ void Tuner::Dispatch() {
         t.number = spec->number;
         t.params = std::move(spec->params);
         tid = t.id;
+        by_number_[t.number] = t.id;
         trials_.emplace(tid, std::move(t));
       }
       Trial& t = trials_[tid];
@@ -358,12 +480,22 @@ void Tuner::Dispatch() {
       a->set_number(t.number);
       *a->mutable_task() = study_.task();
       *a->mutable_params() = t.params.params();
-      for (int64_t s : scheduler_->DecisionSteps()) a->add_decision_steps(s);
+      for (int64_t s : scheduler_->DecisionSteps(t.number)) a->add_decision_steps(s);
       if (!t.checkpoint_path.empty()) {
         auto data = ReadCheckpointFile(t.checkpoint_path);
+        if (data.ok() && Checksum(*data) != t.checkpoint_checksum) {
+          data = Status::Error("checkpoint " + t.checkpoint_path +
+                               " does not match the checksum committed for it");
+        }
         if (data.ok()) {
           a->set_checkpoint(std::move(data).value());
           a->set_checkpoint_step(t.checkpoint_step);
+        } else if (t.parent_id > 0) {
+          // An exploit child from scratch would be a different trial.
+          r.trials.pop_back();
+          Finish(&t, "failed", std::nullopt, t.last_step, "{}",
+                 "cannot resume: " + data.status().message());
+          continue;
         } else {
           LOG_WARN << "trial " << t.id << " restarts from scratch: " << data.status().message();
           Event(t.id, "checkpoint_unreadable", data.status().message());

@@ -22,7 +22,9 @@ std::string Progress::Line(const ProgressCounts& c) const {
   std::string line = "[" + study_ + "] done " + std::to_string(done);
   if (c.planned) line += "/" + std::to_string(*c.planned);
   line += "  running " + std::to_string(c.running) + "  failed " + std::to_string(c.failed) +
-          "  queued " + std::to_string(c.queued) + "  runners " + std::to_string(c.runners) +
+          "  queued " + std::to_string(c.queued) +
+          (c.paused > 0 ? "  paused " + std::to_string(c.paused) : std::string()) + "  runners " +
+          std::to_string(c.runners) +
           "  best " + (c.best ? FormatDouble(*c.best) : std::string("-")) + "  " + rate +
           " trials/s";
   return line;

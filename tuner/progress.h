@@ -9,7 +9,7 @@
 namespace sweep {
 
 struct ProgressCounts {
-  int64_t completed = 0, failed = 0, stopped = 0, running = 0, queued = 0;
+  int64_t completed = 0, failed = 0, stopped = 0, running = 0, queued = 0, paused = 0;
   std::optional<int64_t> planned;
   std::optional<double> best;
   int runners = 0;

@@ -9,12 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "proto/sweep.pb.h"
 #include "search_spaces/samplers.h"
 
 namespace sweep {
 
-enum class Decision { kContinue, kStop };
+// kPause ends the trial's current segment and frees its runner; the trial
+// keeps its checkpoint and may be resumed by a later Directive.
+enum class Decision { kContinue, kStop, kPause };
+
+const char* DecisionName(Decision d);
 
 struct Action {
   Decision decision = Decision::kContinue;
@@ -24,6 +29,22 @@ struct Action {
 struct TrialSpec {
   int64_t number = 0;  // index of the trial within the study
   pb::ParamSet params;
+  // PBT: the trial starts from trial `parent`'s committed checkpoint at
+  // `parent_step` (-1: from scratch).
+  int64_t parent = -1;
+  int64_t parent_step = 0;
+};
+
+// A decision about a trial other than the one reporting (a rung or a
+// generation completed): resume a paused trial (kContinue), stop it (kStop),
+// or create a new trial (`spawn`, PBT's exploit). Directives are idempotent:
+// the tuner ignores one that no longer applies, so replaying history after a
+// crash may repeat them safely.
+struct Directive {
+  int64_t number = 0;
+  Decision decision = Decision::kContinue;
+  std::string reason;
+  std::optional<TrialSpec> spawn;
 };
 
 class Scheduler {
@@ -38,8 +59,15 @@ class Scheduler {
   // One report of `objective` at `step` (one unit of resource) of trial
   // `number`. Replaying a report already seen must not change the state.
   virtual Action OnReport(int64_t number, int64_t step, double objective) = 0;
-  // Steps after which a runner must wait for the decision (rungs).
-  virtual std::vector<int64_t> DecisionSteps() const { return {}; }
+  // Trial `number` ended for good (completed, failed or stopped) at `step`:
+  // synchronous algorithms stop waiting for it.
+  virtual void OnEnd(int64_t /*number*/, int64_t /*step*/) {}
+  // Trial `number` committed a checkpoint at `step`.
+  virtual void OnCheckpoint(int64_t /*number*/, int64_t /*step*/) {}
+  // Decisions about other trials made since the last call, in order.
+  virtual std::vector<Directive> TakeDirectives() { return {}; }
+  // Steps of trial `number` after which its runner waits for the decision.
+  virtual std::vector<int64_t> DecisionSteps(int64_t /*number*/) const { return {}; }
 };
 
 // Random, grid and quasi-random search: trial k gets the sampler's point k.
@@ -53,11 +81,46 @@ std::unique_ptr<Scheduler> MakeAsha(const pb::Study& study, std::unique_ptr<Sche
 std::unique_ptr<Scheduler> MakeMedianStopping(const pb::Study& study,
                                               std::unique_ptr<Scheduler> sampling);
 
+// Hyperband (Li et al., JMLR 2018): brackets of synchronous successive
+// halving; trials pause at a rung until it is complete.
+std::unique_ptr<Scheduler> MakeHyperband(const pb::Study& study, std::unique_ptr<Scheduler> sampling,
+                                         int64_t created);
+// Population-based training (Jaderberg et al., 2017), generation-synchronous.
+// `created` is how many trials the study already has.
+std::unique_ptr<Scheduler> MakePbt(const pb::Study& study, const SearchSpace& space,
+                                   int64_t created);
+
 // The scheduler a study asks for.
 std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpace& space,
                                          int64_t created, int64_t consumed);
 
 // ASHA's rungs for a study: min_resource * eta^k below max_resource.
 std::vector<int64_t> AshaRungs(const pb::Study& study);
+
+// Hyperband's layout: each bracket's rungs as (trials, resource), with n_i
+// and r_i exactly as in the paper, in the order brackets run (s_max..0,
+// repeated while max_trials and budget allow).
+struct Rung {
+  int64_t trials = 0;
+  int64_t resource = 0;  // steps a trial has run when it reaches the rung
+};
+struct Bracket {
+  int s = 0;
+  std::vector<Rung> rungs;
+  int64_t first_trial = 0;  // number of its first trial
+  int64_t cost = 0;         // steps run, continuing from checkpoints
+};
+struct HyperbandPlan {
+  std::vector<Bracket> brackets;
+  int64_t total_resource = 0;
+  int64_t total_trials = 0;
+  std::string note;  // why the sequence ends where it does
+};
+HyperbandPlan PlanHyperband(const pb::Study& study);
+// A Hyperband study whose max_trials or budget cannot hold even its first
+// bracket is an error, named here (`sweep run`, `validate` and `plan`).
+Status CheckPlan(const pb::Study& study);
+// One bracket's rungs for R (in units of the minimum resource) and eta.
+std::vector<Rung> HyperbandBracket(int s, int s_max, double R, double eta, int64_t min_resource);
 
 }  // namespace sweep

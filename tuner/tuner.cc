@@ -52,6 +52,7 @@ std::string Printable(const std::string& id) {
 Status Tuner::Setup() {
   ASSIGN_OR_RETURN(ParsedStudy parsed, LoadStudyFile(o_.study_path));
   RETURN_IF_ERROR(ValidateStudy(&parsed));
+  RETURN_IF_ERROR(CheckPlan(parsed.study));
   study_ = parsed.study;
   ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Create(study_));
   space_ = std::make_unique<SearchSpace>(std::move(space));
@@ -81,7 +82,13 @@ Status Tuner::Setup() {
     t.params = std::move(r.params);
     t.checkpoint_path = r.checkpoint_path;
     t.checkpoint_step = r.checkpoint_step;
+    t.checkpoint_checksum = r.checkpoint_checksum;
+    t.parent_id = r.parent_id;
+    t.last_step = r.step;
+    t.last_objective = r.last_objective;
+    by_number_[t.number] = t.id;
     if (t.status == "queued") queue_.push_back(t.id);
+    if (t.status == "paused") ++paused_;
     if (t.status == "completed") {
       ++completed_;
       if (r.value &&
@@ -97,9 +104,27 @@ Status Tuner::Setup() {
   }
   trials_at_start_ = static_cast<int64_t>(existing.size());
   scheduler_ = MakeScheduler(study_, *space_, static_cast<int64_t>(existing.size()), 0);
-  // The algorithm's state is rebuilt by replaying what the database holds.
-  ASSIGN_OR_RETURN(auto history, store_->LoadReports(study_id_, study_.objective().metric()));
-  for (const auto& r : history) scheduler_->OnReport(r.number, r.step, r.value);
+  // The algorithm's state is rebuilt by replaying what the database holds;
+  // its decisions about other trials that were not yet carried out (none,
+  // unless the tuner died between deciding and committing) apply now.
+  ASSIGN_OR_RETURN(auto history, store_->LoadHistory(study_id_, study_.objective().metric()));
+  for (const auto& e : history) {
+    switch (e.kind) {
+      case Store::HistoryEvent::kCheckpoint:
+        scheduler_->OnCheckpoint(e.number, e.step);
+        break;
+      case Store::HistoryEvent::kReport:
+        scheduler_->OnReport(e.number, e.step, e.value);
+        break;
+      case Store::HistoryEvent::kEnd:
+        scheduler_->OnEnd(e.number, e.step);
+        break;
+    }
+  }
+  RETURN_IF_ERROR(store_->Begin());
+  ApplyDirectives();
+  Commit();
+  RETURN_IF_ERROR(write_error_);
   if (!existing.empty()) {
     LOG_INFO << "resuming study '" << study_.name() << "' from " << o_.db_path << ": " << completed_
              << " completed, " << failed_ << " failed, " << queue_.size() << " to run again";
@@ -175,6 +200,7 @@ Status Tuner::Turn() {
     }
   }
   CheckLiveness();
+  ApplyDirectives();
   if (g_signals == 0) Dispatch();
   Housekeeping();
   if (store_->in_transaction() && NowUs() - last_commit_us_ < kCommitIntervalUs)
@@ -237,6 +263,7 @@ ProgressCounts Tuner::Counts() const {
   c.stopped = stopped_;
   c.running = running_;
   c.queued = static_cast<int64_t>(queue_.size());
+  c.paused = paused_;
   c.planned = scheduler_->Planned();
   c.best = best_;
   c.runners = static_cast<int>(runners_.size());

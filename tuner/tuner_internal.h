@@ -51,6 +51,12 @@ struct Trial {
   int64_t started_us = 0;       // when it became the runner's front trial
   std::string checkpoint_path;  // latest committed checkpoint
   int64_t checkpoint_step = 0;
+  uint32_t checkpoint_checksum = 0;
+  int64_t parent_id = 0;  // PBT: the trial whose checkpoint it started from
+  // The algorithm paused it; its runner is ending the segment. A directive
+  // that arrives meanwhile is applied once the runner confirms.
+  bool pausing = false;
+  std::optional<Decision> pending;
 };
 
 struct Runner {
@@ -101,6 +107,11 @@ class Tuner {
   void HandleFinal(const std::string& identity, const pb::Final& fin);
   void HandleCheckpoint(const std::string& identity, const pb::Checkpoint& ckpt);
   void Dispatch();
+  // Carries out the algorithm's decisions about trials other than the one
+  // reporting: resume or stop paused trials, create exploit children.
+  void ApplyDirectives();
+  void Spawn(const Directive& d);
+  void Pause(Trial* t);
   void CheckLiveness();
   void LoseRunner(const std::string& identity, const std::string& reason);
   void LoseTrial(Trial* t, const std::string& reason);
@@ -136,12 +147,13 @@ class Tuner {
   uint64_t lease_base_ = 0;
   uint64_t lease_counter_ = 0;
   std::unordered_map<int64_t, Trial> trials_;
+  std::unordered_map<int64_t, int64_t> by_number_;  // trial number -> id
   std::deque<int64_t> queue_;
   std::map<std::string, Runner> runners_;
   std::vector<std::pair<std::string, pb::Envelope>> outbox_;
   std::map<int64_t, std::pair<std::string, pb::Ack>> acks_;
   std::set<int64_t> progress_dirty_;
-  int64_t running_ = 0, completed_ = 0, failed_ = 0, stopped_ = 0;
+  int64_t running_ = 0, completed_ = 0, failed_ = 0, stopped_ = 0, paused_ = 0;
   std::optional<double> best_;
   int64_t best_id_ = 0;
   Status write_error_;

@@ -43,12 +43,12 @@ TEST(AshaTest, RungsFollowTheReductionFactor) {
   Fixture f("{type: asha, max_trials: 10, asha: {min_resource: 1, reduction_factor: 3}}",
             "minimize", 81);
   EXPECT_EQ(AshaRungs(f.study), (std::vector<int64_t>{1, 3, 9, 27}));
-  EXPECT_EQ(f.s->DecisionSteps(), (std::vector<int64_t>{1, 3, 9, 27}));
+  EXPECT_EQ(f.s->DecisionSteps(0), (std::vector<int64_t>{1, 3, 9, 27}));
   Fixture g(
       "{type: asha, max_trials: 10, asha: {min_resource: 2, reduction_factor: 2, grace_period: 4}}",
       "minimize", 20);
   EXPECT_EQ(AshaRungs(g.study), (std::vector<int64_t>{2, 4, 8, 16}));
-  EXPECT_EQ(g.s->DecisionSteps(), (std::vector<int64_t>{4, 8, 16}));
+  EXPECT_EQ(g.s->DecisionSteps(0), (std::vector<int64_t>{4, 8, 16}));
 }
 
 TEST(AshaTest, KeepsTheTopThirdOfEachRungSoFar) {

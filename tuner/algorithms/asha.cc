@@ -43,7 +43,7 @@ class Asha : public Scheduler {
   std::optional<TrialSpec> NextTrial() override { return base_->NextTrial(); }
   bool Exhausted() const override { return base_->Exhausted(); }
   std::optional<int64_t> Planned() const override { return base_->Planned(); }
-  std::vector<int64_t> DecisionSteps() const override {
+  std::vector<int64_t> DecisionSteps(int64_t) const override {
     std::vector<int64_t> out;
     for (int64_t r : rungs_) {
       if (r >= grace_) out.push_back(r);

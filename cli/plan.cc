@@ -1,0 +1,97 @@
+// `sweep plan`: the layout an algorithm will run, from the study alone.
+#include "cli/plan.h"
+
+#include "common/json.h"
+#include "search_spaces/validate.h"
+#include "tuner/scheduler.h"
+
+namespace sweep {
+
+namespace {
+
+std::string Num(int64_t v) { return std::to_string(v); }
+
+Result<std::string> HyperbandLayout(const pb::Study& study, bool json) {
+  RETURN_IF_ERROR(CheckPlan(study));
+  HyperbandPlan plan = PlanHyperband(study);
+  std::string out;
+  if (json) {
+    out = "{\"algorithm\": \"hyperband\", \"brackets\": [";
+    for (size_t b = 0; b < plan.brackets.size(); ++b) {
+      const Bracket& br = plan.brackets[b];
+      out += std::string(b ? ", " : "") + "{\"bracket\": " + Num(br.s) +
+             ", \"first_trial\": " + Num(br.first_trial) + ", \"resource\": " + Num(br.cost) +
+             ", \"rungs\": [";
+      for (size_t i = 0; i < br.rungs.size(); ++i) {
+        out += std::string(i ? ", " : "") + "{\"trials\": " + Num(br.rungs[i].trials) +
+               ", \"resource\": " + Num(br.rungs[i].resource) + "}";
+      }
+      out += "]}";
+    }
+    out += "], \"total_trials\": " + Num(plan.total_trials) +
+           ", \"total_resource\": " + Num(plan.total_resource) + ", \"note\": " +
+           JsonString(plan.note) + "}\n";
+    return out;
+  }
+  out = "hyperband: " + Num(static_cast<int64_t>(plan.brackets.size())) + " brackets, " +
+        Num(plan.total_trials) + " trials, " + Num(plan.total_resource) +
+        " steps in total (trials continue from their checkpoints)\n";
+  for (const Bracket& br : plan.brackets) {
+    out += "bracket s=" + Num(br.s) + " (trials " + Num(br.first_trial) + ".." +
+           Num(br.first_trial + br.rungs.front().trials - 1) + ", " + Num(br.cost) + " steps):";
+    for (const Rung& r : br.rungs) out += "  " + Num(r.trials) + " @ " + Num(r.resource);
+    out += "\n";
+  }
+  out += "ends: " + plan.note + "\n";
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> FormatPlan(const pb::Study& study, bool json) {
+  const pb::Algorithm& alg = study.algorithm();
+  int64_t resource = TaskResource(study.task());
+  switch (alg.type()) {
+    case pb::ALGORITHM_TYPE_HYPERBAND:
+      return HyperbandLayout(study, json);
+    case pb::ALGORITHM_TYPE_ASHA: {
+      auto rungs = AshaRungs(study);
+      std::string list;
+      for (int64_t r : rungs) list += (list.empty() ? "" : ", ") + Num(r);
+      if (json)
+        return "{\"algorithm\": \"asha\", \"rungs\": [" + list + "], \"max_trials\": " +
+               Num(alg.max_trials()) + ", \"max_resource\": " + Num(resource) + "}\n";
+      return "asha: " + Num(alg.max_trials()) + " trials; rungs at steps " + list +
+             "; at each, a trial continues if in the top 1/eta so far; at most " +
+             Num(alg.max_trials() * resource) + " steps\n";
+    }
+    case pb::ALGORITHM_TYPE_PBT: {
+      const pb::PbtConfig& c = alg.pbt();
+      int64_t population = c.has_population() ? c.population() : 8;
+      int64_t interval = c.has_perturbation_interval() ? c.perturbation_interval() : 1;
+      int64_t generations = (resource - 1) / interval;
+      if (json)
+        return "{\"algorithm\": \"pbt\", \"population\": " + Num(population) +
+               ", \"perturbation_interval\": " + Num(interval) +
+               ", \"generations\": " + Num(generations) + ", \"max_steps\": " + Num(resource) +
+               ", \"total_resource\": " + Num(population * resource) + "}\n";
+      return "pbt: population " + Num(population) + ", exploit/explore every " + Num(interval) +
+             " steps (" + Num(generations) + " generations), " + Num(resource) +
+             " steps per member, " + Num(population * resource) + " steps in total\n";
+    }
+    default: {
+      int64_t trials = alg.has_max_trials() ? alg.max_trials() : 0;
+      if (json)
+        return "{\"algorithm\": \"" + std::string(alg.type() == pb::ALGORITHM_TYPE_GRID ? "grid"
+                                                                                        : "sampling") +
+               "\", \"max_trials\": " + Num(trials) + ", \"steps_per_trial\": " + Num(resource) +
+               "}\n";
+      return "every trial runs all " + Num(resource) + " steps" +
+             (trials ? "; at most " + Num(trials) + " trials, " + Num(trials * resource) + " steps"
+                     : std::string()) +
+             "\n";
+    }
+  }
+}
+
+}  // namespace sweep
