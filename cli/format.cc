@@ -101,7 +101,10 @@ std::string TrialJson(const TrialView& t) {
                     ", \"attempts\": " + std::to_string(t.attempts) +
                     ", \"number\": " + std::to_string(t.number) +
                     ", \"failure\": " + (t.failure.empty() ? "null" : JsonString(t.failure)) +
-                    ", \"metrics\": " + (t.metrics_json.empty() ? "null" : t.metrics_json) + "}";
+                    ", \"metrics\": " + (t.metrics_json.empty() ? "null" : t.metrics_json) +
+                    ", \"parent\": " + (t.parent ? std::to_string(*t.parent) : "null") +
+                    ", \"parent_step\": " +
+                    (t.parent_step ? std::to_string(*t.parent_step) : "null") + "}";
   return out;
 }
 
@@ -114,6 +117,8 @@ std::string FormatTrials(const std::vector<TrialView>& trials, Format f,
   }
   Table t;
   t.columns = {"id", "status", "value", "step", "attempts"};
+  bool lineage = std::any_of(trials.begin(), trials.end(), [](const auto& x) { return x.parent; });
+  if (lineage) t.columns.push_back("parent");
   std::vector<std::string> names;
   for (const auto& tr : trials) {
     for (const auto& p : tr.params.params()) {
@@ -133,6 +138,7 @@ std::string FormatTrials(const std::vector<TrialView>& trials, Format f,
   for (const auto& tr : trials) {
     std::vector<Cell> row = {tr.id, tr.status, tr.value ? Cell(*tr.value) : Cell(),
                              tr.step ? Cell(*tr.step) : Cell(), int64_t{tr.attempts}};
+    if (lineage) row.push_back(tr.parent ? Cell(*tr.parent) : Cell());
     for (const auto& n : names) {
       Cell c;
       for (const auto& p : tr.params.params()) {

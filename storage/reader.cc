@@ -119,8 +119,8 @@ Result<StudyRef> Reader::ResolveStudy(const std::string& name) {
 Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::string& status,
                                               int top) {
   std::string sql =
-      "SELECT id, number, status, params_pb, value, step, attempts, runner, failure, metrics "
-      "FROM trials WHERE study_id=?1";
+      "SELECT id, number, status, params_pb, value, step, attempts, runner, failure, metrics, "
+      "parent_id, parent_step FROM trials WHERE study_id=?1";
   if (!status.empty()) sql += " AND status=?2";
   if (top > 0) {
     sql += " AND value IS NOT NULL AND status='completed' ORDER BY value " +
@@ -147,6 +147,8 @@ Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::
     t.runner = s.Text(7);
     t.failure = s.Text(8);
     t.metrics_json = s.Text(9);
+    if (!s.IsNull(10)) t.parent = s.Int(10);
+    if (!s.IsNull(11)) t.parent_step = s.Int(11);
     if (!t.metrics_json.empty()) {
       each.Bind(1, t.metrics_json);
       while (true) {

@@ -261,11 +261,9 @@ void Tuner::Finish(Trial* t, const std::string& status, std::optional<double> va
   }
 }
 
-// The runner ended the segment the algorithm paused. The attempt is not
-// counted against max_retries: nothing went wrong.
+// The runner ended the segment the algorithm paused.
 void Tuner::Pause(Trial* t) {
   Write(store_->Begin());
-  t->attempts = std::max(0, t->attempts - 1);
   Write(store_->Pause(t->id, t->attempts, t->last_step, t->last_objective));
   progress_dirty_.erase(t->id);
   --running_;
@@ -279,10 +277,16 @@ void Tuner::Pause(Trial* t) {
   if (pending == Decision::kStop) {
     Finish(t, "stopped", t->last_objective, t->last_step, "{}", "");
   } else if (pending == Decision::kContinue) {
-    --paused_;
-    Requeue(t, t->attempts);
-    ++running_;  // Requeue counts a running trial down; this one was paused
+    Resume(t);
   }
+}
+
+// A paused trial goes back to the queue. Its next segment is not another
+// attempt (nothing went wrong), so the count the dispatch adds is taken off.
+void Tuner::Resume(Trial* t) {
+  --paused_;
+  ++running_;  // Requeue counts a running trial down; this one was paused
+  Requeue(t, std::max(0, t->attempts - 1));
 }
 
 void Tuner::ApplyDirectives() {
@@ -303,9 +307,7 @@ void Tuner::ApplyDirectives() {
     } else if (d.decision == Decision::kStop) {
       Finish(&t, "stopped", t.last_objective, t.last_step, "{}", "");
     } else {
-      --paused_;
-      ++running_;  // Requeue counts a running trial down
-      Requeue(&t, t.attempts);
+      Resume(&t);
     }
   }
 }

@@ -112,6 +112,7 @@ class Tuner {
   void ApplyDirectives();
   void Spawn(const Directive& d);
   void Pause(Trial* t);
+  void Resume(Trial* t);
   void CheckLiveness();
   void LoseRunner(const std::string& identity, const std::string& reason);
   void LoseTrial(Trial* t, const std::string& reason);

@@ -151,7 +151,9 @@ class Hyperband : public Scheduler {
       return decided_[{number, i}];
     }
     Action wait{Decision::kPause, "paused at rung " + std::to_string(i) + " (step " +
-                                      std::to_string(step) + "): " + metric_ + " " +
+                                      std::to_string(step) + ") of bracket " +
+                                      std::to_string(plan_.brackets[static_cast<size_t>(b)].s) +
+                                      ": " + metric_ + " " +
                                       FormatShort(value) + ", " + std::to_string(rung.arrived()) +
                                       " of " + std::to_string(rung.size()) +
                                       " trials of the rung are in"};

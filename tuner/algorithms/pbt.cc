@@ -156,7 +156,7 @@ class Pbt : public Scheduler {
           int64_t child = Spawn(g, src, src_v, step, &rng);
           next.insert(child);
           a = {Decision::kStop, "exploited at " + where + ": " + rank + " (bottom quantile); " +
-                                    "replaced by trial #" + std::to_string(child) + ", a copy of #" +
+                                    "replaced by trial number " + std::to_string(child) + ", a copy of number " +
                                     std::to_string(src) + " (" + FormatShort(src_v) + ")"};
         } else if (!std::isfinite(v)) {
           a = {Decision::kStop, "stopped at " + where + ": " + rank + " is not finite; " + why};
@@ -196,7 +196,7 @@ class Pbt : public Scheduler {
     spec.parent_step = step;
     directives_.push_back(
         {child, Decision::kContinue,
-         "exploit at generation " + std::to_string(g + 1) + ": copy of trial #" +
+         "exploit at generation " + std::to_string(g + 1) + ": copy of trial number " +
              std::to_string(src) + " at step " + std::to_string(step) + " (" + metric_ + " " +
              FormatShort(src_v) + "); explore: " + (changes.empty() ? "no change" : changes),
          std::move(spec)});
