@@ -299,7 +299,9 @@ void Tuner::ApplyDirectives() {
     if (id == by_number_.end()) continue;
     Trial& t = trials_[id->second];
     bool paused = t.status == "paused";
-    if (!paused && !(t.status == "running" && t.pausing)) continue;  // no longer applies
+    // It applies to a trial paused (or pausing) at that step, nothing else:
+    // a replay after a restart repeats decisions already carried out.
+    if (t.last_step != d.step || (!paused && !(t.status == "running" && t.pausing))) continue;
     Write(store_->Begin());
     Write(store_->AddDecision(t.id, t.last_step, DecisionName(d.decision), d.reason, WallSeconds()));
     if (!paused) {
@@ -492,6 +494,7 @@ void Tuner::Dispatch() {
         if (data.ok()) {
           a->set_checkpoint(std::move(data).value());
           a->set_checkpoint_step(t.checkpoint_step);
+          Event(t.id, "resumed", "from its checkpoint at step " + std::to_string(t.checkpoint_step));
         } else if (t.parent_id > 0) {
           // An exploit child from scratch would be a different trial.
           r.trials.pop_back();

@@ -38,10 +38,12 @@ struct TrialSpec {
 // A decision about a trial other than the one reporting (a rung or a
 // generation completed): resume a paused trial (kContinue), stop it (kStop),
 // or create a new trial (`spawn`, PBT's exploit). Directives are idempotent:
-// the tuner ignores one that no longer applies, so replaying history after a
-// crash may repeat them safely.
+// the tuner ignores one for a trial that is not paused at `step` (or a spawn
+// of a trial that exists), so replaying history after a crash may repeat
+// them safely.
 struct Directive {
   int64_t number = 0;
+  int64_t step = 0;  // the rung or generation step the trial is paused at
   Decision decision = Decision::kContinue;
   std::string reason;
   std::optional<TrialSpec> spawn;

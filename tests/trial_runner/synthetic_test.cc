@@ -26,5 +26,64 @@ TEST(SyntheticTest, CurveSlowStartersEndBest) {
   for (int t = 1; t < 30; ++t) EXPECT_LT(Curve(slow, t + 1), Curve(slow, t));  // monotone
 }
 
+// Records what a task sends, as the runner would forward it.
+class Recorder : public TaskContext {
+ public:
+  void Report(int64_t step, const std::vector<pb::Metric>& m) override {
+    reports.emplace_back(step, m.at(0).value());
+  }
+  void Checkpoint(int64_t step, std::string bytes) override {
+    checkpoints.emplace_back(step, std::move(bytes));
+  }
+  bool StopRequested() const override { return false; }
+  std::vector<std::pair<int64_t, double>> reports;
+  std::vector<std::pair<int64_t, std::string>> checkpoints;
+};
+
+pb::Assign CurveAssign(double x1, int steps) {
+  pb::Assign a;
+  a.mutable_task()->mutable_synthetic()->set_function(pb::SYNTHETIC_FUNCTION_CURVE);
+  a.mutable_task()->mutable_synthetic()->set_steps(steps);
+  auto* p = a.add_params();
+  p->set_name("x1");
+  p->mutable_value()->set_number(x1);
+  return a;
+}
+
+TEST(SyntheticTest, CurveResumesFromItsCheckpointAtADecisionStep) {
+  pb::Assign a = CurveAssign(0.3, 6);
+  a.add_decision_steps(2);
+  a.add_decision_steps(4);
+  Recorder whole;
+  RunSyntheticTask(a, &whole);
+  ASSERT_EQ(whole.reports.size(), 6u);
+  ASSERT_EQ(whole.checkpoints.size(), 2u);  // only at decision steps
+  EXPECT_EQ(whole.checkpoints[0].first, 2);
+  // Resumed from step 2's checkpoint: steps 3..6, bit-identical.
+  pb::Assign resumed = a;
+  resumed.set_checkpoint(whole.checkpoints[0].second);
+  resumed.set_checkpoint_step(2);
+  Recorder rest;
+  TaskResult r = RunSyntheticTask(resumed, &rest);
+  ASSERT_EQ(rest.reports.size(), 4u);
+  EXPECT_EQ(rest.reports.front().first, 3);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(rest.reports[i].second, whole.reports[i + 2].second);
+  EXPECT_EQ(r.outcome, pb::TRIAL_OUTCOME_COMPLETED);
+  // Another configuration from the same state carries on from that value
+  // (PBT's exploit), not from its own start.
+  pb::Assign other = CurveAssign(0.9, 6);
+  other.set_checkpoint(whole.checkpoints[0].second);
+  Recorder child;
+  RunSyntheticTask(other, &child);
+  EXPECT_LT(child.reports.front().second, whole.reports[1].second);
+  EXPECT_LT(child.reports.front().second, CurveStart({0.9}));
+  // Garbage is refused with a reason.
+  other.set_checkpoint("not a checkpoint");
+  Recorder bad;
+  TaskResult refused = RunSyntheticTask(other, &bad);
+  EXPECT_EQ(refused.outcome, pb::TRIAL_OUTCOME_FAILED);
+  EXPECT_NE(refused.error.find("cannot resume"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sweep

@@ -225,7 +225,8 @@ class Hyperband : public Scheduler {
              "stopped at " + where + ": " + metric_ + " " + FormatShort(value) + side + cutoff + tail};
       }
       decided_[{number, i}] = a;
-      if (number != reporter) directives_.push_back({number, a.decision, a.reason, std::nullopt});
+      if (number != reporter)
+        directives_.push_back({number, rung.step(), a.decision, a.reason, std::nullopt});
     }
     st.rungs[i + 1] = Cohort(plan.rungs[i + 1].resource, std::move(next));
     // Nobody left to wait for (every member failed): later rungs are empty.

@@ -166,7 +166,7 @@ class Pbt : public Scheduler {
       }
       if (a.decision == Decision::kContinue) next.insert(num);
       decided_[{num, g}] = a;
-      if (num != reporter) directives_.push_back({num, a.decision, a.reason, std::nullopt});
+      if (num != reporter) directives_.push_back({num, step, a.decision, a.reason, std::nullopt});
     }
     // Members that ended (failed) before this step leave the population: a
     // child of a top member takes each place.
@@ -195,7 +195,7 @@ class Pbt : public Scheduler {
     spec.parent = src;
     spec.parent_step = step;
     directives_.push_back(
-        {child, Decision::kContinue,
+        {child, step, Decision::kContinue,
          "exploit at generation " + std::to_string(g + 1) + ": copy of trial number " +
              std::to_string(src) + " at step " + std::to_string(step) + " (" + metric_ + " " +
              FormatShort(src_v) + "); explore: " + (changes.empty() ? "no change" : changes),
