@@ -214,7 +214,7 @@ Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
     t.checkpoint_path = q.Text(7);
     t.checkpoint_step = q.IsNull(8) ? 0 : q.Int(8);
     t.checkpoint_checksum = q.IsNull(9) ? 0 : static_cast<uint32_t>(q.Int(9));
-    if (t.status == "paused" && t.value) t.last_objective = t.value;
+    t.last_objective = t.value;
     t.parent_id = q.IsNull(10) ? 0 : q.Int(10);
     out.push_back(std::move(t));
   }

@@ -31,7 +31,7 @@ struct TrialRecord {
   std::string checkpoint_path;  // latest committed checkpoint, if any
   int64_t checkpoint_step = 0;
   uint32_t checkpoint_checksum = 0;
-  std::optional<double> last_objective;  // progress of a paused trial
+  std::optional<double> last_objective;  // latest objective (progress, or the final value)
   int64_t parent_id = 0;                 // PBT: the trial it was copied from
 };
 

@@ -101,6 +101,7 @@ void Tuner::HandleHello(const std::string& identity, const pb::Hello& hello) {
   // Hello means "idle, nothing pending": whatever it held is void.
   ReleaseTrials(&r, "runner re-registered mid-trial");
   r.name = name;
+  r.pid = static_cast<int64_t>(hello.pid());
   r.ready = true;
   r.last_seen_ms = NowMs();
 }
@@ -134,6 +135,7 @@ void Tuner::HandleReport(const std::string& identity, const pb::Report& report) 
     Write(store_->InsertReport(t->id, t->attempts, report.step(), m.name(), m.value(), now));
     if (m.name() == study_.objective().metric()) objective = m.value();
   }
+  CommitCheckpoint(t, report.step());
   t->progress_ms = NowMs();
   t->started = true;
   t->last_step = report.step();
@@ -167,17 +169,29 @@ void Tuner::HandleCheckpoint(const std::string& identity, const pb::Checkpoint& 
     Event(t->id, "checkpoint_failed", path.status().message());
     return;
   }
-  uint32_t checksum = Checksum(ckpt.data());
+  DropUnreported(t);
+  t->unreported = Trial::Unreported{*path, ckpt.step(), static_cast<int64_t>(ckpt.data().size()),
+                                    Checksum(ckpt.data())};
+}
+
+void Tuner::DropUnreported(Trial* t) {
+  if (t->unreported && t->unreported->path != t->checkpoint_path)
+    std::remove(t->unreported->path.c_str());
+  t->unreported.reset();
+}
+
+void Tuner::CommitCheckpoint(Trial* t, int64_t step) {
+  if (!t->unreported || t->unreported->step != step) return;
+  Trial::Unreported c = *std::exchange(t->unreported, std::nullopt);
   Write(store_->Begin());
-  Write(store_->RecordCheckpoint(t->id, ckpt.step(), *path,
-                                 static_cast<int64_t>(ckpt.data().size()), checksum, WallSeconds()));
+  Write(store_->RecordCheckpoint(t->id, step, c.path, c.bytes, c.checksum, WallSeconds()));
   // The previous file goes once the new row is committed.
-  if (!t->checkpoint_path.empty() && t->checkpoint_path != *path)
+  if (!t->checkpoint_path.empty() && t->checkpoint_path != c.path)
     obsolete_files_.push_back(t->checkpoint_path);
-  t->checkpoint_path = *path;
-  t->checkpoint_step = ckpt.step();
-  t->checkpoint_checksum = checksum;
-  scheduler_->OnCheckpoint(t->number, ckpt.step());
+  t->checkpoint_path = c.path;
+  t->checkpoint_step = step;
+  t->checkpoint_checksum = c.checksum;
+  scheduler_->OnCheckpoint(t->number, step);
 }
 
 void Tuner::HandleFinal(const std::string& identity, const pb::Final& fin) {
@@ -244,6 +258,7 @@ void Tuner::Finish(Trial* t, const std::string& status, std::optional<double> va
   t->runner.clear();
   t->pausing = false;
   t->pending.reset();
+  DropUnreported(t);
   scheduler_->OnEnd(t->number, step);
   if (status == "completed") {
     ++completed_;
@@ -263,6 +278,7 @@ void Tuner::Finish(Trial* t, const std::string& status, std::optional<double> va
 
 // The runner ended the segment the algorithm paused.
 void Tuner::Pause(Trial* t) {
+  DropUnreported(t);
   Write(store_->Begin());
   Write(store_->Pause(t->id, t->attempts, t->last_step, t->last_objective));
   progress_dirty_.erase(t->id);
@@ -394,6 +410,7 @@ void Tuner::Requeue(Trial* t, int attempts) {
   t->runner.clear();
   t->pausing = false;
   t->pending.reset();
+  DropUnreported(t);
   acks_.erase(t->id);
   queue_.push_front(t->id);
 }
@@ -461,6 +478,22 @@ void Tuner::Dispatch() {
         trials_.emplace(tid, std::move(t));
       }
       Trial& t = trials_[tid];
+      // Re-run from a checkpoint at a decision step: it will not report that
+      // step again, so the decision taken there applies now.
+      if (auto d = t.checkpoint_path.empty() ? std::nullopt
+                                             : scheduler_->DecisionAt(t.number, t.checkpoint_step);
+          d && d->decision != Decision::kContinue) {
+        t.last_step = t.checkpoint_step;
+        if (d->decision == Decision::kStop) {
+          Finish(&t, "stopped", t.last_objective, t.last_step, "{}", "");
+        } else {
+          Write(store_->Begin());
+          Write(store_->Pause(t.id, t.attempts, t.last_step, t.last_objective));
+          t.status = "paused";
+          ++paused_;
+        }
+        continue;
+      }
       t.status = "running";
       t.attempts += 1;
       t.lease = lease_base_ | (++lease_counter_ & 0xffffffffULL);

@@ -64,7 +64,7 @@ void LocalRunners::StartAll() {
   }
 }
 
-int LocalRunners::Supervise(bool restart) {
+int LocalRunners::Supervise(bool restart, std::vector<pid_t>* died) {
   int restarted = 0;
   for (size_t i = 0; i < slots_.size(); ++i) {
     Slot& s = slots_[i];
@@ -79,6 +79,7 @@ int LocalRunners::Supervise(bool restart) {
           LOG_WARN << "local runner " << i << " (pid " << s.pid << ") exited with code "
                    << WEXITSTATUS(status);
         }
+        if (died) died->push_back(s.pid);
         s.pid = -1;
       }
     }

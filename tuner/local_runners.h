@@ -16,8 +16,10 @@ class LocalRunners {
   ~LocalRunners();
   void StartAll();
   // Reaps dead children and restarts them (at most one restart per slot per
-  // second, so a crash loop cannot spin). Returns the number restarted.
-  int Supervise(bool restart);
+  // second, so a crash loop cannot spin). Returns the number restarted; the
+  // pids that died are appended to `died` (the tuner need not wait for
+  // their heartbeats to stop).
+  int Supervise(bool restart, std::vector<pid_t>* died = nullptr);
   // SIGTERM, then SIGKILL after `grace_ms`.
   void StopAll(int grace_ms);
   int count() const { return static_cast<int>(slots_.size()); }

@@ -70,6 +70,13 @@ class Scheduler {
   virtual std::vector<Directive> TakeDirectives() { return {}; }
   // Steps of trial `number` after which its runner waits for the decision.
   virtual std::vector<int64_t> DecisionSteps(int64_t /*number*/) const { return {}; }
+  // The decision in force for trial `number` at decision step `step`, if one
+  // was taken: a trial re-run from its checkpoint at that step (its runner
+  // was lost, the tuner restarted) must honour it, since it will not report
+  // that step again.
+  virtual std::optional<Action> DecisionAt(int64_t /*number*/, int64_t /*step*/) const {
+    return std::nullopt;
+  }
 };
 
 // Random, grid and quasi-random search: trial k gets the sampler's point k.

@@ -252,7 +252,16 @@ void Tuner::Housekeeping() {
     hb.mutable_heartbeat();
     SendNow(id, &hb);
   }
-  if (local_) local_->Supervise(!Done() && g_signals == 0);
+  if (local_) {
+    std::vector<pid_t> died;
+    local_->Supervise(!Done() && g_signals == 0, &died);
+    for (pid_t pid : died) {
+      std::string id;
+      for (const auto& [rid, r] : runners_)
+        if (r.pid == pid && r.name.rfind("local-", 0) == 0) id = rid;
+      if (!id.empty()) LoseRunner(id, "its process (pid " + std::to_string(pid) + ") died");
+    }
+  }
   if (progress_) progress_->Update(Counts());
 }
 

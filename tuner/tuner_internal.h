@@ -57,6 +57,15 @@ struct Trial {
   // that arrives meanwhile is applied once the runner confirms.
   bool pausing = false;
   std::optional<Decision> pending;
+  // A checkpoint on disk whose step's report has not arrived yet: it is
+  // recorded in the same transaction as that report, so a restart never
+  // sees one without the other.
+  struct Unreported {
+    std::string path;
+    int64_t step = 0, bytes = 0;
+    uint32_t checksum = 0;
+  };
+  std::optional<Unreported> unreported;
 };
 
 struct Runner {
@@ -66,6 +75,7 @@ struct Runner {
   // Trials assigned to this runner: the front one runs, the rest wait there.
   std::deque<int64_t> trials;
   bool ready = false;          // registered (Hello) and able to take work
+  int64_t pid = 0;             // as it said in Hello (local runners: our child)
   int64_t last_trial_us = -1;  // duration of its last trial, -1 before the first
 };
 
@@ -112,6 +122,10 @@ class Tuner {
   void ApplyDirectives();
   void Spawn(const Directive& d);
   void Pause(Trial* t);
+  // Drops a checkpoint file whose report never came.
+  void DropUnreported(Trial* t);
+  // Records t's unreported checkpoint if it belongs to `step`.
+  void CommitCheckpoint(Trial* t, int64_t step);
   void Resume(Trial* t);
   void CheckLiveness();
   void LoseRunner(const std::string& identity, const std::string& reason);

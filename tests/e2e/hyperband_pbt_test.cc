@@ -100,6 +100,29 @@ TEST(E2eHyperbandTest, RungsFillAsPlannedWithTwoRunners) {
   EXPECT_NE(why.find("rung 0 (step 1) of bracket 2"), std::string::npos) << why;
 }
 
+TEST(E2eHyperbandTest, CrashingRunnersChangeNoDecision) {
+  // Runners die mid-trial (SIGKILL from the task itself); lost trials re-run
+  // from their last checkpoint, which may sit at a rung already decided.
+  TempDir dir;
+  std::string clean = dir.Write("a.yaml", WithStepMs(kHyperband, 0));
+  std::string yaml = WithStepMs(kHyperband, 0);
+  yaml.replace(yaml.find("step_ms: 0"), 10, "step_ms: 0, crash_prob: 0.1");
+  yaml.replace(yaml.find("type: hyperband,"), 16, "type: hyperband, max_retries: 20,");
+  std::string faulty = dir.Write("b.yaml", yaml);
+  std::string a = dir.File("a.db"), b = dir.File("b.db"), out;
+  ASSERT_EQ(RunSweep({"run", clean, "--db", a, "--local-runners", "2", "--progress", "plain"}, &out),
+            0)
+      << out;
+  ASSERT_EQ(RunSweep({"run", faulty, "--db", b, "--local-runners", "2", "--progress", "plain"},
+                     &out),
+            0)
+      << out;
+  EXPECT_GT(QueryInt(b, "SELECT count(*) FROM events WHERE kind = 'attempt_lost'"), 0);
+  EXPECT_EQ(QueryInt(b, "SELECT count(*) FROM trials WHERE status = 'failed'"), 0);
+  auto x = Outcome(a), y = Outcome(b);
+  EXPECT_EQ(x, y);
+}
+
 TEST(E2ePbtTest, ExploitCopiesCommittedCheckpointsAndRecordsLineage) {
   TempDir dir;
   std::string study = dir.Write("pbt.yaml", WithStepMs(kPbt, 0));

@@ -51,6 +51,14 @@ class Asha : public Scheduler {
     return out;
   }
 
+  std::optional<Action> DecisionAt(int64_t number, int64_t step) const override {
+    auto it = std::find(rungs_.begin(), rungs_.end(), step);
+    if (it == rungs_.end()) return std::nullopt;
+    auto done = decided_.find({static_cast<size_t>(it - rungs_.begin()), number});
+    if (done == decided_.end()) return std::nullopt;
+    return done->second;
+  }
+
   Action OnReport(int64_t number, int64_t step, double value) override {
     base_->OnReport(number, step, value);
     auto it = std::find(rungs_.begin(), rungs_.end(), step);

@@ -173,6 +173,18 @@ class Hyperband : public Scheduler {
     }
   }
 
+  std::optional<Action> DecisionAt(int64_t number, int64_t step) const override {
+    int b = BracketOf(number);
+    if (b < 0) return std::nullopt;
+    const auto& rungs = plan_.brackets[static_cast<size_t>(b)].rungs;
+    for (size_t i = 0; i + 1 < rungs.size(); ++i) {
+      if (rungs[i].resource != step) continue;
+      auto it = decided_.find({number, i});
+      if (it != decided_.end()) return it->second;
+    }
+    return std::nullopt;
+  }
+
   std::vector<Directive> TakeDirectives() override { return std::exchange(directives_, {}); }
 
  private:

@@ -27,6 +27,12 @@ class MedianStopping : public Scheduler {
   bool Exhausted() const override { return base_->Exhausted(); }
   std::optional<int64_t> Planned() const override { return base_->Planned(); }
 
+  std::optional<Action> DecisionAt(int64_t number, int64_t step) const override {
+    auto it = trials_.find(number);
+    if (it == trials_.end() || !it->second.stop || step < it->second.stop_step) return std::nullopt;
+    return it->second.stop;
+  }
+
   Action OnReport(int64_t number, int64_t step, double value) override {
     base_->OnReport(number, step, value);
     History& h = trials_[number];

@@ -106,6 +106,13 @@ class Pbt : public Scheduler {
     }
   }
 
+  std::optional<Action> DecisionAt(int64_t number, int64_t step) const override {
+    if (step % interval_ != 0 || step < interval_) return std::nullopt;
+    auto it = decided_.find({number, static_cast<size_t>(step / interval_) - 1});
+    if (it == decided_.end()) return std::nullopt;
+    return it->second;
+  }
+
   std::vector<Directive> TakeDirectives() override { return std::exchange(directives_, {}); }
 
  private:
