@@ -162,7 +162,8 @@ class Runner {
     int64_t backoff = o_.heartbeat_ms;
     int64_t unreachable_since = NowMs();
     while (exit_code_ < 0) {
-      zmq_pollitem_t items[2] = {{sock_, 0, ZMQ_POLLIN, 0}, {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
+      short events = ZMQ_POLLIN | (outq_.empty() ? 0 : ZMQ_POLLOUT);
+      zmq_pollitem_t items[2] = {{sock_, 0, events, 0}, {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
       if (zmq_poll(items, 2, o_.heartbeat_ms / 4) < 0 && zmq_errno() != EINTR) {
         LOG_ERROR << "zmq_poll failed: " << zmq_strerror(zmq_errno());
         return 1;
@@ -172,6 +173,7 @@ class Runner {
         ssize_t ignored = read(wake_fd_, &n, sizeof n);
         (void)ignored;
       }
+      FlushOut();
       DrainWorker();
       if (items[0].revents & ZMQ_POLLIN) ReadSocket();
       if (exit_code_ >= 0) break;
@@ -203,6 +205,7 @@ class Runner {
         Abandon("lost the tuner");
         zmq_close(sock_);
         sock_ = nullptr;
+        outq_.clear();  // for a tuner that is gone; the new connection starts afresh
         SleepDraining(backoff);
         backoff = std::min<int64_t>(backoff * 2, o_.max_backoff_ms);
         if (!Connect()) return 1;
@@ -261,14 +264,29 @@ class Runner {
     Send(&env);
   }
 
+  // Messages are never dropped: what the socket cannot take now (its
+  // high-water mark is reached when a fast task out-reports the tuner's
+  // commits) waits here, in order, and goes out as the socket drains.
   void Send(pb::Envelope* env) {
     if (!sock_) return;
-    std::string bytes = EncodeEnvelope(env);
-    if (zmq_send(sock_, bytes.data(), bytes.size(), ZMQ_DONTWAIT) < 0) {
-      LOG_DEBUG << "send failed: " << zmq_strerror(zmq_errno());
-      return;
+    outq_.push_back(EncodeEnvelope(env));
+    FlushOut();
+  }
+
+  void FlushOut() {
+    while (sock_ && !outq_.empty()) {
+      const std::string& bytes = outq_.front();
+      if (zmq_send(sock_, bytes.data(), bytes.size(), ZMQ_DONTWAIT) < 0) {
+        if (zmq_errno() != EAGAIN) {
+          LOG_WARN << "send failed: " << zmq_strerror(zmq_errno());
+          outq_.pop_front();
+          continue;
+        }
+        return;  // full: retried when the socket can take more
+      }
+      outq_.pop_front();
+      last_send_ms_ = NowMs();
     }
-    last_send_ms_ = NowMs();
   }
 
   // Sleeps up to `ms`, still collecting what the worker produces.
@@ -427,6 +445,7 @@ class Runner {
   std::string tuner_instance_;
   std::shared_ptr<TrialSlot> slot_;
   std::deque<pb::Assign> pending_;  // assigned ahead, started when slot_ frees
+  std::deque<std::string> outq_;    // encoded messages the socket could not take yet
   // Never freed: its detached thread may outlive this object (a hung task).
   Worker* worker_ = new Worker();
 };
