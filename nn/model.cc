@@ -68,6 +68,16 @@ double Model::Loss(const int32_t* labels, bool backward, int64_t* correct) {
   return loss;
 }
 
+std::string Model::Layout() const {
+  std::string out;
+  for (const auto& l : layers_) {
+    if (l->ParamCount() == 0 && l->StateCount() == 0) continue;
+    out += l->Name() + ":" + std::to_string(l->ParamCount()) + "/" +
+           std::to_string(l->StateCount()) + ";";
+  }
+  return out;
+}
+
 std::string Model::Summary() const {
   std::string out;
   for (const auto& l : layers_)

@@ -35,6 +35,9 @@ class Model {
   size_t state_count() const { return state_count_; }
   int classes() const { return static_cast<int>(ShapeSize(layers_.back()->out_shape())); }
   std::string Summary() const;
+  // Layers that hold parameters or state, with their sizes: what a
+  // checkpoint must match.
+  std::string Layout() const;
 
  private:
   Backend* backend_;

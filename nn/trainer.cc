@@ -14,7 +14,7 @@ namespace sweep::nn {
 namespace {
 
 constexpr char kMagic[4] = {'S', 'W', 'C', 'K'};
-constexpr uint32_t kCheckpointVersion = 1;
+constexpr uint32_t kCheckpointVersion = 2;  // 2: the layout hash leaves out layers without state
 
 std::unique_ptr<Model> Build(const TrainConfig& c, Backend* b, const ImageSet& shape,
                              Model* share = nullptr) {
@@ -194,7 +194,10 @@ std::pair<double, double> Trainer::Evaluate(const ImageSet& set) {
 }
 
 uint64_t Trainer::ArchitectureHash() const {
-  std::string s = model_->Summary() + "|" + std::to_string(optimizer_->state_size());
+  // The layout of what a checkpoint holds (layers with parameters or state,
+  // and the optimizer's state), not the whole network: dropout rates and the
+  // like may differ, as when PBT perturbs them after copying weights.
+  std::string s = model_->Layout() + "|" + std::to_string(optimizer_->state_size());
   return HashKey(
       {static_cast<uint64_t>(crc32(0, reinterpret_cast<const Bytef*>(s.data()), s.size())),
        s.size()});

@@ -2,6 +2,7 @@
 // mismatched checkpoints are refused.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "common/rng.h"
@@ -127,6 +128,26 @@ TEST(TrainingTest, CorruptOrMismatchedCheckpointsAreRefused) {
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("different model"), std::string::npos) << st.message();
   EXPECT_EQ(u.epoch(), 0);  // nothing was half-loaded
+}
+
+TEST(TrainingTest, CheckpointLoadsUnderOtherHyperparameters) {
+  // PBT copies weights and then changes the learning rate, momentum or the
+  // dropout rate (even from none): the layout is the same, so it must load.
+  auto b = MakeCpuBackend(1);
+  Splits data = ToyData(256);
+  TrainConfig c = Config("mlp");
+  c.dropout = 0;
+  Trainer t(c, b.get(), &data);
+  t.RunEpoch();
+  std::string ckpt = t.SaveCheckpoint();
+  TrainConfig other = c;
+  other.dropout = 0.3;
+  other.lr *= 1.2;
+  Trainer u(other, b.get(), &data);
+  Status st = u.LoadCheckpoint(ckpt);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(u.epoch(), 1);
+  EXPECT_TRUE(std::isfinite(u.RunEpoch().train_loss));
 }
 
 }  // namespace
