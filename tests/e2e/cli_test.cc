@@ -36,6 +36,41 @@ TEST(E2eCliTest, ValidatePrintsTheSpaceOrTheErrorWithItsLocation) {
   EXPECT_FALSE(std::ifstream(dir.File("x.db")).good());
 }
 
+TEST(E2eCliTest, EveryExampleIsValidAndPlanShowsTheLayout) {
+  std::string out;
+  for (const char* f : {"branin_random.yaml", "grid_4x5.yaml", "fashion_mnist_mlp.yaml",
+                        "fashion_mnist_cnn.yaml", "fashion_mnist_hyperband.yaml",
+                        "fashion_mnist_pbt.yaml"}) {
+    EXPECT_EQ(RunSweep({"validate", kExamples + f}, &out), 0) << f << ": " << out;
+    EXPECT_EQ(RunSweep({"plan", kExamples + f}, &out), 0) << f << ": " << out;
+  }
+  ASSERT_EQ(RunSweep({"plan", kExamples + "fashion_mnist_hyperband.yaml", "--format", "json"},
+                     &out),
+            0);
+  EXPECT_NE(out.find("{\"bracket\": 2, \"first_trial\": 0, \"resource\": 21, \"rungs\": "
+                     "[{\"trials\": 9, \"resource\": 1}, {\"trials\": 3, \"resource\": 3}, "
+                     "{\"trials\": 1, \"resource\": 9}]}"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\"total_resource\": 69"), std::string::npos) << out;
+  // A budget that cannot hold the first bracket is refused by plan, validate and run.
+  TempDir dir;
+  std::string small = dir.Write(
+      "s.yaml",
+      "name: s\nobjective: {metric: value, goal: minimize}\n"
+      "task: {synthetic: {function: curve, steps: 81}}\n"
+      "algorithm: {type: hyperband, budget: 100}\nparameters:\n"
+      "  x1: {type: float, min: 0, max: 1}\n");
+  for (const std::vector<std::string>& cmd : std::vector<std::vector<std::string>>{
+           {"plan", small}, {"validate", small}, {"run", small, "--db", dir.File("x.db")}}) {
+    EXPECT_EQ(RunSweep(cmd, &out), 1) << cmd[0];
+    EXPECT_NE(out.find("hyperband cannot start: the next bracket (s=4, 297 steps) would pass "
+                       "budget 100"),
+              std::string::npos)
+        << cmd[0] << ": " << out;
+  }
+}
+
 TEST(E2eCliTest, QueryCommandsAndFormats) {
   TempDir dir;
   std::string db = dir.File("q.db"), out;
