@@ -452,7 +452,9 @@ void Tuner::Dispatch() {
   int64_t limit =
       study_.algorithm().has_max_concurrent() ? study_.algorithm().max_concurrent() : INT64_MAX;
   for (auto& [identity, r] : runners_) {
-    size_t depth = QueueDepth(r);
+    // With a budget, nothing is queued ahead: a trial starts only when the
+    // budget still has room, so at most one trial per runner runs past it.
+    size_t depth = study_.algorithm().has_budget() ? 1 : QueueDepth(r);
     while (r.ready && r.trials.size() < depth) {
       if (running_ >= limit) return;
       int64_t tid;

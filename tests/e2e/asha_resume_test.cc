@@ -1,4 +1,4 @@
-// ASHA survives kill -9 of the tuner: the same command rebuilds the rungs by
+// ASHA and the median rule survive kill -9 of the tuner: the same command rebuilds the rungs by
 // replaying the stored reports and ends with the same decisions as an
 // uninterrupted run (one trial at a time, so the order is deterministic).
 #include <gtest/gtest.h>
@@ -20,14 +20,16 @@ std::map<int64_t, std::string> Outcomes(const std::string& db) {
   return out;
 }
 
-TEST(E2eAshaResumeTest, KilledTunerEndsWithTheSameDecisions) {
+// Kills the tuner once 8 trials have ended, resumes it with the same
+// command, and compares with an uninterrupted run.
+void KillResumeMatches(const std::string& algorithm, const char* decided) {
   TempDir dir;
-  std::string study = dir.Write(
-      "a.yaml",
-      "name: asha-resume\nobjective: {metric: value, goal: minimize}\n"
-      "task: {synthetic: {function: curve, steps: 9, step_ms: 15}}\n"
-      "algorithm: {type: asha, max_trials: 24, max_concurrent: 1, asha: {reduction_factor: 3}}\n"
-      "seed: 8\nparameters:\n  x1: {type: float, min: 0, max: 1}\n");
+  std::string study =
+      dir.Write("a.yaml",
+                "name: resume\nobjective: {metric: value, goal: minimize}\n"
+                "task: {synthetic: {function: curve, steps: 9, step_ms: 15}}\n"
+                "algorithm: " +
+                    algorithm + "\nseed: 8\nparameters:\n  x1: {type: float, min: 0, max: 1}\n");
   std::string db = dir.File("k.db"), ref = dir.File("ref.db"), out;
   std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
                                    "1",   "--progress", "plain"};
@@ -53,8 +55,22 @@ TEST(E2eAshaResumeTest, KilledTunerEndsWithTheSameDecisions) {
   auto a = Outcomes(db), b = Outcomes(ref);
   EXPECT_EQ(a.size(), 24u);
   EXPECT_EQ(a, b);
+  EXPECT_GT(
+      QueryInt(db, std::string("SELECT count(*) FROM decisions WHERE decision='") + decided + "'"),
+      0);
   EXPECT_EQ(QueryInt(db, "SELECT count(DISTINCT trial_id) FROM decisions WHERE decision='stop'"),
             QueryInt(ref, "SELECT count(DISTINCT trial_id) FROM decisions WHERE decision='stop'"));
+}
+
+TEST(E2eAshaResumeTest, KilledTunerEndsWithTheSameDecisions) {
+  KillResumeMatches("{type: asha, max_trials: 24, max_concurrent: 1, asha: {reduction_factor: 3}}",
+                    "stop");
+}
+
+TEST(E2eMedianResumeTest, KilledTunerEndsWithTheSameDecisions) {
+  KillResumeMatches(
+      "{type: median, max_trials: 24, max_concurrent: 1, median: {grace_period: 2, min_trials: 3}}",
+      "stop");
 }
 
 }  // namespace
