@@ -94,17 +94,17 @@ std::string FormatRows(const Table& t, Format f) {
 }
 
 std::string TrialJson(const TrialView& t) {
-  std::string out = "{\"id\": " + std::to_string(t.id) + ", \"status\": " + JsonString(t.status) +
-                    ", \"params\": " + ParamsToJson(t.params.params()) +
-                    ", \"value\": " + (t.value ? JsonNumber(*t.value) : "null") +
-                    ", \"step\": " + (t.step ? std::to_string(*t.step) : "null") +
-                    ", \"attempts\": " + std::to_string(t.attempts) +
-                    ", \"number\": " + std::to_string(t.number) +
-                    ", \"failure\": " + (t.failure.empty() ? "null" : JsonString(t.failure)) +
-                    ", \"metrics\": " + (t.metrics_json.empty() ? "null" : t.metrics_json) +
-                    ", \"parent\": " + (t.parent ? std::to_string(*t.parent) : "null") +
-                    ", \"parent_step\": " +
-                    (t.parent_step ? std::to_string(*t.parent_step) : "null") + "}";
+  std::string out =
+      "{\"id\": " + std::to_string(t.id) + ", \"status\": " + JsonString(t.status) +
+      ", \"params\": " + ParamsToJson(t.params.params()) +
+      ", \"value\": " + (t.value ? JsonNumber(*t.value) : "null") +
+      ", \"step\": " + (t.step ? std::to_string(*t.step) : "null") +
+      ", \"attempts\": " + std::to_string(t.attempts) +
+      ", \"number\": " + std::to_string(t.number) +
+      ", \"failure\": " + (t.failure.empty() ? "null" : JsonString(t.failure)) +
+      ", \"metrics\": " + (t.metrics_json.empty() ? "null" : t.metrics_json) +
+      ", \"parent\": " + (t.parent ? std::to_string(*t.parent) : "null") +
+      ", \"parent_step\": " + (t.parent_step ? std::to_string(*t.parent_step) : "null") + "}";
   return out;
 }
 

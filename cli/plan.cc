@@ -29,8 +29,8 @@ Result<std::string> HyperbandLayout(const pb::Study& study, bool json) {
       out += "]}";
     }
     out += "], \"total_trials\": " + Num(plan.total_trials) +
-           ", \"total_resource\": " + Num(plan.total_resource) + ", \"note\": " +
-           JsonString(plan.note) + "}\n";
+           ", \"total_resource\": " + Num(plan.total_resource) +
+           ", \"note\": " + JsonString(plan.note) + "}\n";
     return out;
   }
   out = "hyperband: " + Num(static_cast<int64_t>(plan.brackets.size())) + " brackets, " +
@@ -59,8 +59,9 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
       std::string list;
       for (int64_t r : rungs) list += (list.empty() ? "" : ", ") + Num(r);
       if (json)
-        return "{\"algorithm\": \"asha\", \"rungs\": [" + list + "], \"max_trials\": " +
-               Num(alg.max_trials()) + ", \"max_resource\": " + Num(resource) + "}\n";
+        return "{\"algorithm\": \"asha\", \"rungs\": [" + list +
+               "], \"max_trials\": " + Num(alg.max_trials()) +
+               ", \"max_resource\": " + Num(resource) + "}\n";
       return "asha: " + Num(alg.max_trials()) + " trials; rungs at steps " + list +
              "; at each, a trial continues if in the top 1/eta so far; at most " +
              Num(alg.max_trials() * resource) + " steps\n";
@@ -82,8 +83,8 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
     default: {
       int64_t trials = alg.has_max_trials() ? alg.max_trials() : 0;
       if (json)
-        return "{\"algorithm\": \"" + std::string(alg.type() == pb::ALGORITHM_TYPE_GRID ? "grid"
-                                                                                        : "sampling") +
+        return "{\"algorithm\": \"" +
+               std::string(alg.type() == pb::ALGORITHM_TYPE_GRID ? "grid" : "sampling") +
                "\", \"max_trials\": " + Num(trials) + ", \"steps_per_trial\": " + Num(resource) +
                "}\n";
       return "every trial runs all " + Num(resource) + " steps" +

@@ -17,19 +17,16 @@ std::string Str(const Cell& c) {
 Result<std::string> ExplainTrial(Reader& reader, int64_t id) {
   std::string sid = std::to_string(id);
   ASSIGN_OR_RETURN(
-      Table t,
-      reader.Query(
-          "SELECT t.id, s.name, t.status, t.step, t.attempts, t.value, t.params, "
-          "t.failure, s.objective_metric, t.number, t.parent_id, t.parent_step, "
-          "(SELECT number FROM trials p WHERE p.id = t.parent_id) "
-          "FROM trials t JOIN studies s ON s.id = t.study_id WHERE t.id = " +
-          sid));
+      Table t, reader.Query("SELECT t.id, s.name, t.status, t.step, t.attempts, t.value, t.params, "
+                            "t.failure, s.objective_metric, t.number, t.parent_id, t.parent_step, "
+                            "(SELECT number FROM trials p WHERE p.id = t.parent_id) "
+                            "FROM trials t JOIN studies s ON s.id = t.study_id WHERE t.id = " +
+                            sid));
   if (t.rows.empty()) return Status::Error("no trial " + sid + " in this database");
   const auto& r = t.rows[0];
   std::string out = "trial " + sid + " (number " + Str(r[9]) + ") of study '" + Str(r[1]) +
-                    "': " + Str(r[2]) + " at step " +
-                    Str(r[3]) + " after " + Str(r[4]) + " attempt(s); " + Str(r[8]) + " = " +
-                    Str(r[5]) + "\n";
+                    "': " + Str(r[2]) + " at step " + Str(r[3]) + " after " + Str(r[4]) +
+                    " attempt(s); " + Str(r[8]) + " = " + Str(r[5]) + "\n";
   out += "params " + Str(r[6]) + "\n";
   if (!std::holds_alternative<std::monostate>(r[7])) out += "failure: " + Str(r[7]) + "\n";
   if (!std::holds_alternative<std::monostate>(r[10])) {

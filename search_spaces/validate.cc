@@ -464,9 +464,9 @@ void CheckHyperband(const pb::Study& study, Checker* c) {
   int64_t min_r = h.has_min_resource() ? h.min_resource() : 1;
   if (min_r < 1) c->Fail("algorithm.hyperband.min_resource", "must be >= 1");
   if (min_r >= resource) {
-    c->Fail("algorithm.hyperband.min_resource",
-            "min_resource (" + std::to_string(min_r) +
-                ") must be below the task's steps or epochs (" + std::to_string(resource) + ")");
+    c->Fail("algorithm.hyperband.min_resource", "min_resource (" + std::to_string(min_r) +
+                                                    ") must be below the task's steps or epochs (" +
+                                                    std::to_string(resource) + ")");
   }
   if (h.has_reduction_factor() && !(h.reduction_factor() > 1 && h.reduction_factor() <= 100))
     c->Fail("algorithm.hyperband.reduction_factor", "must be in (1, 100]");
@@ -481,8 +481,7 @@ void CheckPbt(const pb::Study& study, Checker* c) {
   int64_t interval = p.has_perturbation_interval() ? p.perturbation_interval() : 1;
   if (interval < 1 || interval >= resource) {
     c->Fail("algorithm.pbt.perturbation_interval",
-            "must be >= 1 and below the task's steps or epochs (" + std::to_string(resource) +
-                ")");
+            "must be >= 1 and below the task's steps or epochs (" + std::to_string(resource) + ")");
   }
   if (p.has_quantile() && !(p.quantile() > 0 && p.quantile() <= 0.5))
     c->Fail("algorithm.pbt.quantile", "must be in (0, 0.5]");

@@ -41,8 +41,8 @@ struct TrialView {
   int attempts = 0;
   std::string runner;
   std::string failure;
-  std::string metrics_json;  // final metrics as a JSON object, or empty
-  std::optional<int64_t> parent;      // PBT: id of the trial it was copied from
+  std::string metrics_json;       // final metrics as a JSON object, or empty
+  std::optional<int64_t> parent;  // PBT: id of the trial it was copied from
   std::optional<int64_t> parent_step;
   std::vector<std::pair<std::string, std::optional<double>>> metrics;  // the same, parsed
 };

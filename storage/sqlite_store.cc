@@ -358,26 +358,25 @@ Result<std::vector<Store::ObjectiveReport>> Store::LoadReports(int64_t study_id,
 }
 
 Result<std::vector<Store::HistoryEvent>> Store::LoadHistory(int64_t study_id,
-                                                             const std::string& metric) {
+                                                            const std::string& metric) {
   ASSIGN_OR_RETURN(
       Stmt q,
-      Stmt::Prepare(
-          db_,
-          "SELECT kind, number, step, value FROM ("
-          " SELECT 1 AS kind, t.number, r.step, r.value, r.at, r.attempt FROM reports r"
-          "  JOIN trials t ON t.id = r.trial_id WHERE t.study_id=?1 AND r.metric=?2"
-          " UNION ALL SELECT 0, t.number, h.step, NULL, h.at, 0 FROM checkpoint_history h"
-          "  JOIN trials t ON t.id = h.trial_id WHERE t.study_id=?1"
-          " UNION ALL SELECT 2, t.number, t.step, NULL, t.ended_at, 0 FROM trials t"
-          "  WHERE t.study_id=?1 AND t.status IN ('completed', 'failed', 'stopped'))"
-          " ORDER BY at, kind, number, attempt, step"));
+      Stmt::Prepare(db_,
+                    "SELECT kind, number, step, value FROM ("
+                    " SELECT 1 AS kind, t.number, r.step, r.value, r.at, r.attempt FROM reports r"
+                    "  JOIN trials t ON t.id = r.trial_id WHERE t.study_id=?1 AND r.metric=?2"
+                    " UNION ALL SELECT 0, t.number, h.step, NULL, h.at, 0 FROM checkpoint_history h"
+                    "  JOIN trials t ON t.id = h.trial_id WHERE t.study_id=?1"
+                    " UNION ALL SELECT 2, t.number, t.step, NULL, t.ended_at, 0 FROM trials t"
+                    "  WHERE t.study_id=?1 AND t.status IN ('completed', 'failed', 'stopped'))"
+                    " ORDER BY at, kind, number, attempt, step"));
   q.Bind(1, study_id).Bind(2, metric);
   std::vector<HistoryEvent> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) break;
-    out.push_back({static_cast<HistoryEvent::Kind>(q.Int(0)), q.Int(1),
-                   q.IsNull(2) ? 0 : q.Int(2), q.IsNull(3) ? std::nan("") : q.Double(3)});
+    out.push_back({static_cast<HistoryEvent::Kind>(q.Int(0)), q.Int(1), q.IsNull(2) ? 0 : q.Int(2),
+                   q.IsNull(3) ? std::nan("") : q.Double(3)});
   }
   return out;
 }

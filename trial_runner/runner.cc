@@ -371,7 +371,8 @@ class Runner {
               env.ack().decision() == pb::DECISION_PAUSE) {
             // Either way the segment ends here; the tuner keeps the
             // checkpoint of a paused trial and may assign it again.
-            LOG_DEBUG << "tuner " << (env.ack().decision() == pb::DECISION_STOP ? "stopped" : "paused")
+            LOG_DEBUG << "tuner "
+                      << (env.ack().decision() == pb::DECISION_STOP ? "stopped" : "paused")
                       << " trial " << env.ack().trial_id();
             slot_->stop = true;
           }

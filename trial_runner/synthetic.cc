@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <optional>
-#include <cmath>
 #include <thread>
 
 #include "common/rng.h"

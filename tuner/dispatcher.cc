@@ -319,7 +319,8 @@ void Tuner::ApplyDirectives() {
     // a replay after a restart repeats decisions already carried out.
     if (t.last_step != d.step || (!paused && !(t.status == "running" && t.pausing))) continue;
     Write(store_->Begin());
-    Write(store_->AddDecision(t.id, t.last_step, DecisionName(d.decision), d.reason, WallSeconds()));
+    Write(
+        store_->AddDecision(t.id, t.last_step, DecisionName(d.decision), d.reason, WallSeconds()));
     if (!paused) {
       t.pending = d.decision;
     } else if (d.decision == Decision::kStop) {
@@ -338,9 +339,9 @@ void Tuner::Spawn(const Directive& d) {
   auto pid = by_number_.find(spec.parent);
   Trial* parent = pid == by_number_.end() ? nullptr : &trials_[pid->second];
   Write(store_->Begin());
-  auto id = store_->InsertTrial(study_id_, spec.number, spec.params,
-                                ParamsToJson(spec.params.params()), WallSeconds(),
-                                parent ? parent->id : 0, spec.parent_step);
+  auto id =
+      store_->InsertTrial(study_id_, spec.number, spec.params, ParamsToJson(spec.params.params()),
+                          WallSeconds(), parent ? parent->id : 0, spec.parent_step);
   if (!id.ok()) {
     Write(id.status());
     return;
@@ -362,8 +363,8 @@ void Tuner::Spawn(const Directive& d) {
   } else if (!(data = ReadCheckpointFile(parent->checkpoint_path)).ok()) {
     problem = data.status().message();
   } else if (Checksum(*data) != parent->checkpoint_checksum) {
-    problem = "checkpoint " + parent->checkpoint_path +
-              " does not match the checksum committed for it";
+    problem =
+        "checkpoint " + parent->checkpoint_path + " does not match the checksum committed for it";
   }
   if (problem.empty()) {
     auto path = WriteCheckpointFile(checkpoint_dir_, child.id, spec.parent_step, *data);
@@ -529,7 +530,8 @@ void Tuner::Dispatch() {
         if (data.ok()) {
           a->set_checkpoint(std::move(data).value());
           a->set_checkpoint_step(t.checkpoint_step);
-          Event(t.id, "resumed", "from its checkpoint at step " + std::to_string(t.checkpoint_step));
+          Event(t.id, "resumed",
+                "from its checkpoint at step " + std::to_string(t.checkpoint_step));
         } else if (t.parent_id > 0) {
           // An exploit child from scratch would be a different trial.
           r.trials.pop_back();

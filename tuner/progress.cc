@@ -24,9 +24,8 @@ std::string Progress::Line(const ProgressCounts& c) const {
   line += "  running " + std::to_string(c.running) + "  failed " + std::to_string(c.failed) +
           "  queued " + std::to_string(c.queued) +
           (c.paused > 0 ? "  paused " + std::to_string(c.paused) : std::string()) + "  runners " +
-          std::to_string(c.runners) +
-          "  best " + (c.best ? FormatDouble(*c.best) : std::string("-")) + "  " + rate +
-          " trials/s";
+          std::to_string(c.runners) + "  best " +
+          (c.best ? FormatDouble(*c.best) : std::string("-")) + "  " + rate + " trials/s";
   return line;
 }
 

@@ -92,8 +92,8 @@ std::unique_ptr<Scheduler> MakeMedianStopping(const pb::Study& study,
 
 // Hyperband (Li et al., JMLR 2018): brackets of synchronous successive
 // halving; trials pause at a rung until it is complete.
-std::unique_ptr<Scheduler> MakeHyperband(const pb::Study& study, std::unique_ptr<Scheduler> sampling,
-                                         int64_t created);
+std::unique_ptr<Scheduler> MakeHyperband(const pb::Study& study,
+                                         std::unique_ptr<Scheduler> sampling, int64_t created);
 // Population-based training (Jaderberg et al., 2017), generation-synchronous.
 // `created` is how many trials the study already has.
 std::unique_ptr<Scheduler> MakePbt(const pb::Study& study, const SearchSpace& space,

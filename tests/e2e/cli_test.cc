@@ -38,15 +38,14 @@ TEST(E2eCliTest, ValidatePrintsTheSpaceOrTheErrorWithItsLocation) {
 
 TEST(E2eCliTest, EveryExampleIsValidAndPlanShowsTheLayout) {
   std::string out;
-  for (const char* f : {"branin_random.yaml", "grid_4x5.yaml", "fashion_mnist_mlp.yaml",
-                        "fashion_mnist_cnn.yaml", "fashion_mnist_hyperband.yaml",
-                        "fashion_mnist_pbt.yaml"}) {
+  for (const char* f :
+       {"branin_random.yaml", "grid_4x5.yaml", "fashion_mnist_mlp.yaml", "fashion_mnist_cnn.yaml",
+        "fashion_mnist_hyperband.yaml", "fashion_mnist_pbt.yaml"}) {
     EXPECT_EQ(RunSweep({"validate", kExamples + f}, &out), 0) << f << ": " << out;
     EXPECT_EQ(RunSweep({"plan", kExamples + f}, &out), 0) << f << ": " << out;
   }
-  ASSERT_EQ(RunSweep({"plan", kExamples + "fashion_mnist_hyperband.yaml", "--format", "json"},
-                     &out),
-            0);
+  ASSERT_EQ(
+      RunSweep({"plan", kExamples + "fashion_mnist_hyperband.yaml", "--format", "json"}, &out), 0);
   EXPECT_NE(out.find("{\"bracket\": 2, \"first_trial\": 0, \"resource\": 21, \"rungs\": "
                      "[{\"trials\": 9, \"resource\": 1}, {\"trials\": 3, \"resource\": 3}, "
                      "{\"trials\": 1, \"resource\": 9}]}"),
@@ -55,12 +54,11 @@ TEST(E2eCliTest, EveryExampleIsValidAndPlanShowsTheLayout) {
   EXPECT_NE(out.find("\"total_resource\": 69"), std::string::npos) << out;
   // A budget that cannot hold the first bracket is refused by plan, validate and run.
   TempDir dir;
-  std::string small = dir.Write(
-      "s.yaml",
-      "name: s\nobjective: {metric: value, goal: minimize}\n"
-      "task: {synthetic: {function: curve, steps: 81}}\n"
-      "algorithm: {type: hyperband, budget: 100}\nparameters:\n"
-      "  x1: {type: float, min: 0, max: 1}\n");
+  std::string small = dir.Write("s.yaml",
+                                "name: s\nobjective: {metric: value, goal: minimize}\n"
+                                "task: {synthetic: {function: curve, steps: 81}}\n"
+                                "algorithm: {type: hyperband, budget: 100}\nparameters:\n"
+                                "  x1: {type: float, min: 0, max: 1}\n");
   for (const std::vector<std::string>& cmd : std::vector<std::vector<std::string>>{
            {"plan", small}, {"validate", small}, {"run", small, "--db", dir.File("x.db")}}) {
     EXPECT_EQ(RunSweep(cmd, &out), 1) << cmd[0];

@@ -26,10 +26,11 @@ std::string S(const Cell& c) {
 // decisions (pauses excepted: who waited depends on who arrived first).
 std::map<int64_t, std::string> Outcome(const std::string& db) {
   std::map<int64_t, std::string> out;
-  for (const auto& r : Query(db,
-                             "SELECT t.number, t.status, t.step, t.params, "
-                             "(SELECT number FROM trials p WHERE p.id = t.parent_id), t.parent_step "
-                             "FROM trials t")) {
+  for (const auto& r :
+       Query(db,
+             "SELECT t.number, t.status, t.step, t.params, "
+             "(SELECT number FROM trials p WHERE p.id = t.parent_id), t.parent_step "
+             "FROM trials t")) {
     out[std::get<int64_t>(r[0])] =
         S(r[1]) + "@" + S(r[2]) + " " + S(r[3]) + " parent " + S(r[4]) + "@" + S(r[5]);
   }
@@ -67,9 +68,8 @@ TEST(E2eHyperbandTest, RungsFillAsPlannedWithTwoRunners) {
   ASSERT_EQ(RunSweep({"plan", study, "--format", "json"}, &out), 0) << out;
   // R = 9, eta = 3: s=2: 9@1 3@3 1@9 (cost 9+6+6); s=1: 5@3 1@9 (15+6); s=0: 3@9 (27).
   EXPECT_NE(out.find("\"total_resource\": 69"), std::string::npos) << out;
-  ASSERT_EQ(RunSweep({"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"},
-                     &out),
-            0)
+  ASSERT_EQ(
+      RunSweep({"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"}, &out), 0)
       << out;
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials"), 17);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='paused'"), 0);
@@ -110,12 +110,11 @@ TEST(E2eHyperbandTest, CrashingRunnersChangeNoDecision) {
   yaml.replace(yaml.find("type: hyperband,"), 16, "type: hyperband, max_retries: 20,");
   std::string faulty = dir.Write("b.yaml", yaml);
   std::string a = dir.File("a.db"), b = dir.File("b.db"), out;
-  ASSERT_EQ(RunSweep({"run", clean, "--db", a, "--local-runners", "2", "--progress", "plain"}, &out),
-            0)
+  ASSERT_EQ(
+      RunSweep({"run", clean, "--db", a, "--local-runners", "2", "--progress", "plain"}, &out), 0)
       << out;
-  ASSERT_EQ(RunSweep({"run", faulty, "--db", b, "--local-runners", "2", "--progress", "plain"},
-                     &out),
-            0)
+  ASSERT_EQ(
+      RunSweep({"run", faulty, "--db", b, "--local-runners", "2", "--progress", "plain"}, &out), 0)
       << out;
   EXPECT_GT(QueryInt(b, "SELECT count(*) FROM events WHERE kind = 'attempt_lost'"), 0);
   EXPECT_EQ(QueryInt(b, "SELECT count(*) FROM trials WHERE status = 'failed'"), 0);
@@ -127,9 +126,8 @@ TEST(E2ePbtTest, ExploitCopiesCommittedCheckpointsAndRecordsLineage) {
   TempDir dir;
   std::string study = dir.Write("pbt.yaml", WithStepMs(kPbt, 0));
   std::string db = dir.File("pbt.db"), out;
-  ASSERT_EQ(RunSweep({"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"},
-                     &out),
-            0)
+  ASSERT_EQ(
+      RunSweep({"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"}, &out), 0)
       << out;
   // 6 members x 12 steps; children continue from their parents' steps.
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed'"), 6);
@@ -146,9 +144,10 @@ TEST(E2ePbtTest, ExploitCopiesCommittedCheckpointsAndRecordsLineage) {
                      "ON ph.trial_id = c.parent_id AND ph.step = c.parent_step "
                      "WHERE ch.checksum = ph.checksum"),
             children);
-  EXPECT_EQ(QueryInt(db, "SELECT min(r.step) - c.parent_step FROM trials c JOIN reports r ON "
-                         "r.trial_id = c.id WHERE c.parent_id IS NOT NULL GROUP BY c.id "
-                         "ORDER BY 1 DESC LIMIT 1"),
+  EXPECT_EQ(QueryInt(db,
+                     "SELECT min(r.step) - c.parent_step FROM trials c JOIN reports r ON "
+                     "r.trial_id = c.id WHERE c.parent_id IS NOT NULL GROUP BY c.id "
+                     "ORDER BY 1 DESC LIMIT 1"),
             1);
   ASSERT_EQ(RunSweep({"trials", "--db", db, "--format", "json"}, &out), 0);
   EXPECT_NE(out.find("\"parent\": null"), std::string::npos);
@@ -177,8 +176,7 @@ void KillResumeMatches(const std::string& yaml, const std::string& when) {
   EXPECT_GT(paused, 0);
   ASSERT_EQ(RunSweep(args, &out), 0) << out;
   ASSERT_EQ(
-      RunSweep({"run", study, "--db", ref, "--local-runners", "3", "--progress", "plain"}, &out),
-      0)
+      RunSweep({"run", study, "--db", ref, "--local-runners", "3", "--progress", "plain"}, &out), 0)
       << out;
   auto a = Outcome(db), b = Outcome(ref);
   EXPECT_EQ(a, b) << "paused at the kill: " << paused;

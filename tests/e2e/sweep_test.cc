@@ -95,16 +95,14 @@ TEST(E2eSweepTest, ARunnerThatOutReportsTheTunerLosesNothing) {
   // socket (its high-water mark) faster than the tuner commits: the runner
   // must hold the rest back, not drop them (it once did, and the sweep hung).
   TempDir dir;
-  std::string study =
-      dir.Write("s.yaml",
-                "name: flood\nobjective: {metric: value, goal: minimize}\n"
-                "task: {synthetic: {function: curve, steps: 3000}}\n"
-                "algorithm: {type: random, max_trials: 20}\nseed: 3\nparameters:\n"
-                "  x1: {type: float, min: 0, max: 1}\n");
+  std::string study = dir.Write("s.yaml",
+                                "name: flood\nobjective: {metric: value, goal: minimize}\n"
+                                "task: {synthetic: {function: curve, steps: 3000}}\n"
+                                "algorithm: {type: random, max_trials: 20}\nseed: 3\nparameters:\n"
+                                "  x1: {type: float, min: 0, max: 1}\n");
   std::string db = dir.File("f.db"), out;
   ASSERT_EQ(
-      RunSweep({"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"}, &out),
-      0)
+      RunSweep({"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"}, &out), 0)
       << out;
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed'"), 20);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM reports"), 20 * 3000);

@@ -24,7 +24,8 @@ class E2eTrainAlgorithmsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!std::filesystem::exists(nn::kDefaultFashionMnistDir))
-      GTEST_SKIP() << "dataset-fashion-mnist is not installed (scripts/install-deps.sh installs it)";
+      GTEST_SKIP()
+          << "dataset-fashion-mnist is not installed (scripts/install-deps.sh installs it)";
   }
 };
 
@@ -53,7 +54,8 @@ TEST_F(E2eTrainAlgorithmsTest, PbtChildContinuesFromItsParentsWeights) {
   int64_t child = std::get<int64_t>(children[0][0]), parent = std::get<int64_t>(children[0][1]);
   EXPECT_EQ(std::get<int64_t>(children[0][2]), 2);
   EXPECT_TRUE(std::isnan(Metric(db, child, 1, "val_accuracy")));  // it never ran epochs 1-2
-  double child3 = Metric(db, child, 3, "val_accuracy"), parent3 = Metric(db, parent, 3, "val_accuracy");
+  double child3 = Metric(db, child, 3, "val_accuracy"),
+         parent3 = Metric(db, parent, 3, "val_accuracy");
   double parent1 = Metric(db, parent, 1, "val_accuracy");
   EXPECT_NEAR(child3, parent3, 0.01) << "parent epoch 1: " << parent1;
   EXPECT_GT(std::abs(parent3 - parent1), 0.005) << "the curve must move for the check to mean "
@@ -65,13 +67,13 @@ TEST_F(E2eTrainAlgorithmsTest, PbtChildContinuesFromItsParentsWeights) {
 
 TEST_F(E2eTrainAlgorithmsTest, HyperbandPromotedTrialsResumeTheirOwnWeights) {
   TempDir dir;
-  std::string study = dir.Write(
-      "hb.yaml",
-      "name: hb-mlp\nobjective: {metric: val_accuracy, goal: maximize}\n"
-      "task:\n  train: {model: mlp, epochs: 3, validation: 50000, hidden_layers: 1, "
-      "hidden_units: 64, threads: 1}\n"
-      "algorithm: {type: hyperband, hyperband: {reduction_factor: 3}}\n"
-      "seed: 6\nparameters:\n  lr: {type: float, min: 0.001, max: 0.3, log: true}\n");
+  std::string study =
+      dir.Write("hb.yaml",
+                "name: hb-mlp\nobjective: {metric: val_accuracy, goal: maximize}\n"
+                "task:\n  train: {model: mlp, epochs: 3, validation: 50000, hidden_layers: 1, "
+                "hidden_units: 64, threads: 1}\n"
+                "algorithm: {type: hyperband, hyperband: {reduction_factor: 3}}\n"
+                "seed: 6\nparameters:\n  lr: {type: float, min: 0.001, max: 0.3, log: true}\n");
   std::string db = dir.File("h.db"), out;
   ASSERT_EQ(RunSweep({"plan", study}, &out), 0);
   EXPECT_NE(out.find("3 @ 1  1 @ 3"), std::string::npos) << out;
@@ -91,9 +93,10 @@ TEST_F(E2eTrainAlgorithmsTest, HyperbandPromotedTrialsResumeTheirOwnWeights) {
                               "SELECT trial_id FROM decisions WHERE decision = 'continue' AND "
                               "reason LIKE 'promoted%'");
   ASSERT_GT(promoted, 0);
-  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM reports WHERE metric = 'val_accuracy' AND "
-                         "trial_id = " +
-                             std::to_string(promoted)),
+  EXPECT_EQ(QueryInt(db,
+                     "SELECT count(*) FROM reports WHERE metric = 'val_accuracy' AND "
+                     "trial_id = " +
+                         std::to_string(promoted)),
             3);
 }
 

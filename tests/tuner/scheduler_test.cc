@@ -125,8 +125,7 @@ TEST(BudgetTest, NoNewTrialOnceTheResourceIsSpent) {
 }
 
 TEST(HyperbandTest, BracketTableForR81Eta3EqualsThePapers) {
-  Fixture f("{type: hyperband, hyperband: {min_resource: 1, reduction_factor: 3}}", "minimize",
-            81);
+  Fixture f("{type: hyperband, hyperband: {min_resource: 1, reduction_factor: 3}}", "minimize", 81);
   HyperbandPlan plan = PlanHyperband(f.study);
   // Li et al., JMLR 2018, Table 1 (R = 81, eta = 3): n_i @ r_i per bracket.
   std::vector<std::vector<std::pair<int64_t, int64_t>>> paper = {
@@ -181,8 +180,8 @@ TEST(HyperbandTest, SynchronousHalvingPausesUntilTheRungIsComplete) {
             "9, top 3 continue");
   auto d = f.Directives();
   std::sort(d.begin(), d.end());
-  EXPECT_EQ(d, (std::vector<std::string>{"0:stop", "1:stop", "2:stop", "3:stop", "4:stop",
-                                         "5:stop", "6:continue", "7:continue"}));
+  EXPECT_EQ(d, (std::vector<std::string>{"0:stop", "1:stop", "2:stop", "3:stop", "4:stop", "5:stop",
+                                         "6:continue", "7:continue"}));
   // Replaying a report (a restart) or re-running a trial gives the same decision.
   EXPECT_EQ(f.Decide(3, 1, 0.6), "stop");
   EXPECT_EQ(f.Decide(6, 1, 0.3), "promote");

@@ -22,11 +22,14 @@ std::vector<Rung> HyperbandBracket(int s, int s_max, double R, double eta, int64
   std::vector<Rung> rungs;
   for (int i = 0; i <= s; ++i) {
     Rung rung;
-    rung.trials = static_cast<int64_t>(std::floor(static_cast<double>(n) * std::pow(eta, -i) + 1e-9));
-    rung.resource = i == s ? static_cast<int64_t>(std::llround(R * static_cast<double>(min_resource)))
-                           : std::max<int64_t>(1, std::llround(r * std::pow(eta, i) *
-                                                               static_cast<double>(min_resource)));
-    if (!rungs.empty() && rung.resource <= rungs.back().resource) continue;  // rounding collapsed it
+    rung.trials =
+        static_cast<int64_t>(std::floor(static_cast<double>(n) * std::pow(eta, -i) + 1e-9));
+    rung.resource =
+        i == s ? static_cast<int64_t>(std::llround(R * static_cast<double>(min_resource)))
+               : std::max<int64_t>(
+                     1, std::llround(r * std::pow(eta, i) * static_cast<double>(min_resource)));
+    if (!rungs.empty() && rung.resource <= rungs.back().resource)
+      continue;  // rounding collapsed it
     rungs.push_back(rung);
   }
   return rungs;
@@ -153,10 +156,9 @@ class Hyperband : public Scheduler {
     Action wait{Decision::kPause, "paused at rung " + std::to_string(i) + " (step " +
                                       std::to_string(step) + ") of bracket " +
                                       std::to_string(plan_.brackets[static_cast<size_t>(b)].s) +
-                                      ": " + metric_ + " " +
-                                      FormatShort(value) + ", " + std::to_string(rung.arrived()) +
-                                      " of " + std::to_string(rung.size()) +
-                                      " trials of the rung are in"};
+                                      ": " + metric_ + " " + FormatShort(value) + ", " +
+                                      std::to_string(rung.arrived()) + " of " +
+                                      std::to_string(rung.size()) + " trials of the rung are in"};
     decided_[{number, i}] = wait;
     return wait;
   }
@@ -231,10 +233,10 @@ class Hyperband : public Scheduler {
                                       FormatShort(value) + " within cutoff " + cutoff + tail};
       } else {
         std::string side = !std::isfinite(value) ? " (not finite), cutoff "
-                           : maximize_               ? " below cutoff "
-                                                     : " above cutoff ";
-        a = {Decision::kStop,
-             "stopped at " + where + ": " + metric_ + " " + FormatShort(value) + side + cutoff + tail};
+                           : maximize_           ? " below cutoff "
+                                                 : " above cutoff ";
+        a = {Decision::kStop, "stopped at " + where + ": " + metric_ + " " + FormatShort(value) +
+                                  side + cutoff + tail};
       }
       decided_[{number, i}] = a;
       if (number != reporter)
@@ -257,8 +259,8 @@ class Hyperband : public Scheduler {
 
 }  // namespace
 
-std::unique_ptr<Scheduler> MakeHyperband(const pb::Study& study, std::unique_ptr<Scheduler> sampling,
-                                         int64_t created) {
+std::unique_ptr<Scheduler> MakeHyperband(const pb::Study& study,
+                                         std::unique_ptr<Scheduler> sampling, int64_t created) {
   return std::make_unique<Hyperband>(study, std::move(sampling), created);
 }
 

@@ -89,11 +89,11 @@ class Pbt : public Scheduler {
       Resolve(g, number);
       return decided_[{number, g}];
     }
-    Action wait{Decision::kPause,
-                "paused at generation " + std::to_string(g + 1) + " (step " + std::to_string(step) +
-                    "): " + metric_ + " " + FormatShort(value) + ", " +
-                    std::to_string(gens_[g].arrived()) + " of " + std::to_string(gens_[g].size()) +
-                    " members are in"};
+    Action wait{Decision::kPause, "paused at generation " + std::to_string(g + 1) + " (step " +
+                                      std::to_string(step) + "): " + metric_ + " " +
+                                      FormatShort(value) + ", " +
+                                      std::to_string(gens_[g].arrived()) + " of " +
+                                      std::to_string(gens_[g].size()) + " members are in"};
     decided_[{number, g}] = wait;
     return wait;
   }
@@ -120,9 +120,9 @@ class Pbt : public Scheduler {
   // with the weights (a checkpoint only loads into the same architecture).
   static std::set<std::string> StructuralParams(const pb::Study& study) {
     if (!study.task().has_train()) return {};
-    return {"model",     "hidden_layers", "hidden_units", "activation", "batch_norm",
-            "conv_blocks", "channels",    "kernel_size",  "pool",       "dense_units",
-            "optimizer", "dataset",       "data_dir",     "validation", "seed"};
+    return {"model",       "hidden_layers", "hidden_units", "activation", "batch_norm",
+            "conv_blocks", "channels",      "kernel_size",  "pool",       "dense_units",
+            "optimizer",   "dataset",       "data_dir",     "validation", "seed"};
   }
 
   void Resolve(size_t g, int64_t reporter) {
@@ -158,13 +158,14 @@ class Pbt : public Scheduler {
           why = "max_trials " + std::to_string(*max_trials_) + " reached";
         }
         if (why.empty()) {
-          auto [src, src_v] = sources[static_cast<size_t>(
-              rng.Next() % static_cast<uint64_t>(sources.size()))];
+          auto [src, src_v] =
+              sources[static_cast<size_t>(rng.Next() % static_cast<uint64_t>(sources.size()))];
           int64_t child = Spawn(g, src, src_v, step, &rng);
           next.insert(child);
           a = {Decision::kStop, "exploited at " + where + ": " + rank + " (bottom quantile); " +
-                                    "replaced by trial number " + std::to_string(child) + ", a copy of number " +
-                                    std::to_string(src) + " (" + FormatShort(src_v) + ")"};
+                                    "replaced by trial number " + std::to_string(child) +
+                                    ", a copy of number " + std::to_string(src) + " (" +
+                                    FormatShort(src_v) + ")"};
         } else if (!std::isfinite(v)) {
           a = {Decision::kStop, "stopped at " + where + ": " + rank + " is not finite; " + why};
         } else {
@@ -201,12 +202,12 @@ class Pbt : public Scheduler {
     spec.params.mutable_params()->CopyFrom(params_[child]);
     spec.parent = src;
     spec.parent_step = step;
-    directives_.push_back(
-        {child, step, Decision::kContinue,
-         "exploit at generation " + std::to_string(g + 1) + ": copy of trial number " +
-             std::to_string(src) + " at step " + std::to_string(step) + " (" + metric_ + " " +
-             FormatShort(src_v) + "); explore: " + (changes.empty() ? "no change" : changes),
-         std::move(spec)});
+    directives_.push_back({child, step, Decision::kContinue,
+                           "exploit at generation " + std::to_string(g + 1) +
+                               ": copy of trial number " + std::to_string(src) + " at step " +
+                               std::to_string(step) + " (" + metric_ + " " + FormatShort(src_v) +
+                               "); explore: " + (changes.empty() ? "no change" : changes),
+                           std::move(spec)});
     return child;
   }
 
@@ -233,7 +234,8 @@ class Pbt : public Scheduler {
         int64_t x = old->integer() + (dir < 0.5 ? -step : step);
         if (x < static_cast<int64_t>(p.min()) || x > static_cast<int64_t>(p.max()))
           x = old->integer() + (dir < 0.5 ? step : -step);
-        v = IntegerValue(std::clamp(x, static_cast<int64_t>(p.min()), static_cast<int64_t>(p.max())));
+        v = IntegerValue(
+            std::clamp(x, static_cast<int64_t>(p.min()), static_cast<int64_t>(p.max())));
       } else {
         int k = 0, n = p.values_size();
         while (k < n && !ValuesEqual(p.values(k), *old)) ++k;
@@ -243,8 +245,8 @@ class Pbt : public Scheduler {
       }
       if (!old || !ValuesEqual(*old, v)) {
         *changes += (changes->empty() ? "" : ", ") + p.name() + " " +
-                    (old ? ValueToString(*old) : std::string("unset")) + " -> " +
-                    ValueToString(v) + how;
+                    (old ? ValueToString(*old) : std::string("unset")) + " -> " + ValueToString(v) +
+                    how;
       }
       chosen[static_cast<size_t>(i)] = v;
     }
@@ -268,10 +270,10 @@ class Pbt : public Scheduler {
   double quantile_ = 0.25, resample_ = 0.25;
   std::optional<int64_t> max_trials_;
   int64_t created_ = 0, next_number_ = 0;
-  std::map<int64_t, Params> params_;   // every member's parameters, by trial number
-  std::map<int64_t, int64_t> start_;   // step each member starts from
+  std::map<int64_t, Params> params_;                   // every member's parameters, by trial number
+  std::map<int64_t, int64_t> start_;                   // step each member starts from
   std::set<std::pair<int64_t, int64_t>> checkpoints_;  // committed (trial number, step)
-  std::vector<Cohort> gens_;           // generation g waits at step (g + 1) * interval
+  std::vector<Cohort> gens_;  // generation g waits at step (g + 1) * interval
   std::map<std::pair<int64_t, size_t>, Action> decided_;
   std::vector<Directive> directives_;
 };
