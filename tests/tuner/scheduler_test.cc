@@ -222,7 +222,9 @@ TEST(PbtTest, BottomQuantileCopiesATopMemberWithACommittedCheckpoint) {
   auto spawn = std::find_if(dirs.begin(), dirs.end(), [](const auto& d) { return d.spawn; });
   ASSERT_NE(spawn, dirs.end());
   for (const auto& d : dirs)
-    if (!d.spawn) EXPECT_EQ(d.decision, Decision::kContinue);
+    if (!d.spawn) {
+      EXPECT_EQ(d.decision, Decision::kContinue);
+    }
   const TrialSpec& child = *spawn->spawn;
   EXPECT_EQ(child.number, 4);
   EXPECT_EQ(child.parent, 1);
@@ -252,10 +254,11 @@ TEST(PbtTest, AMemberWithoutACheckpointIsNeverASource) {
   for (const auto& d : f.s->TakeDirectives()) {
     EXPECT_FALSE(d.spawn.has_value());
     EXPECT_EQ(d.decision, Decision::kContinue);
-    if (d.number == 0)
+    if (d.number == 0) {
       EXPECT_NE(d.reason.find("not exploited: no top member has a committed checkpoint"),
                 std::string::npos)
           << d.reason;
+    }
   }
 }
 
