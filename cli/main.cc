@@ -116,6 +116,16 @@ int main(int argc, char** argv) {
       ->add_option("--local-runners", run.local_runners,
                    "Local runner processes (default: one per core)")
       ->check(CLI::Range(0, 4096));
+  run_cmd
+      ->add_option("--gpus", run.gpus,
+                   "Start local runners on these CUDA devices, e.g. 0,1 (one set of "
+                   "gpus_per_trial devices per runner)")
+      ->delimiter(',');
+  run_cmd
+      ->add_option("--trials-per-gpu", run.trials_per_gpu,
+                   "With --gpus: local runners (separate processes) per GPU set")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   run_cmd->add_option("--heartbeat-ms", run.heartbeat_ms, "Heartbeat interval")
       ->check(CLI::Range(50, 60000))
       ->capture_default_str();
@@ -134,6 +144,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1024));
   runner_cmd->add_option("--give-up-after", runner.give_up_after_s,
                          "Exit after this many seconds without a tuner (0: never)");
+  runner_cmd->add_option("--backend", runner.backend, "auto|cpu|cuda (auto: CUDA when visible)")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  runner_cmd->add_option("--gpus", runner.gpus, "CUDA devices to use, e.g. 0,1 (default: all)")
+      ->delimiter(',');
 
   std::string validate_path;
   auto* validate_cmd =

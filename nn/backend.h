@@ -92,6 +92,7 @@ class Backend {
 
   // Softmax cross-entropy over [n, classes]: returns the summed loss and the
   // number of correct argmax predictions; writes d(mean loss)/d(logits).
+  // `labels` (n of them) are in host memory.
   virtual void SoftmaxCrossEntropy(const float* logits, const int32_t* labels, int n, int classes,
                                    float* dlogits, double* loss_sum, int64_t* correct) = 0;
 
@@ -106,6 +107,16 @@ class Backend {
 
 // The CPU backend (OpenBLAS GEMM, OpenMP threads). `threads` <= 0: all cores.
 std::unique_ptr<Backend> MakeCpuBackend(int threads);
+
+// The CUDA backend on device `device` (cuBLAS, cuDNN, own kernels). An error
+// says why not: a build without CUDA, no driver, no such device. Operations
+// throw CudaError (nn/cuda/cuda_error.h) on device errors such as running
+// out of memory.
+Result<std::unique_ptr<Backend>> MakeCudaBackend(int device);
+// CUDA devices visible to this process (0 in a build without CUDA).
+int CudaDeviceCount();
+// True when this build includes the CUDA backend.
+bool HaveCudaBackend();
 
 // OpenMP threads that spin after each parallel region starve OpenBLAS's
 // threads on small machines (2 threads ran 3x slower than 1); libgomp reads

@@ -1,6 +1,8 @@
 // Model building, the training loop and checkpoints.
 #include "nn/trainer.h"
 
+#include "nn/cuda/nccl.h"  // the interface only; the implementation needs CUDA
+
 #include <zlib.h>
 
 #include <barrier>
@@ -62,10 +64,30 @@ bool Get(const std::string& in, size_t* pos, T* v) {
 
 }  // namespace
 
-Trainer::Trainer(const TrainConfig& config, Backend* backend, const Splits* data)
-    : c_(config), backend_(backend), data_(data) {
+Trainer::Trainer(const TrainConfig& config, Backend* backend, const Splits* data,
+                 std::vector<Backend*> gpu_peers)
+    : c_(config), backend_(backend), data_(data), gpu_peers_(std::move(gpu_peers)) {
   model_ = Build(c_, backend_, data_->train);
   optimizer_ = std::make_unique<Optimizer>(model_.get(), c_.optimizer);
+  if (!gpu_peers_.empty()) {
+#ifdef SWEEP_HAVE_CUDA
+    // The same seed gives every replica the same initial weights.
+    std::vector<Backend*> ranks = {backend_};
+    for (Backend* b : gpu_peers_) {
+      b->BindThread();
+      gpu_replicas_.push_back(Build(c_, b, data_->train));
+      gpu_optimizers_.push_back(std::make_unique<Optimizer>(gpu_replicas_.back().get(), c_.optimizer));
+      ranks.push_back(b);
+    }
+    backend_->BindThread();
+    auto ar = AllReduce::Create(ranks);
+    if (!ar.ok()) throw std::runtime_error(ar.status().message());
+    all_reduce_ = std::move(ar).value();
+    replica_batches_.resize(ranks.size());
+#else
+    throw std::runtime_error("data parallelism across GPUs needs a build with CUDA");
+#endif
+  }
   for (int r = 1; r < c_.data_parallel && backend_->device() == Device::kCpu; ++r) {
     backends_.push_back(MakeCpuBackend(1));
     replicas_.push_back(Build(c_, backends_.back().get(), data_->train, model_.get()));
@@ -108,7 +130,45 @@ EpochResult Trainer::RunEpoch() {
   return r;
 }
 
+Trainer::~Trainer() = default;
+
+double Trainer::GpuStep(const std::vector<float>& host, int bs, uint64_t step_seed, float lr) {
+#ifdef SWEEP_HAVE_CUDA
+  const ImageSet& train = data_->train;
+  const size_t px = static_cast<size_t>(train.c) * train.h * train.w;
+  const int parts = static_cast<int>(gpu_replicas_.size()) + 1;
+  const int n = bs / parts;
+  double loss = 0;
+  std::vector<float*> grads, states;
+  for (int r = 0; r < parts; ++r) {
+    Model& m = r == 0 ? *model_ : *gpu_replicas_[r - 1];
+    m.backend()->BindThread();
+    Tensor& x = replica_batches_[r];
+    x.Resize(m.backend(), {n, train.c, train.h, train.w});
+    m.backend()->FromHost(host.data() + static_cast<size_t>(r) * n * px, x.data(), n * px);
+    m.Forward(x, true, HashKey({step_seed, static_cast<uint64_t>(r)}));
+    loss += m.Loss(labels_.data() + static_cast<size_t>(r) * n, true, nullptr);
+    grads.push_back(m.grads());
+    states.push_back(m.state());
+  }
+  // Equal shares: the mean of the replicas' gradients is the gradient of the
+  // whole batch's mean loss.
+  Status st = all_reduce_->Average(grads, model_->param_count());
+  if (st.ok() && model_->state_count() > 0) st = all_reduce_->Average(states, model_->state_count());
+  if (!st.ok()) throw std::runtime_error(st.message());
+  for (int r = 0; r < parts; ++r) {
+    (r == 0 ? *model_ : *gpu_replicas_[r - 1]).backend()->BindThread();
+    (r == 0 ? *optimizer_ : *gpu_optimizers_[r - 1]).Step(lr);
+  }
+  backend_->BindThread();
+  return loss;
+#else
+  return 0;
+#endif
+}
+
 double Trainer::Step(const std::vector<float>& host, int bs, uint64_t step_seed, float lr) {
+  if (all_reduce_) return GpuStep(host, bs, step_seed, lr);
   const ImageSet& train = data_->train;
   const size_t px = static_cast<size_t>(train.c) * train.h * train.w;
   const int parts = static_cast<int>(replicas_.size()) + 1;
@@ -265,6 +325,14 @@ Status Trainer::LoadCheckpoint(const std::string& in) {
   backend_->FromHost(blocks[1].data(), model_->state(), blocks[1].size());
   optimizer_->LoadState(blocks[2], steps);
   for (auto& r : replicas_) backend_->Copy(model_->state(), r->state(), model_->state_count());
+  for (size_t r = 0; r < gpu_replicas_.size(); ++r) {
+    Backend* b = gpu_replicas_[r]->backend();
+    b->BindThread();
+    b->FromHost(blocks[0].data(), gpu_replicas_[r]->params(), blocks[0].size());
+    b->FromHost(blocks[1].data(), gpu_replicas_[r]->state(), blocks[1].size());
+    gpu_optimizers_[r]->LoadState(blocks[2], steps);
+  }
+  backend_->BindThread();
   epoch_ = static_cast<int>(epoch);
   return Status::Ok();
 }

@@ -5,12 +5,15 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "nn/data/mnist.h"
 #include "nn/model.h"
 #include "nn/optimizer.h"
 
 namespace sweep::nn {
+
+class AllReduce;  // nn/cuda/nccl.h
 
 struct TrainConfig {
   std::string model = "mlp";  // mlp | cnn
@@ -50,8 +53,14 @@ struct EpochResult {
 
 class Trainer {
  public:
-  // `data` must outlive the trainer.
-  Trainer(const TrainConfig& config, Backend* backend, const Splits* data);
+  // `data` must outlive the trainer. `gpu_peers`: further CUDA backends (one
+  // per extra GPU) for data parallelism across GPUs: each holds a replica
+  // with its own parameters; every step the batch is split evenly, gradients
+  // (and batch-norm statistics) are averaged with NCCL, and each replica
+  // takes the same optimizer step. The batch size must divide evenly.
+  Trainer(const TrainConfig& config, Backend* backend, const Splits* data,
+          std::vector<Backend*> gpu_peers = {});
+  ~Trainer();
   EpochResult RunEpoch();
   // Loss and accuracy over a whole set (eval mode).
   std::pair<double, double> Evaluate(const ImageSet& set);
@@ -77,6 +86,12 @@ class Trainer {
   std::vector<std::unique_ptr<Backend>> backends_;
   std::vector<std::unique_ptr<Model>> replicas_;
   std::vector<Tensor> replica_batches_;
+  // Across GPUs: replica r >= 1 on gpu_peers_[r - 1], with its own optimizer.
+  std::vector<Backend*> gpu_peers_;
+  std::vector<std::unique_ptr<Model>> gpu_replicas_;
+  std::vector<std::unique_ptr<Optimizer>> gpu_optimizers_;
+  std::unique_ptr<AllReduce> all_reduce_;
+  double GpuStep(const std::vector<float>& host, int bs, uint64_t step_seed, float lr);
   // Forward, backward and the optimizer update for one batch; returns the
   // summed loss.
   double Step(const std::vector<float>& host, int bs, uint64_t step_seed, float lr);

@@ -18,7 +18,9 @@
 #include "common/log.h"
 #include "common/rng.h"
 #include "common/wire.h"
+#include "nn/backend.h"
 #include "trial_runner/task.h"
+#include "trial_runner/train_task.h"
 
 namespace sweep {
 
@@ -144,7 +146,7 @@ class Worker {
 
 class Runner {
  public:
-  explicit Runner(const RunnerOptions& o) : o_(o) {}
+  Runner(const RunnerOptions& o, std::string device) : o_(o), device_(std::move(device)) {}
   ~Runner() {
     if (sock_) zmq_close(sock_);
     if (ctx_) zmq_ctx_term(ctx_);
@@ -261,6 +263,7 @@ class Runner {
     env.mutable_hello()->set_runner(o_.name);
     env.mutable_hello()->set_host(host);
     env.mutable_hello()->set_pid(getpid());
+    env.mutable_hello()->set_device(device_);
     Send(&env);
   }
 
@@ -447,11 +450,50 @@ class Runner {
   std::shared_ptr<TrialSlot> slot_;
   std::deque<pb::Assign> pending_;  // assigned ahead, started when slot_ frees
   std::deque<std::string> outq_;    // encoded messages the socket could not take yet
+  std::string device_;              // what trials train on, for Hello
   // Never freed: its detached thread may outlive this object (a hung task).
   Worker* worker_ = new Worker();
 };
 
 }  // namespace
+
+Status ResolveTrainDevice(const RunnerOptions& o, std::string* description) {
+  int visible = nn::CudaDeviceCount();
+  bool cuda = o.backend == "cuda" || (o.backend == "auto" && visible > 0);
+  if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")
+    return Status::Error("--backend must be auto, cpu or cuda (got '" + o.backend + "')");
+  if (!cuda) {
+    if (!o.gpus.empty() && o.backend == "cpu")
+      return Status::Error("--gpus makes no sense with --backend cpu");
+    SetTrainDevice({});
+    *description = "cpu";
+    return Status::Ok();
+  }
+  if (!nn::HaveCudaBackend()) {
+    return Status::Error("--backend cuda: this sweep was built without the CUDA backend (no CUDA "
+                         "toolkit, cuDNN or NCCL at build time)");
+  }
+  if (visible == 0)
+    return Status::Error("--backend cuda: no CUDA device is visible (no GPU, no driver, or "
+                         "CUDA_VISIBLE_DEVICES hides them)");
+  TrainDevice d;
+  d.cuda = true;
+  d.gpus = o.gpus;
+  if (d.gpus.empty())
+    for (int i = 0; i < visible; ++i) d.gpus.push_back(i);
+  for (int g : d.gpus) {
+    if (g < 0 || g >= visible)
+      return Status::Error("--gpus: no CUDA device " + std::to_string(g) + " (" +
+                           std::to_string(visible) + " visible)");
+  }
+  // Open the first device now, so a broken one fails at start-up, not per trial.
+  auto probe = nn::MakeCudaBackend(d.gpus[0]);
+  if (!probe.ok()) return probe.status();
+  *description = (*probe)->Describe();
+  for (size_t i = 1; i < d.gpus.size(); ++i) *description += ", cuda:" + std::to_string(d.gpus[i]);
+  SetTrainDevice(std::move(d));
+  return Status::Ok();
+}
 
 int RunRunner(const RunnerOptions& options) {
   RunnerOptions o = options;
@@ -461,7 +503,14 @@ int RunRunner(const RunnerOptions& options) {
     o.name = std::string(host) + "-" + std::to_string(getpid());
   }
   SetLogTag("runner " + o.name);
-  Runner runner(o);
+  std::string device;
+  Status st = ResolveTrainDevice(o, &device);
+  if (!st.ok()) {
+    LOG_ERROR << st.message();
+    return 2;
+  }
+  LOG_INFO << "training on " << device;
+  Runner runner(o, device);
   return runner.Run();
 }
 

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "common/status.h"
 
 #include "common/wire.h"
 
@@ -18,7 +21,15 @@ struct RunnerOptions {
   int threads = 0;  // CPU threads per trial (0: all cores)
   // Give up after this long without reaching a tuner (0: never).
   int give_up_after_s = 0;
+  // Where training runs: "auto" (CUDA when a device is visible, else the
+  // CPU), "cpu" or "cuda" (an error when there is no usable device).
+  std::string backend = "auto";
+  std::vector<int> gpus;  // CUDA devices this runner may use (default: all)
 };
+
+// Resolves --backend/--gpus into what the train task uses, or says why not.
+// `description` gets e.g. "cuda:0 (NVIDIA H200)" or "cpu".
+Status ResolveTrainDevice(const RunnerOptions& o, std::string* description);
 
 // Runs until the tuner says Shutdown (returns 0) or a fatal error (non-zero).
 int RunRunner(const RunnerOptions& options);

@@ -133,6 +133,11 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, std::string* data_di
   return c;
 }
 
+namespace {
+TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& cfg,
+                 const nn::Splits* data, const std::function<TaskResult(const std::string&)>& fail);
+}  // namespace
+
 TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
   TaskResult result;
   auto fail = [&](const std::string& why) {
@@ -150,8 +155,59 @@ TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
   // Several threads split each batch across model replicas (faster on small
   // networks than threading inside BLAS); one thread: one model.
   config->data_parallel = threads;
-  auto backend = nn::MakeCpuBackend(1);
-  nn::Trainer trainer(*config, backend.get(), *data);
+  // A device error (out of GPU memory, a lost device) fails this trial with
+  // its message; the runner goes on to the next one.
+  try {
+    return Train(a, ctx, *config, *data, fail);
+  } catch (const std::exception& e) {
+    return fail(std::string("device error: ") + e.what());
+  }
+}
+
+namespace {
+
+TrainDevice& Device() {
+  static TrainDevice d;
+  return d;
+}
+
+}  // namespace
+
+void SetTrainDevice(TrainDevice device) { Device() = std::move(device); }
+
+namespace {
+
+TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& cfg,
+                 const nn::Splits* data, const std::function<TaskResult(const std::string&)>& fail) {
+  TaskResult result;
+  auto config = std::make_optional(cfg);
+  std::vector<std::unique_ptr<nn::Backend>> backends;
+  int gpus_per_trial = a.gpus_per_trial() > 0 ? a.gpus_per_trial() : 1;
+  if (Device().cuda) {
+    if (static_cast<int>(Device().gpus.size()) < gpus_per_trial) {
+      return fail("the study asks for " + std::to_string(gpus_per_trial) +
+                  " GPUs per trial; this runner has " + std::to_string(Device().gpus.size()));
+    }
+    for (int r = 0; r < gpus_per_trial; ++r) {
+      auto b = nn::MakeCudaBackend(Device().gpus[static_cast<size_t>(r)]);
+      if (!b.ok()) return fail(b.status().message());
+      backends.push_back(std::move(b).value());
+    }
+    config->data_parallel = 1;
+    if (config->batch_size % gpus_per_trial != 0) {
+      return fail("batch_size " + std::to_string(config->batch_size) +
+                  " does not split evenly over " + std::to_string(gpus_per_trial) + " GPUs");
+    }
+  } else {
+    if (gpus_per_trial > 1 || a.gpus_per_trial() > 0) {
+      return fail("the study asks for GPUs (resources.gpus_per_trial) but this runner trains on "
+                  "the CPU; start it with --backend cuda");
+    }
+    backends.push_back(nn::MakeCpuBackend(1));
+  }
+  std::vector<nn::Backend*> peers;
+  for (size_t r = 1; r < backends.size(); ++r) peers.push_back(backends[r].get());
+  nn::Trainer trainer(*config, backends[0].get(), data, peers);
   if (!a.checkpoint().empty()) {
     Status st = trainer.LoadCheckpoint(a.checkpoint());
     if (!st.ok()) return fail("cannot resume: " + st.message());
@@ -174,10 +230,12 @@ TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
     result.metrics = {M("train_loss", r.train_loss), M("val_loss", r.val_loss),
                       M("val_accuracy", r.val_accuracy)};
   }
-  auto [test_loss, test_acc] = trainer.Evaluate((*data)->test);
+  auto [test_loss, test_acc] = trainer.Evaluate(data->test);
   result.metrics.push_back(M("test_loss", test_loss));
   result.metrics.push_back(M("test_accuracy", test_acc));
   return result;
 }
+
+}  // namespace
 
 }  // namespace sweep

@@ -1,17 +1,26 @@
 // The train task: builds a network from the study's knobs (fixed in
-// task.train or searched as parameters), trains it with nn/ on the CPU
-// backend, reports every epoch, checkpoints every epoch, and reports the
+// task.train or searched as parameters), trains it with nn/ on the CPU or
+// CUDA backend, reports every epoch, checkpoints every epoch, and reports the
 // test accuracy at the end.
 #pragma once
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "nn/trainer.h"
 #include "trial_runner/task.h"
 
 namespace sweep {
+
+// Where this runner process trains: the CPU, or CUDA devices (the first
+// gpus_per_trial of them for one trial). Set once by the runner at start-up.
+struct TrainDevice {
+  bool cuda = false;
+  std::vector<int> gpus;  // CUDA device indices
+};
+void SetTrainDevice(TrainDevice device);
 
 // Merges task.train with the trial's parameters into a training config.
 Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& assign, std::string* data_dir,

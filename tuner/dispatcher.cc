@@ -97,7 +97,8 @@ void Tuner::HandleHello(const std::string& identity, const pb::Hello& hello) {
   Runner& r = it->second;
   if (fresh)
     LOG_INFO << "runner '" << Printable(name) << "' joined (pid " << hello.pid() << " on "
-             << Printable(hello.host()) << ")";
+             << Printable(hello.host())
+             << (hello.device().empty() ? "" : ", " + Printable(hello.device())) << ")";
   // Hello means "idle, nothing pending": whatever it held is void.
   ReleaseTrials(&r, "runner re-registered mid-trial");
   r.name = name;
@@ -521,6 +522,7 @@ void Tuner::Dispatch() {
       *a->mutable_task() = study_.task();
       *a->mutable_params() = t.params.params();
       for (int64_t s : scheduler_->DecisionSteps(t.number)) a->add_decision_steps(s);
+      a->set_gpus_per_trial(study_.resources().gpus_per_trial());
       if (!t.checkpoint_path.empty()) {
         auto data = ReadCheckpointFile(t.checkpoint_path);
         if (data.ok() && Checksum(*data) != t.checkpoint_checksum) {

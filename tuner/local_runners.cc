@@ -47,6 +47,8 @@ pid_t LocalRunners::Spawn(int index) {
                                      std::to_string(heartbeat_ms_),
                                      "--threads",
                                      threads};
+    const auto& extra = slots_[static_cast<size_t>(index)].args;
+    args.insert(args.end(), extra.begin(), extra.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

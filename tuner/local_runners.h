@@ -14,6 +14,8 @@ class LocalRunners {
  public:
   LocalRunners(std::string exe, std::string endpoint, int count, int heartbeat_ms);
   ~LocalRunners();
+  // Extra arguments for slot i's runner (e.g. --backend cuda --gpus 0).
+  void SetArgs(int i, std::vector<std::string> args) { slots_[static_cast<size_t>(i)].args = std::move(args); }
   void StartAll();
   // Reaps dead children and restarts them (at most one restart per slot per
   // second, so a crash loop cannot spin). Returns the number restarted; the
@@ -29,6 +31,7 @@ class LocalRunners {
     pid_t pid = -1;
     int64_t started_ms = 0;
     int restarts = 0;
+    std::vector<std::string> args;
   };
   pid_t Spawn(int index);
 

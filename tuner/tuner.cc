@@ -54,6 +54,12 @@ Status Tuner::Setup() {
   RETURN_IF_ERROR(ValidateStudy(&parsed));
   RETURN_IF_ERROR(CheckPlan(parsed.study));
   study_ = parsed.study;
+  if (!o_.gpus.empty() && static_cast<int>(o_.gpus.size()) <
+                              std::max(1, study_.resources().gpus_per_trial())) {
+    return Status::Error("--gpus lists " + std::to_string(o_.gpus.size()) +
+                         " devices but the study needs " +
+                         std::to_string(study_.resources().gpus_per_trial()) + " per trial");
+  }
   ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Create(study_));
   space_ = std::make_unique<SearchSpace>(std::move(space));
   max_retries_ = study_.algorithm().has_max_retries() ? study_.algorithm().max_retries() : 2;
@@ -330,9 +336,27 @@ int Tuner::Run() {
   if (!Done()) {
     int n = o_.local_runners < 0 ? static_cast<int>(std::thread::hardware_concurrency())
                                  : o_.local_runners;
+    // GPU runners: one per set of gpus_per_trial devices, trials_per_gpu
+    // processes each (separate processes share a GPU without sharing a CUDA
+    // context, so one trial's device error cannot take another down).
+    std::vector<std::vector<std::string>> gpu_args;
+    if (!o_.gpus.empty()) {
+      size_t per = static_cast<size_t>(std::max(1, study_.resources().gpus_per_trial()));
+      for (size_t s = 0; s + per <= o_.gpus.size(); s += per) {
+        std::string list;
+        for (size_t g = s; g < s + per; ++g)
+          list += (list.empty() ? "" : ",") + std::to_string(o_.gpus[g]);
+        for (int k = 0; k < o_.trials_per_gpu; ++k)
+          gpu_args.push_back({"--backend", "cuda", "--gpus", list});
+      }
+      n = static_cast<int>(gpu_args.size());
+      LOG_INFO << "starting " << n << " GPU runners (" << o_.gpus.size() << " GPUs, " << per
+               << " per trial, " << o_.trials_per_gpu << " trials per GPU)";
+    }
     if (n > 0) {
       local_ = std::make_unique<LocalRunners>(o_.exe, LocalConnectEndpoint(endpoint_), n,
                                               o_.heartbeat_ms);
+      for (size_t i = 0; i < gpu_args.size(); ++i) local_->SetArgs(static_cast<int>(i), gpu_args[i]);
       local_->StartAll();
     } else {
       LOG_INFO << "no local runners; waiting for runners to connect";

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/wire.h"
 
@@ -18,6 +19,11 @@ struct TunerOptions {
   int heartbeat_ms = kHeartbeatMs;
   int liveness = kLivenessBeats;
   int progress = -1;  // -1 auto (live on a terminal), 0 plain, 1 live
+  // GPU runners: local runners on these CUDA devices, gpus_per_trial
+  // devices each, trials_per_gpu processes per set (instead of one CPU
+  // runner per core).
+  std::vector<int> gpus;
+  int trials_per_gpu = 1;
 };
 
 // Returns the process exit code: 0 done, 1 error, 130 interrupted.

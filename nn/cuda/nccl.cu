@@ -1,0 +1,63 @@
+// NCCL all-reduce over the CUDA backends of one trial.
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <string>
+
+#include "nn/cuda/cuda_stream.h"
+#include "nn/cuda/nccl.h"
+
+namespace sweep::nn {
+
+namespace {
+
+std::string NcclMessage(ncclResult_t r) { return std::string("NCCL: ") + ncclGetErrorString(r); }
+
+class NcclAllReduce : public AllReduce {
+ public:
+  NcclAllReduce(std::vector<ncclComm_t> comms, std::vector<Backend*> ranks)
+      : comms_(std::move(comms)), ranks_(std::move(ranks)) {}
+  ~NcclAllReduce() override {
+    for (auto c : comms_) ncclCommDestroy(c);
+  }
+  int ranks() const override { return static_cast<int>(ranks_.size()); }
+
+  Status Average(const std::vector<float*>& buffers, size_t n) override {
+    if (buffers.size() != ranks_.size()) return Status::Error("AllReduce: one buffer per rank");
+    ncclResult_t r = ncclGroupStart();
+    for (size_t i = 0; r == ncclSuccess && i < ranks_.size(); ++i) {
+      r = ncclAllReduce(buffers[i], buffers[i], n, ncclFloat, ncclAvg, comms_[i],
+                        CudaStreamOf(ranks_[i]));
+    }
+    ncclResult_t end = ncclGroupEnd();
+    if (r != ncclSuccess) return Status::Error(NcclMessage(r));
+    if (end != ncclSuccess) return Status::Error(NcclMessage(end));
+    for (Backend* b : ranks_) {
+      b->BindThread();
+      cudaError_t e = cudaStreamSynchronize(CudaStreamOf(b));
+      if (e != cudaSuccess) return Status::Error(std::string("NCCL: ") + cudaGetErrorString(e));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<ncclComm_t> comms_;
+  std::vector<Backend*> ranks_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<AllReduce>> AllReduce::Create(const std::vector<Backend*>& ranks) {
+  std::vector<int> devices;
+  for (Backend* b : ranks) {
+    int d = CudaDeviceOf(b);
+    if (d < 0) return Status::Error("AllReduce needs CUDA backends");
+    devices.push_back(d);
+  }
+  std::vector<ncclComm_t> comms(devices.size());
+  ncclResult_t r = ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), devices.data());
+  if (r != ncclSuccess) return Status::Error(NcclMessage(r));
+  return std::unique_ptr<AllReduce>(std::make_unique<NcclAllReduce>(std::move(comms), ranks));
+}
+
+}  // namespace sweep::nn
