@@ -77,6 +77,10 @@ int LocalRunners::Supervise(bool restart, std::vector<pid_t>* died) {
         if (WIFSIGNALED(status)) {
           LOG_WARN << "local runner " << i << " (pid " << s.pid << ") was killed by signal "
                    << WTERMSIG(status);
+        } else if (WEXITSTATUS(status) == 2) {
+          LOG_ERROR << "local runner " << i << " (pid " << s.pid
+                    << ") cannot start (see its message above); not restarting it";
+          s.refused = true;
         } else {
           LOG_WARN << "local runner " << i << " (pid " << s.pid << ") exited with code "
                    << WEXITSTATUS(status);
@@ -85,7 +89,7 @@ int LocalRunners::Supervise(bool restart, std::vector<pid_t>* died) {
         s.pid = -1;
       }
     }
-    if (s.pid < 0 && restart && NowMs() - s.started_ms >= 1000) {
+    if (s.pid < 0 && !s.refused && restart && NowMs() - s.started_ms >= 1000) {
       s.pid = Spawn(static_cast<int>(i));
       s.started_ms = NowMs();
       ++s.restarts;
@@ -93,6 +97,12 @@ int LocalRunners::Supervise(bool restart, std::vector<pid_t>* died) {
     }
   }
   return restarted;
+}
+
+int LocalRunners::refused() const {
+  int n = 0;
+  for (const auto& s : slots_) n += s.refused;
+  return n;
 }
 
 void LocalRunners::StopAll(int grace_ms) {

@@ -22,6 +22,9 @@ class LocalRunners {
   // pids that died are appended to `died` (the tuner need not wait for
   // their heartbeats to stop).
   int Supervise(bool restart, std::vector<pid_t>* died = nullptr);
+  // Slots whose runner refused to start (exit code 2: a bad flag, no such
+  // device); they are not restarted.
+  int refused() const;
   // SIGTERM, then SIGKILL after `grace_ms`.
   void StopAll(int grace_ms);
   int count() const { return static_cast<int>(slots_.size()); }
@@ -32,6 +35,7 @@ class LocalRunners {
     int64_t started_ms = 0;
     int restarts = 0;
     std::vector<std::string> args;
+    bool refused = false;
   };
   pid_t Spawn(int index);
 

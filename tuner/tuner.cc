@@ -206,6 +206,11 @@ Status Tuner::Turn() {
     }
   }
   CheckLiveness();
+  if (local_ && local_->refused() == local_->count() && runners_.empty()) {
+    return Status::Error("no local runner could start (their errors are above); fix the flags or "
+                         "start runners with `sweep runner --connect " +
+                         LocalConnectEndpoint(endpoint_) + "`");
+  }
   ApplyDirectives();
   if (g_signals == 0) Dispatch();
   Housekeeping();

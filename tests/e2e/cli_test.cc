@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "e2e/harness.h"
+#include "nn/backend.h"
 
 namespace sweep::e2e {
 namespace {
@@ -67,6 +68,25 @@ TEST(E2eCliTest, EveryExampleIsValidAndPlanShowsTheLayout) {
               std::string::npos)
         << cmd[0] << ": " << out;
   }
+}
+
+TEST(E2eCliTest, AskingForAGpuWhereThereIsNoneIsAnErrorNotAFallback) {
+  if (nn::CudaDeviceCount() > 0) GTEST_SKIP() << "this machine has a GPU";
+  std::string out;
+  EXPECT_EQ(RunSweep({"runner", "--connect", "ipc:///nonexistent", "--backend", "cuda"}, &out), 2);
+  EXPECT_NE(out.find("--backend cuda: "), std::string::npos) << out;
+  TempDir dir;
+  std::string study = dir.Write(
+      "g.yaml",
+      "name: g\nobjective: {metric: val_accuracy, goal: maximize}\ntask:\n  train: {model: mlp, "
+      "epochs: 1}\nalgorithm: {type: random, max_trials: 2}\nparameters:\n  lr: {type: float, "
+      "min: 0.01, max: 0.1}\n");
+  EXPECT_EQ(RunSweep({"run", study, "--db", dir.File("g.db"), "--gpus", "0", "--progress", "plain"},
+                     &out),
+            1);
+  EXPECT_NE(out.find("no local runner could start"), std::string::npos) << out;
+  EXPECT_EQ(QueryInt(dir.File("g.db"), "SELECT count(*) FROM trials WHERE status = 'completed'"),
+            0);
 }
 
 TEST(E2eCliTest, QueryCommandsAndFormats) {
