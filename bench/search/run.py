@@ -98,17 +98,29 @@ def run_sweep(task, algo, seed, work):
     path = os.path.join(work, f"{task}-{algo}-{seed}")
     os.makedirs(path, exist_ok=True)
     study = os.path.join(path, "s.yaml")
+    db = os.path.join(path, "r.db")
+    t = TASKS[task]
+    # A finished run of the same study (from an interrupted benchmark with
+    # --work) is reused: sweep refuses a changed study, so it is the same.
+    if os.path.exists(db) and open(study).read() == study_yaml(task, algo, seed):
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        done = con.execute("SELECT status FROM studies").fetchone()
+        con.close()
+        wall = os.path.join(path, "wall_s")
+        if done and done[0] == "completed" and os.path.exists(wall):
+            return trace_from_db(db, t["R"], t["goal"] == "maximize"), float(open(wall).read())
     with open(study, "w") as f:
         f.write(study_yaml(task, algo, seed))
-    db = os.path.join(path, "r.db")
     t0 = time.time()
     p = subprocess.run([SWEEP, "run", study, "--db", db, "--local-runners",
                         str(TASKS[task]["runners"]), "--progress", "plain"],
                        capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"sweep failed on {task}/{algo}/{seed}:\n{p.stdout}\n{p.stderr}")
-    t = TASKS[task]
-    return trace_from_db(db, t["R"], t["goal"] == "maximize"), time.time() - t0
+    secs = time.time() - t0
+    with open(os.path.join(path, "wall_s"), "w") as f:
+        f.write(str(secs))
+    return trace_from_db(db, t["R"], t["goal"] == "maximize"), secs
 
 
 # ------------------------------------------------- the peer: Optuna Hyperband
@@ -237,10 +249,14 @@ def main():
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--tasks", default="curve,mlp")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "search", "out"))
+    ap.add_argument("--work", help="keep each run's study and database here (and reuse finished "
+                    "ones); default: a temporary folder")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     summary, all_traces = [], {}
-    with tempfile.TemporaryDirectory() as work:
+    with tempfile.TemporaryDirectory() as tmp:
+        work = args.work or tmp
+        os.makedirs(work, exist_ok=True)
         for task in args.tasks.split(","):
             t = TASKS[task]
             maximize = t["goal"] == "maximize"
