@@ -89,6 +89,7 @@ Result<Table> Reader::Studies() {
       "count(t.id) AS trials, "
       "sum(t.status='completed') AS completed, sum(t.status='failed') AS failed, "
       "sum(t.status='running') AS running, sum(t.status='queued') AS queued, "
+      "sum(t.status='paused') AS paused, sum(t.status='stopped') AS stopped, "
       "CASE s.goal WHEN 'maximize' THEN max(CASE WHEN t.status='completed' THEN t.value END) "
       "ELSE min(CASE WHEN t.status='completed' THEN t.value END) END AS best "
       "FROM studies s LEFT JOIN trials t ON t.study_id = s.id GROUP BY s.id ORDER BY s.id");

@@ -160,7 +160,7 @@ TEST(E2ePbtTest, ExploitCopiesCommittedCheckpointsAndRecordsLineage) {
 
 // Kills the tuner while `when` holds (trials paused, some decisions taken),
 // resumes it, and compares with an uninterrupted run.
-void KillResumeMatches(const std::string& yaml, const std::string& when) {
+void KillResumeMatches(const std::string& yaml, const std::string& when, int sig = SIGKILL) {
   TempDir dir;
   std::string study = dir.Write("s.yaml", WithStepMs(yaml, 30));
   std::string db = dir.File("k.db"), ref = dir.File("ref.db"), out;
@@ -169,8 +169,10 @@ void KillResumeMatches(const std::string& yaml, const std::string& when) {
   {
     Process tuner(args, dir.File("t.log"));
     ASSERT_TRUE(WaitFor([&] { return QueryInt(db, when) > 0; }, 60000)) << tuner.Log();
-    tuner.Signal(SIGKILL);
-    tuner.Wait(5000);
+    tuner.Signal(sig);
+    int rc = tuner.Wait(10000);
+    // Ctrl-C: a clean stop that keeps paused trials paused; kill -9: no say.
+    EXPECT_EQ(rc, sig == SIGINT ? 130 : 128 + SIGKILL) << tuner.Log();
   }
   int64_t paused = QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'paused'");
   EXPECT_GT(paused, 0);
@@ -187,6 +189,13 @@ TEST(E2eHyperbandTest, KilledTunerResumesToTheSameDecisions) {
   KillResumeMatches(kHyperband,
                     "SELECT (SELECT count(*) FROM trials WHERE status = 'paused') >= 3 AND (SELECT "
                     "count(*) FROM trials WHERE status = 'stopped') > 0");
+}
+
+TEST(E2eHyperbandTest, InterruptedTunerKeepsPausedTrialsAndResumes) {
+  KillResumeMatches(kHyperband,
+                    "SELECT (SELECT count(*) FROM trials WHERE status = 'paused') >= 3 AND (SELECT "
+                    "count(*) FROM trials WHERE status = 'stopped') > 0",
+                    SIGINT);
 }
 
 TEST(E2ePbtTest, KilledTunerResumesToTheSameDecisionsAndLineage) {
