@@ -1,8 +1,6 @@
 // Model building, the training loop and checkpoints.
 #include "nn/trainer.h"
 
-#include "nn/cuda/nccl.h"  // the interface only; the implementation needs CUDA
-
 #include <zlib.h>
 
 #include <barrier>
@@ -10,6 +8,8 @@
 #include <cmath>
 #include <cstring>
 #include <thread>
+
+#include "nn/cuda/nccl.h"  // the interface only; the implementation needs CUDA
 
 namespace sweep::nn {
 
@@ -76,7 +76,8 @@ Trainer::Trainer(const TrainConfig& config, Backend* backend, const Splits* data
     for (Backend* b : gpu_peers_) {
       b->BindThread();
       gpu_replicas_.push_back(Build(c_, b, data_->train));
-      gpu_optimizers_.push_back(std::make_unique<Optimizer>(gpu_replicas_.back().get(), c_.optimizer));
+      gpu_optimizers_.push_back(
+          std::make_unique<Optimizer>(gpu_replicas_.back().get(), c_.optimizer));
       ranks.push_back(b);
     }
     backend_->BindThread();
@@ -154,7 +155,8 @@ double Trainer::GpuStep(const std::vector<float>& host, int bs, uint64_t step_se
   // Equal shares: the mean of the replicas' gradients is the gradient of the
   // whole batch's mean loss.
   Status st = all_reduce_->Average(grads, model_->param_count());
-  if (st.ok() && model_->state_count() > 0) st = all_reduce_->Average(states, model_->state_count());
+  if (st.ok() && model_->state_count() > 0)
+    st = all_reduce_->Average(states, model_->state_count());
   if (!st.ok()) throw std::runtime_error(st.message());
   for (int r = 0; r < parts; ++r) {
     (r == 0 ? *model_ : *gpu_replicas_[r - 1]).backend()->BindThread();

@@ -613,8 +613,7 @@ Status ValidateStudy(ParsedStudy* parsed) {
   if (study.resources().has_gpus_per_trial()) {
     int g = study.resources().gpus_per_trial();
     if (g < 1 || g > 64) c.Fail("resources.gpus_per_trial", "must be in [1, 64]");
-    if (!study.task().has_train())
-      c.Fail("resources.gpus_per_trial", "only train tasks use GPUs");
+    if (!study.task().has_train()) c.Fail("resources.gpus_per_trial", "only train tasks use GPUs");
   }
   CheckParameters(study, &c);
   if (!c.ok()) return c.status();

@@ -470,12 +470,14 @@ Status ResolveTrainDevice(const RunnerOptions& o, std::string* description) {
     return Status::Ok();
   }
   if (!nn::HaveCudaBackend()) {
-    return Status::Error("--backend cuda: this sweep was built without the CUDA backend (no CUDA "
-                         "toolkit, cuDNN or NCCL at build time)");
+    return Status::Error(
+        "--backend cuda: this sweep was built without the CUDA backend (no CUDA "
+        "toolkit, cuDNN or NCCL at build time)");
   }
   if (visible == 0)
-    return Status::Error("--backend cuda: no CUDA device is visible (no GPU, no driver, or "
-                         "CUDA_VISIBLE_DEVICES hides them)");
+    return Status::Error(
+        "--backend cuda: no CUDA device is visible (no GPU, no driver, or "
+        "CUDA_VISIBLE_DEVICES hides them)");
   TrainDevice d;
   d.cuda = true;
   d.gpus = o.gpus;

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "common/status.h"
-
 #include "common/wire.h"
 
 namespace sweep {

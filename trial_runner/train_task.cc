@@ -178,7 +178,8 @@ void SetTrainDevice(TrainDevice device) { Device() = std::move(device); }
 namespace {
 
 TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& cfg,
-                 const nn::Splits* data, const std::function<TaskResult(const std::string&)>& fail) {
+                 const nn::Splits* data,
+                 const std::function<TaskResult(const std::string&)>& fail) {
   TaskResult result;
   auto config = std::make_optional(cfg);
   std::vector<std::unique_ptr<nn::Backend>> backends;
@@ -200,8 +201,9 @@ TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& c
     }
   } else {
     if (gpus_per_trial > 1 || a.gpus_per_trial() > 0) {
-      return fail("the study asks for GPUs (resources.gpus_per_trial) but this runner trains on "
-                  "the CPU; start it with --backend cuda");
+      return fail(
+          "the study asks for GPUs (resources.gpus_per_trial) but this runner trains on "
+          "the CPU; start it with --backend cuda");
     }
     backends.push_back(nn::MakeCpuBackend(1));
   }

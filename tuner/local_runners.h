@@ -15,7 +15,9 @@ class LocalRunners {
   LocalRunners(std::string exe, std::string endpoint, int count, int heartbeat_ms);
   ~LocalRunners();
   // Extra arguments for slot i's runner (e.g. --backend cuda --gpus 0).
-  void SetArgs(int i, std::vector<std::string> args) { slots_[static_cast<size_t>(i)].args = std::move(args); }
+  void SetArgs(int i, std::vector<std::string> args) {
+    slots_[static_cast<size_t>(i)].args = std::move(args);
+  }
   void StartAll();
   // Reaps dead children and restarts them (at most one restart per slot per
   // second, so a crash loop cannot spin). Returns the number restarted; the

@@ -54,8 +54,8 @@ Status Tuner::Setup() {
   RETURN_IF_ERROR(ValidateStudy(&parsed));
   RETURN_IF_ERROR(CheckPlan(parsed.study));
   study_ = parsed.study;
-  if (!o_.gpus.empty() && static_cast<int>(o_.gpus.size()) <
-                              std::max(1, study_.resources().gpus_per_trial())) {
+  if (!o_.gpus.empty() &&
+      static_cast<int>(o_.gpus.size()) < std::max(1, study_.resources().gpus_per_trial())) {
     return Status::Error("--gpus lists " + std::to_string(o_.gpus.size()) +
                          " devices but the study needs " +
                          std::to_string(study_.resources().gpus_per_trial()) + " per trial");
@@ -207,9 +207,10 @@ Status Tuner::Turn() {
   }
   CheckLiveness();
   if (local_ && local_->refused() == local_->count() && runners_.empty()) {
-    return Status::Error("no local runner could start (their errors are above); fix the flags or "
-                         "start runners with `sweep runner --connect " +
-                         LocalConnectEndpoint(endpoint_) + "`");
+    return Status::Error(
+        "no local runner could start (their errors are above); fix the flags or "
+        "start runners with `sweep runner --connect " +
+        LocalConnectEndpoint(endpoint_) + "`");
   }
   ApplyDirectives();
   if (g_signals == 0) Dispatch();
@@ -361,7 +362,8 @@ int Tuner::Run() {
     if (n > 0) {
       local_ = std::make_unique<LocalRunners>(o_.exe, LocalConnectEndpoint(endpoint_), n,
                                               o_.heartbeat_ms);
-      for (size_t i = 0; i < gpu_args.size(); ++i) local_->SetArgs(static_cast<int>(i), gpu_args[i]);
+      for (size_t i = 0; i < gpu_args.size(); ++i)
+        local_->SetArgs(static_cast<int>(i), gpu_args[i]);
       local_->StartAll();
     } else {
       LOG_INFO << "no local runners; waiting for runners to connect";

@@ -65,8 +65,9 @@ void CheckCudnn(cudnnStatus_t s, const char* what, const char* file, int line) {
 
 // ------------------------------------------------------------ kernels
 
-#define GRID_STRIDE(i, n) \
-  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < (n); i += size_t{blockDim.x} * gridDim.x)
+#define GRID_STRIDE(i, n)                                                 \
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < (n); \
+       i += size_t{blockDim.x} * gridDim.x)
 
 __global__ void ChannelBiasKernel(float* y, const float* b, int oc, size_t plane, size_t n) {
   GRID_STRIDE(i, n) { y[i] += b[(i / plane) % oc]; }
@@ -472,8 +473,7 @@ class CudaBackend : public Backend {
     SWEEP_CUDNN(cudnnConvolutionBackwardFilter(dnn_, &one, p.x, x, p.y, dy, p.conv, kBwdFilterAlgo,
                                                workspace, p.workspace_bytes, &zero, p.w, dw));
     if (db) {
-      GroupSumKernel<<<g.oc, kReduceThreads, 0, stream_>>>(dy, db, g.n, g.oc,
-                                                           g.OutH() * g.OutW());
+      GroupSumKernel<<<g.oc, kReduceThreads, 0, stream_>>>(dy, db, g.n, g.oc, g.OutH() * g.OutW());
       SWEEP_CUDA(cudaGetLastError());
     }
     if (dx) {
@@ -484,27 +484,27 @@ class CudaBackend : public Backend {
 
   void MaxPoolForward(const Window& g, const float* x, float* y, int32_t* argmax) override {
     size_t n = static_cast<size_t>(g.n) * g.c * g.OutH() * g.OutW();
-    MaxPoolFwdKernel<<<Blocks(n), kThreads, 0, stream_>>>(g.n, g.c, g.h, g.w, g.k, g.stride,
-                                                          g.pad, g.OutH(), g.OutW(), x, y, argmax);
+    MaxPoolFwdKernel<<<Blocks(n), kThreads, 0, stream_>>>(g.n, g.c, g.h, g.w, g.k, g.stride, g.pad,
+                                                          g.OutH(), g.OutW(), x, y, argmax);
     SWEEP_CUDA(cudaGetLastError());
   }
   void MaxPoolBackward(const Window& g, const float* dy, const int32_t* argmax,
                        float* dx) override {
     size_t n = static_cast<size_t>(g.n) * g.c * g.h * g.w;
-    MaxPoolBwdKernel<<<Blocks(n), kThreads, 0, stream_>>>(
-        g.n, g.c, g.h, g.w, g.k, g.stride, g.pad, g.OutH(), g.OutW(), dy, argmax, dx);
+    MaxPoolBwdKernel<<<Blocks(n), kThreads, 0, stream_>>>(g.n, g.c, g.h, g.w, g.k, g.stride, g.pad,
+                                                          g.OutH(), g.OutW(), dy, argmax, dx);
     SWEEP_CUDA(cudaGetLastError());
   }
   void AvgPoolForward(const Window& g, const float* x, float* y) override {
     size_t n = static_cast<size_t>(g.n) * g.c * g.OutH() * g.OutW();
-    AvgPoolFwdKernel<<<Blocks(n), kThreads, 0, stream_>>>(g.n, g.c, g.h, g.w, g.k, g.stride,
-                                                          g.pad, g.OutH(), g.OutW(), x, y);
+    AvgPoolFwdKernel<<<Blocks(n), kThreads, 0, stream_>>>(g.n, g.c, g.h, g.w, g.k, g.stride, g.pad,
+                                                          g.OutH(), g.OutW(), x, y);
     SWEEP_CUDA(cudaGetLastError());
   }
   void AvgPoolBackward(const Window& g, const float* dy, float* dx) override {
     size_t n = static_cast<size_t>(g.n) * g.c * g.h * g.w;
-    AvgPoolBwdKernel<<<Blocks(n), kThreads, 0, stream_>>>(g.n, g.c, g.h, g.w, g.k, g.stride,
-                                                          g.pad, g.OutH(), g.OutW(), dy, dx);
+    AvgPoolBwdKernel<<<Blocks(n), kThreads, 0, stream_>>>(g.n, g.c, g.h, g.w, g.k, g.stride, g.pad,
+                                                          g.OutH(), g.OutW(), dy, dx);
     SWEEP_CUDA(cudaGetLastError());
   }
 
@@ -575,8 +575,8 @@ class CudaBackend : public Backend {
   void SoftmaxCrossEntropy(const float* logits, const int32_t* labels, int n, int classes,
                            float* dlogits, double* loss_sum, int64_t* correct) override {
     EnsureRows(n);
-    SWEEP_CUDA(cudaMemcpyAsync(labels_, labels, n * sizeof(int32_t), cudaMemcpyHostToDevice,
-                               stream_));
+    SWEEP_CUDA(
+        cudaMemcpyAsync(labels_, labels, n * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
     SoftmaxXentKernel<<<(n + 127) / 128, 128, 0, stream_>>>(logits, labels_, n, classes, dlogits,
                                                             row_loss_, row_correct_);
     SWEEP_CUDA(cudaGetLastError());
@@ -584,8 +584,8 @@ class CudaBackend : public Backend {
     std::vector<int> right(n);
     SWEEP_CUDA(cudaMemcpyAsync(loss.data(), row_loss_, n * sizeof(double), cudaMemcpyDeviceToHost,
                                stream_));
-    SWEEP_CUDA(cudaMemcpyAsync(right.data(), row_correct_, n * sizeof(int),
-                               cudaMemcpyDeviceToHost, stream_));
+    SWEEP_CUDA(cudaMemcpyAsync(right.data(), row_correct_, n * sizeof(int), cudaMemcpyDeviceToHost,
+                               stream_));
     SWEEP_CUDA(cudaStreamSynchronize(stream_));
     double sum = 0;
     int64_t ok = 0;
@@ -641,8 +641,8 @@ class CudaBackend : public Backend {
     SWEEP_CUDNN(cudnnCreateConvolutionDescriptor(&p.conv));
     SWEEP_CUDNN(
         cudnnSetTensor4dDescriptor(p.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, g.n, g.c, g.h, g.w));
-    SWEEP_CUDNN(cudnnSetFilter4dDescriptor(p.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, g.oc, g.c,
-                                           g.k, g.k));
+    SWEEP_CUDNN(
+        cudnnSetFilter4dDescriptor(p.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, g.oc, g.c, g.k, g.k));
     SWEEP_CUDNN(cudnnSetConvolution2dDescriptor(p.conv, g.pad, g.pad, g.stride, g.stride, 1, 1,
                                                 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     SWEEP_CUDNN(cudnnSetConvolutionMathType(p.conv, CUDNN_DEFAULT_MATH));
@@ -720,11 +720,12 @@ int CudaDeviceCount() {
 Result<std::unique_ptr<Backend>> MakeCudaBackend(int device) {
   int count = CudaDeviceCount();
   if (count == 0)
-    return Status::Error("no CUDA device is visible (no GPU, no driver, or CUDA_VISIBLE_DEVICES "
-                         "hides them)");
+    return Status::Error(
+        "no CUDA device is visible (no GPU, no driver, or CUDA_VISIBLE_DEVICES "
+        "hides them)");
   if (device < 0 || device >= count)
-    return Status::Error("no CUDA device " + std::to_string(device) + " (" +
-                         std::to_string(count) + " visible)");
+    return Status::Error("no CUDA device " + std::to_string(device) + " (" + std::to_string(count) +
+                         " visible)");
   try {
     return std::unique_ptr<Backend>(std::make_unique<CudaBackend>(device));
   } catch (const CudaError& e) {

@@ -198,10 +198,10 @@ TEST_F(CudaTest, BatchNormTrainEvalAndBackward) {
   ExpectClose(*run_var, 1e-4, "bn running var (unbiased)");
   auto dy = Both(Random(total, 17));
   auto dx = Zeros(total), dg = Zeros(c), dbeta = Zeros(c);
-  cpu_->BatchNormBackward(false, n, c, hw, 1e-5f, x->c, gamma->c, mean->c, invstd->c, dy->c,
-                          dx->c, dg->c, dbeta->c);
-  gpu_->BatchNormBackward(false, n, c, hw, 1e-5f, x->g, gamma->g, mean->g, invstd->g, dy->g,
-                          dx->g, dg->g, dbeta->g);
+  cpu_->BatchNormBackward(false, n, c, hw, 1e-5f, x->c, gamma->c, mean->c, invstd->c, dy->c, dx->c,
+                          dg->c, dbeta->c);
+  gpu_->BatchNormBackward(false, n, c, hw, 1e-5f, x->g, gamma->g, mean->g, invstd->g, dy->g, dx->g,
+                          dg->g, dbeta->g);
   ExpectClose(*dx, 1e-4, "bn dx");
   ExpectClose(*dg, 1e-4, "bn dgamma");
   ExpectClose(*dbeta, 1e-5, "bn dbeta");
