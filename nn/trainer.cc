@@ -9,7 +9,7 @@
 #include <cstring>
 #include <thread>
 
-#include "nn/cuda/nccl.h"  // the interface only; the implementation needs CUDA
+#include "nn/dist/nccl.h"  // the interface only; the implementation needs CUDA
 
 namespace sweep::nn {
 

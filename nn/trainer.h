@@ -13,7 +13,7 @@
 
 namespace sweep::nn {
 
-class AllReduce;  // nn/cuda/nccl.h
+class AllReduce;  // nn/dist/nccl.h
 
 struct TrainConfig {
   std::string model = "mlp";  // mlp | cnn

@@ -10,7 +10,7 @@
 
 #include "common/rng.h"
 #include "nn/backend.h"
-#include "nn/cuda/nccl.h"
+#include "nn/dist/nccl.h"
 #include "nn/trainer.h"
 
 namespace sweep::nn {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "nn/cuda/cuda_stream.h"
-#include "nn/cuda/nccl.h"
+#include "nn/dist/nccl.h"
 
 namespace sweep::nn {
 

@@ -1,0 +1,122 @@
+// Carrying out an algorithm's decisions beyond continue/stop: pausing a
+// trial (Hyperband rungs, PBT generations), resuming or stopping paused
+// trials by directive, and creating PBT's exploit children from verified
+// copies of their parents' checkpoints.
+#include "tuner/tuner_internal.h"
+
+namespace sweep::tuner_internal {
+
+// The runner ended the segment the algorithm paused.
+void Tuner::Pause(Trial* t) {
+  DropUnreported(t);
+  Write(store_->Begin());
+  Write(store_->Pause(t->id, t->attempts, t->last_step, t->last_objective));
+  progress_dirty_.erase(t->id);
+  --running_;
+  t->status = "paused";
+  ++paused_;
+  t->lease = 0;
+  t->runner.clear();
+  t->pausing = false;
+  acks_.erase(t->id);
+  std::optional<Decision> pending = std::exchange(t->pending, std::nullopt);
+  if (pending == Decision::kStop) {
+    Finish(t, "stopped", t->last_objective, t->last_step, "{}", "");
+  } else if (pending == Decision::kContinue) {
+    Resume(t);
+  }
+}
+
+// A paused trial goes back to the queue. Its next segment is not another
+// attempt (nothing went wrong), so the count the dispatch adds is taken off.
+void Tuner::Resume(Trial* t) {
+  --paused_;
+  ++running_;  // Requeue counts a running trial down; this one was paused
+  Requeue(t, std::max(0, t->attempts - 1));
+}
+
+void Tuner::ApplyDirectives() {
+  for (const Directive& d : scheduler_->TakeDirectives()) {
+    if (d.spawn) {
+      Spawn(d);
+      continue;
+    }
+    auto id = by_number_.find(d.number);
+    if (id == by_number_.end()) continue;
+    Trial& t = trials_[id->second];
+    bool paused = t.status == "paused";
+    // It applies to a trial paused (or pausing) at that step, nothing else:
+    // a replay after a restart repeats decisions already carried out.
+    if (t.last_step != d.step || (!paused && !(t.status == "running" && t.pausing))) continue;
+    Write(store_->Begin());
+    Write(
+        store_->AddDecision(t.id, t.last_step, DecisionName(d.decision), d.reason, WallSeconds()));
+    if (!paused) {
+      t.pending = d.decision;
+    } else if (d.decision == Decision::kStop) {
+      Finish(&t, "stopped", t.last_objective, t.last_step, "{}", "");
+    } else {
+      Resume(&t);
+    }
+  }
+}
+
+// PBT's exploit: a new trial that starts from its parent's committed
+// checkpoint, copied under its own name and verified by checksum.
+void Tuner::Spawn(const Directive& d) {
+  if (by_number_.count(d.number)) return;  // created before a restart
+  const TrialSpec& spec = *d.spawn;
+  auto pid = by_number_.find(spec.parent);
+  Trial* parent = pid == by_number_.end() ? nullptr : &trials_[pid->second];
+  Write(store_->Begin());
+  auto id =
+      store_->InsertTrial(study_id_, spec.number, spec.params, ParamsToJson(spec.params.params()),
+                          WallSeconds(), parent ? parent->id : 0, spec.parent_step);
+  if (!id.ok()) {
+    Write(id.status());
+    return;
+  }
+  Trial t;
+  t.id = *id;
+  t.number = spec.number;
+  t.params = spec.params;
+  t.status = "queued";
+  t.parent_id = parent ? parent->id : 0;
+  by_number_[t.number] = t.id;
+  Trial& child = trials_.emplace(t.id, std::move(t)).first->second;
+  Write(store_->AddDecision(child.id, spec.parent_step, "exploit", d.reason, WallSeconds()));
+  std::string problem;
+  Result<std::string> data = Status::Error("no checkpoint");
+  if (!parent || parent->checkpoint_step != spec.parent_step || parent->checkpoint_path.empty()) {
+    problem = "trial #" + std::to_string(spec.parent) + " has no committed checkpoint at step " +
+              std::to_string(spec.parent_step);
+  } else if (!(data = ReadCheckpointFile(parent->checkpoint_path)).ok()) {
+    problem = data.status().message();
+  } else if (Checksum(*data) != parent->checkpoint_checksum) {
+    problem =
+        "checkpoint " + parent->checkpoint_path + " does not match the checksum committed for it";
+  }
+  if (problem.empty()) {
+    auto path = WriteCheckpointFile(checkpoint_dir_, child.id, spec.parent_step, *data);
+    if (!path.ok()) {
+      problem = path.status().message();
+    } else {
+      Write(store_->RecordCheckpoint(child.id, spec.parent_step, *path,
+                                     static_cast<int64_t>(data->size()),
+                                     parent->checkpoint_checksum, WallSeconds()));
+      child.checkpoint_path = *path;
+      child.checkpoint_step = spec.parent_step;
+      child.checkpoint_checksum = parent->checkpoint_checksum;
+      child.last_step = spec.parent_step;
+    }
+  }
+  if (!problem.empty()) {
+    LOG_WARN << "trial " << child.id << " cannot start from its parent: " << problem;
+    Finish(&child, "failed", std::nullopt, spec.parent_step, "{}",
+           "cannot copy the parent's checkpoint: " + problem);
+    return;
+  }
+  queue_.push_back(child.id);
+}
+
+}  // namespace sweep::tuner_internal
