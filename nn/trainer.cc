@@ -3,7 +3,9 @@
 
 #include <zlib.h>
 
+#include <atomic>
 #include <barrier>
+#include <functional>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -64,6 +66,60 @@ bool Get(const std::string& in, size_t* pos, T* v) {
 
 }  // namespace
 
+// Runs f(0) on the calling thread and f(1..n-1) on persistent workers, and
+// returns when all are done. Workers spin briefly for the next job (steps
+// come every millisecond or so), then sleep on a futex (std::atomic::wait),
+// so an idle trainer costs nothing.
+class StepPool {
+ public:
+  explicit StepPool(int n) : n_(n) {
+    for (int r = 1; r < n; ++r) threads_.emplace_back([this, r] { Loop(r); });
+  }
+  ~StepPool() {
+    stop_ = true;
+    gen_.fetch_add(1);
+    gen_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  void Run(const std::function<void(int)>& f) {
+    job_ = &f;
+    done_.store(0);
+    gen_.fetch_add(1, std::memory_order_release);
+    gen_.notify_all();
+    f(0);
+    Await(done_, n_ - 1);
+  }
+
+ private:
+  static void Await(std::atomic<int>& v, int want) {
+    for (int spin = 0; spin < 20000; ++spin)
+      if (v.load(std::memory_order_acquire) == want) return;
+    for (int got = v.load(); got != want; got = v.load()) v.wait(got);
+  }
+  void Loop(int r) {
+    uint64_t seen = 0;
+    while (true) {
+      uint64_t g = gen_.load(std::memory_order_acquire);
+      for (int spin = 0; g == seen && spin < 20000; ++spin) g = gen_.load(std::memory_order_acquire);
+      while (g == seen) {
+        gen_.wait(seen);
+        g = gen_.load(std::memory_order_acquire);
+      }
+      seen = g;
+      if (stop_) return;
+      (*job_)(r);
+      done_.fetch_add(1, std::memory_order_release);
+      done_.notify_one();
+    }
+  }
+  int n_;
+  std::vector<std::thread> threads_;
+  std::atomic<uint64_t> gen_{0};
+  std::atomic<int> done_{0};
+  std::atomic<bool> stop_{false};
+  const std::function<void(int)>* job_ = nullptr;
+};
+
 Trainer::Trainer(const TrainConfig& config, Backend* backend, const Splits* data,
                  std::vector<Backend*> gpu_peers)
     : c_(config), backend_(backend), data_(data), gpu_peers_(std::move(gpu_peers)) {
@@ -94,6 +150,7 @@ Trainer::Trainer(const TrainConfig& config, Backend* backend, const Splits* data
     replicas_.push_back(Build(c_, backends_.back().get(), data_->train, model_.get()));
   }
   replica_batches_.resize(replicas_.size() + 1);
+  if (!replicas_.empty()) pool_ = std::make_unique<StepPool>(static_cast<int>(replicas_.size()) + 1);
 }
 
 EpochResult Trainer::RunEpoch() {
@@ -107,6 +164,14 @@ EpochResult Trainer::RunEpoch() {
   labels_.resize(bs);
   double loss_sum = 0;
   for (int s = 0; s < steps; ++s) {
+    if (pool_) {
+      uint64_t step_seed = HashKey({c_.seed, static_cast<uint64_t>(optimizer_->steps()), 0xD0ULL});
+      double progress = epoch_ + static_cast<double>(s) / steps;
+      loss_sum +=
+          ParallelStep(order, static_cast<size_t>(s) * bs, bs, step_seed,
+                       LearningRate(c_.lr_schedule, c_.lr, progress, c_.epochs, c_.warmup_epochs));
+      continue;
+    }
     // On the CPU with one model, the batch is built in place (no copy).
     bool direct = replicas_.empty() && backend_->device() == Device::kCpu;
     if (direct) batch_.Resize(backend_, {bs, train.c, train.h, train.w});
@@ -132,6 +197,57 @@ EpochResult Trainer::RunEpoch() {
 }
 
 Trainer::~Trainer() = default;
+
+double Trainer::ParallelStep(const std::vector<int32_t>& order, size_t first, int bs,
+                             uint64_t step_seed, float lr) {
+  const ImageSet& train = data_->train;
+  const int parts = static_cast<int>(replicas_.size()) + 1;
+  std::barrier sync(parts);
+  optimizer_->Begin();
+  std::vector<double> losses(parts);
+  std::vector<float> shares(parts);
+  for (int r = 0; r < parts; ++r)
+    shares[r] = static_cast<float>(bs * (r + 1) / parts - bs * r / parts) / static_cast<float>(bs);
+  std::function<void(int)> run = [&](int r) {
+    Model& m = r == 0 ? *model_ : *replicas_[r - 1];
+    m.backend()->BindThread();
+    int begin = bs * r / parts, end = bs * (r + 1) / parts, n = end - begin;
+    Tensor& x = replica_batches_[r];
+    x.Resize(m.backend(), {n, train.c, train.h, train.w});
+    MakeBatch(train, order, first + begin, n, data_->mean, data_->stddev, c_.augment, c_.seed,
+              epoch_, x.data(), labels_.data() + begin);
+    m.Forward(x, true, HashKey({step_seed, static_cast<uint64_t>(r)}));
+    losses[r] = m.Loss(labels_.data() + begin, true, nullptr);
+    sync.arrive_and_wait();
+    // Each replica's gradient is of its own mean loss: weight it by its
+    // share, summing one slice per thread in a fixed order.
+    size_t np = model_->param_count();
+    size_t lo = np * r / parts, hi = np * (r + 1) / parts;
+    float* g0 = model_->grads();
+    for (size_t i = lo; i < hi; ++i) g0[i] *= shares[0];
+    for (int o = 1; o < parts; ++o) {
+      const float* go = replicas_[o - 1]->grads();
+      const float so = shares[o];
+      for (size_t i = lo; i < hi; ++i) g0[i] += so * go[i];
+    }
+    optimizer_->Update(lr, lo, hi);
+  };
+  pool_->Run(run);
+  // Batch-norm statistics are averaged over the replicas, in a fixed order.
+  float* s0 = model_->state();
+  const float inv = 1.f / static_cast<float>(parts);
+  for (size_t i = 0; i < model_->state_count(); ++i) s0[i] *= inv;
+  double loss = losses[0];
+  for (int r = 1; r < parts; ++r) {
+    const float* st = replicas_[r - 1]->state();
+    for (size_t i = 0; i < model_->state_count(); ++i) s0[i] += inv * st[i];
+    loss += losses[r];
+  }
+  for (int r = 1; r < parts; ++r) {
+    std::copy(s0, s0 + model_->state_count(), replicas_[r - 1]->state());
+  }
+  return loss;
+}
 
 double Trainer::GpuStep(const std::vector<float>& host, int bs, uint64_t step_seed, float lr) {
 #ifdef SWEEP_HAVE_CUDA

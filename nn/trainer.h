@@ -14,6 +14,7 @@
 namespace sweep::nn {
 
 class AllReduce;  // nn/dist/nccl.h
+class StepPool;
 
 struct TrainConfig {
   std::string model = "mlp";  // mlp | cnn
@@ -82,8 +83,10 @@ class Trainer {
   int epoch_ = 0;
   Tensor batch_;
   std::vector<int32_t> labels_;
-  // Data parallelism: replica r >= 1 runs on backends_[r - 1].
+  // Data parallelism: replica r >= 1 runs on backends_[r - 1], driven by a
+  // persistent worker thread (pool_).
   std::vector<std::unique_ptr<Backend>> backends_;
+  std::unique_ptr<StepPool> pool_;
   std::vector<std::unique_ptr<Model>> replicas_;
   std::vector<Tensor> replica_batches_;
   // Across GPUs: replica r >= 1 on gpu_peers_[r - 1], with its own optimizer.
@@ -95,6 +98,11 @@ class Trainer {
   // Forward, backward and the optimizer update for one batch; returns the
   // summed loss.
   double Step(const std::vector<float>& host, int bs, uint64_t step_seed, float lr);
+  // The same across CPU replicas: each thread builds its share of batch
+  // `first..first+bs` of `order` in place, runs its replica, then sums one
+  // slice of the gradients in a fixed order and updates that slice.
+  double ParallelStep(const std::vector<int32_t>& order, size_t first, int bs, uint64_t step_seed,
+                      float lr);
 };
 
 }  // namespace sweep::nn
