@@ -5,10 +5,10 @@
 
 #include <atomic>
 #include <barrier>
-#include <functional>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <thread>
 
 #include "nn/dist/nccl.h"  // the interface only; the implementation needs CUDA
@@ -100,7 +100,8 @@ class StepPool {
     uint64_t seen = 0;
     while (true) {
       uint64_t g = gen_.load(std::memory_order_acquire);
-      for (int spin = 0; g == seen && spin < 20000; ++spin) g = gen_.load(std::memory_order_acquire);
+      for (int spin = 0; g == seen && spin < 20000; ++spin)
+        g = gen_.load(std::memory_order_acquire);
       while (g == seen) {
         gen_.wait(seen);
         g = gen_.load(std::memory_order_acquire);
@@ -150,7 +151,8 @@ Trainer::Trainer(const TrainConfig& config, Backend* backend, const Splits* data
     replicas_.push_back(Build(c_, backends_.back().get(), data_->train, model_.get()));
   }
   replica_batches_.resize(replicas_.size() + 1);
-  if (!replicas_.empty()) pool_ = std::make_unique<StepPool>(static_cast<int>(replicas_.size()) + 1);
+  if (!replicas_.empty())
+    pool_ = std::make_unique<StepPool>(static_cast<int>(replicas_.size()) + 1);
 }
 
 EpochResult Trainer::RunEpoch() {
@@ -285,67 +287,18 @@ double Trainer::GpuStep(const std::vector<float>& host, int bs, uint64_t step_se
 #endif
 }
 
+// One model (several CPU replicas go through ParallelStep, several GPUs
+// through GpuStep).
 double Trainer::Step(const std::vector<float>& host, int bs, uint64_t step_seed, float lr) {
   if (all_reduce_) return GpuStep(host, bs, step_seed, lr);
   const ImageSet& train = data_->train;
-  const size_t px = static_cast<size_t>(train.c) * train.h * train.w;
-  const int parts = static_cast<int>(replicas_.size()) + 1;
-  if (parts == 1) {
-    if (backend_->device() != Device::kCpu) {  // else RunEpoch built it in place
-      batch_.Resize(backend_, {bs, train.c, train.h, train.w});
-      batch_.FromHost(host);
-    }
-    model_->Forward(batch_, true, step_seed);
-    double loss = model_->Loss(labels_.data(), true, nullptr);
-    optimizer_->Step(lr);
-    return loss;
+  if (backend_->device() != Device::kCpu) {  // else RunEpoch built it in place
+    batch_.Resize(backend_, {bs, train.c, train.h, train.w});
+    batch_.FromHost(host);
   }
-  // Each thread runs its replica on its share of the batch, then (after a
-  // barrier) sums one slice of the gradients over all replicas in a fixed
-  // order and updates that slice of the parameters.
-  std::barrier sync(parts);
-  optimizer_->Begin();
-  std::vector<double> losses(parts);
-  auto run = [&](int r) {
-    Model& m = r == 0 ? *model_ : *replicas_[r - 1];
-    m.backend()->BindThread();
-    int begin = bs * r / parts, end = bs * (r + 1) / parts, n = end - begin;
-    Tensor& x = replica_batches_[r];
-    x.Resize(m.backend(), {n, train.c, train.h, train.w});
-    m.backend()->FromHost(host.data() + begin * px, x.data(), n * px);
-    m.Forward(x, true, HashKey({step_seed, static_cast<uint64_t>(r)}));
-    losses[r] = m.Loss(labels_.data() + begin, true, nullptr);
-    // Each replica's gradient is of its own mean loss: weight it by its share.
-    float share = static_cast<float>(n) / static_cast<float>(bs);
-    float* g = m.grads();
-    for (size_t i = 0; i < m.param_count(); ++i) g[i] *= share;
-    sync.arrive_and_wait();
-    size_t np = model_->param_count();
-    size_t lo = np * r / parts, hi = np * (r + 1) / parts;
-    float* g0 = model_->grads();
-    for (int o = 1; o < parts; ++o) {
-      const float* go = replicas_[o - 1]->grads();
-      for (size_t i = lo; i < hi; ++i) g0[i] += go[i];
-    }
-    optimizer_->Update(lr, lo, hi);
-  };
-  std::vector<std::thread> threads;
-  for (int r = 1; r < parts; ++r) threads.emplace_back(run, r);
-  run(0);
-  for (auto& t : threads) t.join();
-  // Batch-norm statistics are averaged over the replicas, in a fixed order.
-  float* s0 = model_->state();
-  const float inv = 1.f / static_cast<float>(parts);
-  for (size_t i = 0; i < model_->state_count(); ++i) s0[i] *= inv;
-  double loss = losses[0];
-  for (int r = 1; r < parts; ++r) {
-    const float* s = replicas_[r - 1]->state();
-    for (size_t i = 0; i < model_->state_count(); ++i) s0[i] += inv * s[i];
-    loss += losses[r];
-  }
-  for (int r = 1; r < parts; ++r) {
-    std::copy(s0, s0 + model_->state_count(), replicas_[r - 1]->state());
-  }
+  model_->Forward(batch_, true, step_seed);
+  double loss = model_->Loss(labels_.data(), true, nullptr);
+  optimizer_->Step(lr);
   return loss;
 }
 
