@@ -55,7 +55,7 @@ TASKS = {
         "  batch_size: {type: categorical, values: [32, 64, 128, 256, 512]}\n"
         "  hidden_units: {type: int, min: 16, max: 512, log: true}\n"
         "  dropout: {type: float, min: 0.0, max: 0.5}\n",
-        "random_trials": 38,
+        "random_trials": 39,
         "pbt": "population: 8, perturbation_interval: 1",
         "runners": 2,
     },
