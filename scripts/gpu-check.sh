@@ -27,6 +27,7 @@ else
 fi
 TESTBIN="$BIN/cuda_backend_test"; [ -x "$TESTBIN" ] || TESTBIN=build/tests/cuda_backend_test
 BENCH="$BIN/train_bench"; [ -x "$BENCH" ] || BENCH=build/bench/train_bench
+MOD="$BIN/libsweep_nn_cuda.so"; [ -f "$MOD" ] || MOD=build/nn/libsweep_nn_cuda.so
 # CUDA libraries of this machine: the toolkit, then PyTorch's nvidia-* wheels.
 PY=$(command -v python3 || true)
 TORCH_LIBS=""
@@ -48,7 +49,7 @@ say ""
 say '```'
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee -a "$S"
 say '```'
-missing=$(ldd "$BIN/sweep" "$TESTBIN" "$BENCH" 2>&1 | grep "not found" | sort -u)
+missing=$(ldd "$BIN/sweep" "$TESTBIN" "$BENCH" "$MOD" 2>&1 | grep "not found" | sort -u)
 if [ -n "$missing" ]; then
   say "FAIL: shared libraries not found:"
   say "$missing"

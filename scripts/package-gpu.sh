@@ -13,9 +13,12 @@ done
 rm -rf gpu-bundle
 mkdir -p gpu-bundle/bin gpu-bundle/lib
 cp build/cli/sweep build/tests/cuda_backend_test build/bench/train_bench gpu-bundle/bin/
+# The CUDA backend is a module the binaries dlopen; it goes beside them.
+cp build/nn/libsweep_nn_cuda.so gpu-bundle/bin/
 strip --strip-debug gpu-bundle/bin/* 2>/dev/null || true
 skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libcuda\.|libcudart|libcublas|libcudnn|libnccl|libnvrtc|libnvJitLink)'
 for f in gpu-bundle/bin/*; do
+  # (ldd lists the module's CUDA libraries as "not found" here only if they are missing.)
   ldd "$f" | awk '/=> \// {print $1, $3}' | while read -r name path; do
     [[ "$name" =~ $skip ]] && continue
     cp -L -n "$path" gpu-bundle/lib/ 2>/dev/null || true

@@ -362,8 +362,11 @@ int Tuner::Run() {
     if (n > 0) {
       local_ = std::make_unique<LocalRunners>(o_.exe, LocalConnectEndpoint(endpoint_), n,
                                               o_.heartbeat_ms);
-      for (size_t i = 0; i < gpu_args.size(); ++i)
-        local_->SetArgs(static_cast<int>(i), gpu_args[i]);
+      // Without --gpus, local runners train on the CPU (one per core).
+      for (int i = 0; i < n; ++i) {
+        local_->SetArgs(i, gpu_args.empty() ? std::vector<std::string>{"--backend", "cpu"}
+                                            : gpu_args[static_cast<size_t>(i)]);
+      }
       local_->StartAll();
     } else {
       LOG_INFO << "no local runners; waiting for runners to connect";

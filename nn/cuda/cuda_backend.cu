@@ -16,6 +16,7 @@
 #include <cudnn.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -426,7 +427,9 @@ int CudaDeviceOf(Backend* b) {
   return c ? c->device_index() : -1;
 }
 
-int CudaDeviceCount() {
+namespace {
+
+int DeviceCount() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
     cudaGetLastError();
@@ -435,21 +438,39 @@ int CudaDeviceCount() {
   return n;
 }
 
-Result<std::unique_ptr<Backend>> MakeCudaBackend(int device) {
-  int count = CudaDeviceCount();
-  if (count == 0)
-    return Status::Error(
-        "no CUDA device is visible (no GPU, no driver, or CUDA_VISIBLE_DEVICES "
-        "hides them)");
-  if (device < 0 || device >= count)
-    return Status::Error("no CUDA device " + std::to_string(device) + " (" + std::to_string(count) +
-                         " visible)");
+void CopyError(const std::string& what, char* err, size_t len) {
+  if (len == 0) return;
+  std::snprintf(err, len, "%s", what.c_str());
+}
+
+}  // namespace
+
+}  // namespace sweep::nn
+
+// The module's entry points, loaded with dlopen by nn/cuda_select.cc: a
+// process that never trains on a GPU never loads CUDA.
+extern "C" int sweep_cuda_device_count() { return sweep::nn::DeviceCount(); }
+
+extern "C" sweep::nn::Backend* sweep_cuda_make_backend(int device, char* err, size_t len) {
+  using namespace sweep::nn;
+  int count = DeviceCount();
+  if (count == 0) {
+    CopyError("no CUDA device is visible (no GPU, no driver, or CUDA_VISIBLE_DEVICES hides them)",
+              err, len);
+    return nullptr;
+  }
+  if (device < 0 || device >= count) {
+    CopyError(
+        "no CUDA device " + std::to_string(device) + " (" + std::to_string(count) + " visible)",
+        err, len);
+    return nullptr;
+  }
   try {
-    return std::unique_ptr<Backend>(std::make_unique<CudaBackend>(device));
-  } catch (const CudaError& e) {
-    return Status::Error(std::string("cannot use cuda:") + std::to_string(device) + ": " +
-                         e.what());
+    return new CudaBackend(device);
+  } catch (const std::exception& e) {
+    CopyError("cannot use cuda:" + std::to_string(device) + ": " + e.what(), err, len);
+    return nullptr;
   }
 }
 
-}  // namespace sweep::nn
+namespace sweep::nn {}  // namespace sweep::nn

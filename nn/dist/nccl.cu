@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <cstdio>
 #include <string>
 
 #include "nn/cuda/cuda_stream.h"
@@ -47,17 +48,29 @@ class NcclAllReduce : public AllReduce {
 
 }  // namespace
 
-Result<std::unique_ptr<AllReduce>> AllReduce::Create(const std::vector<Backend*>& ranks) {
+}  // namespace sweep::nn
+
+// Entry point of the CUDA module (see nn/cuda_select.cc).
+extern "C" sweep::nn::AllReduce* sweep_cuda_make_allreduce(sweep::nn::Backend* const* ranks, int n,
+                                                           char* err, size_t len) {
+  using namespace sweep::nn;
   std::vector<int> devices;
-  for (Backend* b : ranks) {
+  std::vector<Backend*> list(ranks, ranks + n);
+  for (Backend* b : list) {
     int d = CudaDeviceOf(b);
-    if (d < 0) return Status::Error("AllReduce needs CUDA backends");
+    if (d < 0) {
+      std::snprintf(err, len, "AllReduce needs CUDA backends");
+      return nullptr;
+    }
     devices.push_back(d);
   }
   std::vector<ncclComm_t> comms(devices.size());
   ncclResult_t r = ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), devices.data());
-  if (r != ncclSuccess) return Status::Error(NcclMessage(r));
-  return std::unique_ptr<AllReduce>(std::make_unique<NcclAllReduce>(std::move(comms), ranks));
+  if (r != ncclSuccess) {
+    std::snprintf(err, len, "%s", NcclMessage(r).c_str());
+    return nullptr;
+  }
+  return new NcclAllReduce(std::move(comms), std::move(list));
 }
 
-}  // namespace sweep::nn
+namespace sweep::nn {}  // namespace sweep::nn
