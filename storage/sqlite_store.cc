@@ -192,7 +192,9 @@ Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
   ASSIGN_OR_RETURN(Stmt q,
                    Stmt::Prepare(db_,
                                  "SELECT t.id, t.number, t.status, t.attempts, t.params_pb, "
-                                 "t.value, t.step, c.path, c.step, c.checksum, t.parent_id "
+                                 "t.value, t.step, c.path, c.step, c.checksum, t.parent_id, "
+                                 "(SELECT max(d.step) FROM decisions d WHERE d.trial_id = t.id "
+                                 "AND d.decision IN ('continue', 'stop')) "
                                  "FROM trials t LEFT JOIN checkpoints c ON c.trial_id = t.id "
                                  "WHERE t.study_id=?1 ORDER BY t.number"));
   q.Bind(1, study_id);
@@ -216,6 +218,7 @@ Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
     t.checkpoint_checksum = q.IsNull(9) ? 0 : static_cast<uint32_t>(q.Int(9));
     t.last_objective = t.value;
     t.parent_id = q.IsNull(10) ? 0 : q.Int(10);
+    t.decided_step = q.IsNull(11) ? -1 : q.Int(11);
     out.push_back(std::move(t));
   }
   return out;

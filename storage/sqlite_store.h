@@ -33,6 +33,7 @@ struct TrialRecord {
   uint32_t checkpoint_checksum = 0;
   std::optional<double> last_objective;  // latest objective (progress, or the final value)
   int64_t parent_id = 0;                 // PBT: the trial it was copied from
+  int64_t decided_step = -1;             // latest step with a recorded continue/stop decision
 };
 
 class Store {

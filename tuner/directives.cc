@@ -35,6 +35,16 @@ void Tuner::Resume(Trial* t) {
   Requeue(t, std::max(0, t->attempts - 1));
 }
 
+void Tuner::RecordDecision(Trial* t, int64_t step, Decision d, const std::string& reason) {
+  if (reason.empty()) return;
+  if (d != Decision::kPause) {
+    if (t->decided_step == step) return;
+    t->decided_step = step;
+  }
+  Write(store_->Begin());
+  Write(store_->AddDecision(t->id, step, DecisionName(d), reason, WallSeconds()));
+}
+
 void Tuner::ApplyDirectives() {
   for (const Directive& d : scheduler_->TakeDirectives()) {
     if (d.spawn) {
@@ -48,9 +58,7 @@ void Tuner::ApplyDirectives() {
     // It applies to a trial paused (or pausing) at that step, nothing else:
     // a replay after a restart repeats decisions already carried out.
     if (t.last_step != d.step || (!paused && !(t.status == "running" && t.pausing))) continue;
-    Write(store_->Begin());
-    Write(
-        store_->AddDecision(t.id, t.last_step, DecisionName(d.decision), d.reason, WallSeconds()));
+    RecordDecision(&t, t.last_step, d.decision, d.reason);
     if (!paused) {
       t.pending = d.decision;
     } else if (d.decision == Decision::kStop) {

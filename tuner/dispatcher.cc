@@ -143,10 +143,7 @@ void Tuner::HandleReport(const std::string& identity, const pb::Report& report) 
   if (objective) t->last_objective = objective;
   progress_dirty_.insert(t->id);
   Action action = objective ? scheduler_->OnReport(t->number, report.step(), *objective) : Action{};
-  if (!action.reason.empty()) {
-    Write(store_->AddDecision(t->id, report.step(), DecisionName(action.decision), action.reason,
-                              WallSeconds()));
-  }
+  RecordDecision(t, report.step(), action.decision, action.reason);
   if (action.decision != Decision::kContinue)
     LOG_DEBUG << "trial " << t->id << ": " << action.reason;
   if (action.decision == Decision::kPause) t->pausing = true;
@@ -371,9 +368,13 @@ void Tuner::Dispatch() {
       Trial& t = trials_[tid];
       // Re-run from a checkpoint at a decision step: it will not report that
       // step again, so the decision taken there applies now.
-      if (auto d = t.checkpoint_path.empty() ? std::nullopt
-                                             : scheduler_->DecisionAt(t.number, t.checkpoint_step);
-          d && d->decision != Decision::kContinue) {
+      auto d = t.checkpoint_path.empty() ? std::nullopt
+                                         : scheduler_->DecisionAt(t.number, t.checkpoint_step);
+      // (Its pause was recorded when it reported; a promotion or stop that
+      // found it queued, after its runner was lost, is recorded now.)
+      if (d && d->decision != Decision::kPause)
+        RecordDecision(&t, t.checkpoint_step, d->decision, d->reason);
+      if (d && d->decision != Decision::kContinue) {
         t.last_step = t.checkpoint_step;
         if (d->decision == Decision::kStop) {
           Finish(&t, "stopped", t.last_objective, t.last_step, "{}", "");

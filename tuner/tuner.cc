@@ -90,6 +90,7 @@ Status Tuner::Setup() {
     t.checkpoint_step = r.checkpoint_step;
     t.checkpoint_checksum = r.checkpoint_checksum;
     t.parent_id = r.parent_id;
+    t.decided_step = r.decided_step;
     t.last_step = r.step;
     t.last_objective = r.last_objective;
     by_number_[t.number] = t.id;

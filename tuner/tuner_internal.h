@@ -52,7 +52,8 @@ struct Trial {
   std::string checkpoint_path;  // latest committed checkpoint
   int64_t checkpoint_step = 0;
   uint32_t checkpoint_checksum = 0;
-  int64_t parent_id = 0;  // PBT: the trial whose checkpoint it started from
+  int64_t parent_id = 0;      // PBT: the trial whose checkpoint it started from
+  int64_t decided_step = -1;  // latest step whose continue/stop decision is recorded
   // The algorithm paused it; its runner is ending the segment. A directive
   // that arrives meanwhile is applied once the runner confirms.
   bool pausing = false;
@@ -122,6 +123,9 @@ class Tuner {
   void ApplyDirectives();
   void Spawn(const Directive& d);
   void Pause(Trial* t);
+  // Records a continue/stop decision with its reason, once per trial and step
+  // (a re-run from a checkpoint may meet the same decision again).
+  void RecordDecision(Trial* t, int64_t step, Decision d, const std::string& reason);
   // Drops a checkpoint file whose report never came.
   void DropUnreported(Trial* t);
   // Records t's unreported checkpoint if it belongs to `step`.
