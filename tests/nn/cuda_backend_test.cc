@@ -11,6 +11,7 @@
 #include "common/rng.h"
 #include "nn/backend.h"
 #include "nn/dist/nccl.h"
+#include "nn/toy_data.h"
 #include "nn/trainer.h"
 
 namespace sweep::nn {
@@ -257,35 +258,6 @@ TEST_F(CudaTest, OptimizerSteps) {
   }
 }
 
-// A learnable toy set: the class is which quadrant holds the bright blob.
-Splits Toy() {
-  auto make = [](int n, uint64_t seed) {
-    ImageSet set;
-    set.n = n;
-    set.h = set.w = 8;
-    set.pixels.resize(static_cast<size_t>(n) * 64);
-    set.labels.resize(n);
-    Rng rng(seed);
-    for (int i = 0; i < n; ++i) {
-      int label = static_cast<int>(rng.Next() % 4);
-      set.labels[i] = label;
-      for (int p = 0; p < 64; ++p) {
-        bool in = ((p / 8) / 4) * 2 + (p % 8) / 4 == label;
-        set.pixels[static_cast<size_t>(i) * 64 + p] =
-            static_cast<uint8_t>(std::clamp((in ? 160 : 40) + 40 * rng.Normal(), 0.0, 255.0));
-      }
-    }
-    return set;
-  };
-  Splits s;
-  s.train = make(512, 1);
-  s.validation = make(200, 2);
-  s.test = make(200, 3);
-  s.mean = 0.3f;
-  s.stddev = 0.3f;
-  return s;
-}
-
 TrainConfig ToyConfig(const std::string& model) {
   TrainConfig c;
   c.model = model;
@@ -302,7 +274,7 @@ TrainConfig ToyConfig(const std::string& model) {
 }
 
 TEST_F(CudaTest, TrainingOnTheGpuLowersTheLoss) {
-  Splits data = Toy();
+  Splits data = ToyData(512);
   for (const char* model : {"mlp", "cnn"}) {
     Trainer t(ToyConfig(model), gpu_.get(), &data);
     double first = t.RunEpoch().train_loss;
@@ -314,7 +286,7 @@ TEST_F(CudaTest, TrainingOnTheGpuLowersTheLoss) {
 }
 
 TEST_F(CudaTest, CheckpointsMoveBetweenBackends) {
-  Splits data = Toy();
+  Splits data = ToyData(512);
   for (const char* model : {"mlp", "cnn"}) {
     TrainConfig c = ToyConfig(model);
     Trainer cpu_trainer(c, cpu_.get(), &data);
@@ -372,7 +344,7 @@ TEST_F(CudaTest, NcclAllReduceAveragesAcrossRanks) {
 
 TEST_F(CudaTest, DataParallelAcrossGpusMatchesOneGpu) {
   if (CudaDeviceCount() < 2) GTEST_SKIP() << "needs 2 GPUs; " << CudaDeviceCount() << " visible";
-  Splits data = Toy();
+  Splits data = ToyData(512);
   TrainConfig c = ToyConfig("mlp");
   c.batch_norm = false;  // per-replica statistics differ from whole-batch ones by design
   Trainer one(c, gpu_.get(), &data);

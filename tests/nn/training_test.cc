@@ -6,42 +6,11 @@
 #include <cstring>
 
 #include "common/rng.h"
+#include "nn/toy_data.h"
 #include "nn/trainer.h"
 
 namespace sweep::nn {
 namespace {
-
-// A learnable toy set: the class is which quadrant holds the bright blob.
-Splits ToyData(int n_train) {
-  Splits s;
-  auto make = [](int n, uint64_t seed) {
-    ImageSet set;
-    set.n = n;
-    set.h = set.w = 8;
-    set.pixels.resize(static_cast<size_t>(n) * 64);
-    set.labels.resize(n);
-    Rng rng(seed);
-    for (int i = 0; i < n; ++i) {
-      int label = static_cast<int>(rng.Next() % 4);
-      set.labels[i] = label;
-      for (int y = 0; y < 8; ++y) {
-        for (int x = 0; x < 8; ++x) {
-          bool in = (y / 4) * 2 + (x / 4) == label;
-          double v = (in ? 160 : 40) + 40 * rng.Normal();
-          set.pixels[static_cast<size_t>(i) * 64 + y * 8 + x] =
-              static_cast<uint8_t>(std::clamp(v, 0.0, 255.0));
-        }
-      }
-    }
-    return set;
-  };
-  s.train = make(n_train, 1);
-  s.validation = make(200, 2);
-  s.test = make(200, 3);
-  s.mean = 0.3f;
-  s.stddev = 0.3f;
-  return s;
-}
 
 TrainConfig Config(const std::string& model) {
   TrainConfig c;
