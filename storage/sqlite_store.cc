@@ -342,24 +342,6 @@ Status Store::AddDecision(int64_t trial_id, int64_t step, const std::string& dec
   return decision_.Run();
 }
 
-Result<std::vector<Store::ObjectiveReport>> Store::LoadReports(int64_t study_id,
-                                                               const std::string& metric) {
-  ASSIGN_OR_RETURN(
-      Stmt q,
-      Stmt::Prepare(
-          db_,
-          "SELECT t.number, r.step, r.value FROM reports r JOIN trials t ON t.id = r.trial_id "
-          "WHERE t.study_id=?1 AND r.metric=?2 ORDER BY r.at, r.trial_id, r.attempt, r.step"));
-  q.Bind(1, study_id).Bind(2, metric);
-  std::vector<ObjectiveReport> out;
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, q.Step());
-    if (!row) break;
-    out.push_back({q.Int(0), q.Int(1), q.IsNull(2) ? std::nan("") : q.Double(2)});
-  }
-  return out;
-}
-
 Result<std::vector<Store::HistoryEvent>> Store::LoadHistory(int64_t study_id,
                                                             const std::string& metric) {
   ASSIGN_OR_RETURN(

@@ -76,12 +76,6 @@ class Store {
                           uint32_t checksum, double now);
   Status AddDecision(int64_t trial_id, int64_t step, const std::string& decision,
                      const std::string& reason, double now);
-  struct ObjectiveReport {
-    int64_t number, step;
-    double value;
-  };
-  // Every report of `metric` in the study, in the order they were committed.
-  Result<std::vector<ObjectiveReport>> LoadReports(int64_t study_id, const std::string& metric);
   // What an algorithm saw, in commit order: reports of `metric`, committed
   // checkpoints and trial ends, for rebuilding its state after a restart.
   struct HistoryEvent {

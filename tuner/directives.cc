@@ -29,11 +29,7 @@ void Tuner::Pause(Trial* t) {
 
 // A paused trial goes back to the queue. Its next segment is not another
 // attempt (nothing went wrong), so the count the dispatch adds is taken off.
-void Tuner::Resume(Trial* t) {
-  --paused_;
-  ++running_;  // Requeue counts a running trial down; this one was paused
-  Requeue(t, std::max(0, t->attempts - 1));
-}
+void Tuner::Resume(Trial* t) { Requeue(t, std::max(0, t->attempts - 1)); }
 
 void Tuner::RecordDecision(Trial* t, int64_t step, Decision d, const std::string& reason) {
   if (reason.empty()) return;

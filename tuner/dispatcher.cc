@@ -290,7 +290,8 @@ void Tuner::Requeue(Trial* t, int attempts) {
   Write(store_->Begin());
   Write(store_->Requeue(t->id, attempts));
   t->attempts = attempts;
-  --running_;
+  if (t->status == "running") --running_;
+  if (t->status == "paused") --paused_;
   t->status = "queued";
   t->lease = 0;
   t->runner.clear();
