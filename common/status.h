@@ -10,29 +10,79 @@
 
 namespace sweep {
 
+// What kind of failure a Status is, so callers and tests branch on a code,
+// never on message text (LevelDB's Status). Each foreign error space is
+// converted to one of these in one function: PosixError (errno), SqliteError,
+// ZmqError, and the protobuf, yaml-cpp and CUDA conversions beside their
+// callers.
+enum class StatusCode {
+  kOk = 0,
+  kInvalidArgument,     // the input is wrong: a study file, a flag, a message
+  kNotFound,            // a file, study, trial or row that does not exist
+  kCorruption,          // stored bytes that do not parse or do not match their checksum
+  kIOError,             // the disk or the OS said no (ENOSPC, EACCES, EIO, ...)
+  kUnavailable,         // a peer or socket that cannot be reached now
+  kFailedPrecondition,  // the state forbids it (another tuner holds the study, ...)
+  kResourceExhausted,   // out of memory, a size cap, a full queue
+  kInternal,            // a broken invariant: a bug of ours
+  kUnknown,             // not classified yet
+};
+
+const char* StatusCodeName(StatusCode code);
+
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  static Status Ok() { return Status(); }
-  static Status Error(std::string message) {
-    Status s;
-    s.message_ = std::make_shared<const std::string>(std::move(message));
-    return s;
+  Status(StatusCode code, std::string message) {
+    if (code == StatusCode::kOk) return;
+    rep_ = std::make_shared<const Rep>(Rep{code, std::move(message)});
   }
+  static Status Ok() { return Status(); }
+  // An error not classified by a code (kUnknown); prefer the named ones.
+  static Status Error(std::string message) { return {StatusCode::kUnknown, std::move(message)}; }
+  static Status InvalidArgument(std::string m) {
+    return {StatusCode::kInvalidArgument, std::move(m)};
+  }
+  static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
+  static Status Corruption(std::string m) { return {StatusCode::kCorruption, std::move(m)}; }
+  static Status IOError(std::string m) { return {StatusCode::kIOError, std::move(m)}; }
+  static Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
+  static Status FailedPrecondition(std::string m) {
+    return {StatusCode::kFailedPrecondition, std::move(m)};
+  }
+  static Status ResourceExhausted(std::string m) {
+    return {StatusCode::kResourceExhausted, std::move(m)};
+  }
+  static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
-  bool ok() const { return message_ == nullptr; }
+  bool ok() const { return rep_ == nullptr; }
+  StatusCode code() const { return rep_ ? rep_->code : StatusCode::kOk; }
+  bool IsInvalidArgument() const { return code() == StatusCode::kInvalidArgument; }
+  bool IsNotFound() const { return code() == StatusCode::kNotFound; }
+  bool IsCorruption() const { return code() == StatusCode::kCorruption; }
+  bool IsIOError() const { return code() == StatusCode::kIOError; }
+  bool IsUnavailable() const { return code() == StatusCode::kUnavailable; }
   const std::string& message() const {
     static const std::string kOk = "ok";
-    return message_ ? *message_ : kOk;
+    return rep_ ? rep_->message : kOk;
   }
-  // Returns a copy whose message is prefixed by `context: `.
+  // Returns a copy whose message is prefixed by `context: `; the code stays.
   Status Wrap(const std::string& context) const {
-    return ok() ? *this : Error(context + ": " + *message_);
+    return ok() ? *this : Status(rep_->code, context + ": " + rep_->message);
   }
 
  private:
-  std::shared_ptr<const std::string> message_;
+  struct Rep {
+    StatusCode code;
+    std::string message;
+  };
+  std::shared_ptr<const Rep> rep_;
 };
+
+// errno as a Status, converted once: `context` names the call and the thing
+// ("open /data/x.db"); ENOENT is kNotFound, ENOSPC/EDQUOT/ENOMEM
+// kResourceExhausted, the rest kIOError.
+Status PosixError(const std::string& context, int error_number);
 
 template <typename T>
 class [[nodiscard]] Result {

@@ -10,7 +10,8 @@
 
 namespace sweep {
 
-inline constexpr uint32_t kProtocolVersion = 1;
+// 2: Started (the runner says when its worker begins a trial).
+inline constexpr uint32_t kProtocolVersion = 2;
 // Larger messages are dropped by ZeroMQ itself (ZMQ_MAXMSGSIZE) before
 // they are read; decoding checks again. Sized for checkpoints of the
 // networks nn/ trains (a 3.3 M-parameter CNN with Adam state is 40 MB).

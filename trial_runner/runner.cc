@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/rng.h"
 #include "common/wire.h"
+#include "common/zmq_socket.h"
 #include "nn/backend.h"
 #include "trial_runner/task.h"
 #include "trial_runner/train_task.h"
@@ -148,15 +149,13 @@ class Runner {
  public:
   Runner(const RunnerOptions& o, std::string device) : o_(o), device_(std::move(device)) {}
   ~Runner() {
-    if (sock_) zmq_close(sock_);
-    if (ctx_) zmq_ctx_term(ctx_);
+    sock_.Close();  // before the context (ZmqContext's destructor) ends
     if (wake_fd_ >= 0) close(wake_fd_);
   }
 
   int Run() {
-    ctx_ = zmq_ctx_new();
     wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (!ctx_ || wake_fd_ < 0) {
+    if (!ctx_.get() || wake_fd_ < 0) {
       LOG_ERROR << "cannot create the ZeroMQ context or event fd";
       return 1;
     }
@@ -165,7 +164,7 @@ class Runner {
     int64_t unreachable_since = NowMs();
     while (exit_code_ < 0) {
       short events = ZMQ_POLLIN | (outq_.empty() ? 0 : ZMQ_POLLOUT);
-      zmq_pollitem_t items[2] = {{sock_, 0, events, 0}, {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
+      zmq_pollitem_t items[2] = {{sock_.get(), 0, events, 0}, {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
       if (zmq_poll(items, 2, o_.heartbeat_ms / 4) < 0 && zmq_errno() != EINTR) {
         LOG_ERROR << "zmq_poll failed: " << zmq_strerror(zmq_errno());
         return 1;
@@ -205,8 +204,7 @@ class Runner {
         LOG_WARN << "tuner at " << o_.endpoint << " silent for " << missed_
                  << " heartbeats; reconnecting in " << backoff << " ms";
         Abandon("lost the tuner");
-        zmq_close(sock_);
-        sock_ = nullptr;
+        sock_.Close();
         outq_.clear();  // for a tuner that is gone; the new connection starts afresh
         SleepDraining(backoff);
         backoff = std::min<int64_t>(backoff * 2, o_.max_backoff_ms);
@@ -233,18 +231,23 @@ class Runner {
 
  private:
   bool Connect() {
-    sock_ = zmq_socket(ctx_, ZMQ_DEALER);
+    auto sock = ZmqSocket::Open(ctx_, ZMQ_DEALER);
+    if (!sock.ok()) {
+      LOG_ERROR << sock.status().message();
+      return false;
+    }
+    sock_ = std::move(sock).value();
     std::string id =
         o_.name + "#" + std::to_string(++connections_) + "-" +
         std::to_string(
             SplitMix64(static_cast<uint64_t>(NowMs()) ^ static_cast<uint64_t>(getpid())) % 100000);
-    int linger = 0;
-    int64_t max_size = static_cast<int64_t>(kMaxMessageBytes);
-    zmq_setsockopt(sock_, ZMQ_ROUTING_ID, id.data(), id.size());
-    zmq_setsockopt(sock_, ZMQ_LINGER, &linger, sizeof linger);
-    zmq_setsockopt(sock_, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size);
-    if (zmq_connect(sock_, o_.endpoint.c_str()) != 0) {
-      LOG_ERROR << "cannot connect to " << o_.endpoint << ": " << zmq_strerror(zmq_errno());
+    Status st = sock_.SetBytes(ZMQ_ROUTING_ID, id, "ZMQ_ROUTING_ID");
+    if (st.ok()) st = sock_.SetInt(ZMQ_LINGER, 0, "ZMQ_LINGER");
+    if (st.ok())
+      st = sock_.SetInt64(ZMQ_MAXMSGSIZE, static_cast<int64_t>(kMaxMessageBytes), "ZMQ_MAXMSGSIZE");
+    if (st.ok()) st = sock_.Connect(o_.endpoint);
+    if (!st.ok()) {
+      LOG_ERROR << st.message();
       return false;
     }
     last_tick_ms_ = NowMs();
@@ -279,7 +282,7 @@ class Runner {
   void FlushOut() {
     while (sock_ && !outq_.empty()) {
       const std::string& bytes = outq_.front();
-      if (zmq_send(sock_, bytes.data(), bytes.size(), ZMQ_DONTWAIT) < 0) {
+      if (zmq_send(sock_.get(), bytes.data(), bytes.size(), ZMQ_DONTWAIT) < 0) {
         if (zmq_errno() != EAGAIN) {
           LOG_WARN << "send failed: " << zmq_strerror(zmq_errno());
           outq_.pop_front();
@@ -335,7 +338,7 @@ class Runner {
     while (sock_) {
       zmq_msg_t msg;
       zmq_msg_init(&msg);
-      if (zmq_msg_recv(&msg, sock_, ZMQ_DONTWAIT) < 0) {
+      if (zmq_msg_recv(&msg, sock_.get(), ZMQ_DONTWAIT) < 0) {
         zmq_msg_close(&msg);
         return;
       }
@@ -422,6 +425,12 @@ class Runner {
     slot_->assign.set_threads_hint(
         o_.threads > 0 ? o_.threads : static_cast<int>(std::thread::hardware_concurrency()));
     slot_->wake_fd = wake_fd_;
+    // Said before the worker begins, so the message is in ZeroMQ's queue
+    // before the task can crash the process.
+    pb::Envelope started;
+    started.mutable_started()->set_trial_id(a.trial_id());
+    started.mutable_started()->set_lease(a.lease());
+    Send(&started);
     worker_->Start(slot_);
   }
 
@@ -436,8 +445,8 @@ class Runner {
   }
 
   RunnerOptions o_;
-  void* ctx_ = nullptr;
-  void* sock_ = nullptr;
+  ZmqContext ctx_;
+  ZmqSocket sock_;
   int wake_fd_ = -1;
   int connections_ = 0;
   int exit_code_ = -1;

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -13,6 +14,12 @@
 #include "common/log.h"
 
 namespace sweep {
+
+int64_t RestartDelayMs(int quick_deaths) {
+  int64_t delay = 1000;
+  for (int i = 1; i < quick_deaths && delay < 30000; ++i) delay *= 2;
+  return std::min<int64_t>(delay, 30000);
+}
 
 LocalRunners::LocalRunners(std::string exe, std::string endpoint, int count, int heartbeat_ms)
     : exe_(std::move(exe)),
@@ -66,7 +73,7 @@ void LocalRunners::StartAll() {
   }
 }
 
-int LocalRunners::Supervise(bool restart, std::vector<pid_t>* died) {
+int LocalRunners::Supervise(bool restart, std::vector<Death>* died) {
   int restarted = 0;
   for (size_t i = 0; i < slots_.size(); ++i) {
     Slot& s = slots_[i];
@@ -74,9 +81,14 @@ int LocalRunners::Supervise(bool restart, std::vector<pid_t>* died) {
       int status = 0;
       pid_t r = waitpid(s.pid, &status, WNOHANG);
       if (r == s.pid) {
+        std::string how = WIFSIGNALED(status)
+                              ? "killed by signal " + std::to_string(WTERMSIG(status))
+                              : "exited with code " + std::to_string(WEXITSTATUS(status));
+        int64_t now = NowMs();
+        s.quick_deaths = now - s.started_ms < kQuickDeathMs ? s.quick_deaths + 1 : 0;
+        s.died_ms = now;
         if (WIFSIGNALED(status)) {
-          LOG_WARN << "local runner " << i << " (pid " << s.pid << ") was killed by signal "
-                   << WTERMSIG(status);
+          LOG_WARN << "local runner " << i << " (pid " << s.pid << ") was " << how;
         } else if (WEXITSTATUS(status) == 2) {
           LOG_ERROR << "local runner " << i << " (pid " << s.pid
                     << ") cannot start (see its message above); not restarting it";
@@ -85,11 +97,16 @@ int LocalRunners::Supervise(bool restart, std::vector<pid_t>* died) {
           LOG_WARN << "local runner " << i << " (pid " << s.pid << ") exited with code "
                    << WEXITSTATUS(status);
         }
-        if (died) died->push_back(s.pid);
+        if (died) died->push_back({s.pid, how});
         s.pid = -1;
+        if (!s.refused && s.quick_deaths > 1)
+          LOG_WARN << "local runner " << i << " died " << s.quick_deaths
+                   << " times in a row soon after starting; next start in "
+                   << RestartDelayMs(s.quick_deaths) / 1000 << " s";
       }
     }
-    if (s.pid < 0 && !s.refused && restart && NowMs() - s.started_ms >= 1000) {
+    if (s.pid < 0 && !s.refused && restart &&
+        NowMs() - s.died_ms >= RestartDelayMs(s.quick_deaths)) {
       s.pid = Spawn(static_cast<int>(i));
       s.started_ms = NowMs();
       ++s.restarts;

@@ -10,6 +10,12 @@
 
 namespace sweep {
 
+// A runner that dies within this long of its start counts as a quick death.
+inline constexpr int64_t kQuickDeathMs = 10000;
+// How long a slot waits after its runner died before starting another:
+// 1 s, doubling with each quick death in a row, at most 30 s.
+int64_t RestartDelayMs(int quick_deaths);
+
 class LocalRunners {
  public:
   LocalRunners(std::string exe, std::string endpoint, int count, int heartbeat_ms);
@@ -19,11 +25,15 @@ class LocalRunners {
     slots_[static_cast<size_t>(i)].args = std::move(args);
   }
   void StartAll();
-  // Reaps dead children and restarts them (at most one restart per slot per
-  // second, so a crash loop cannot spin). Returns the number restarted; the
-  // pids that died are appended to `died` (the tuner need not wait for
-  // their heartbeats to stop).
-  int Supervise(bool restart, std::vector<pid_t>* died = nullptr);
+  struct Death {
+    pid_t pid;
+    std::string how;  // "killed by signal 9", "exited with code 3"
+  };
+  // Reaps dead children and restarts them, with back-off for a slot whose
+  // runners keep dying soon after they start (RestartDelayMs). Returns the
+  // number restarted; the runners that died are appended to `died` (the
+  // tuner need not wait for their heartbeats to stop).
+  int Supervise(bool restart, std::vector<Death>* died = nullptr);
   // Slots whose runner refused to start (exit code 2: a bad flag, no such
   // device); they are not restarted.
   int refused() const;
@@ -35,6 +45,8 @@ class LocalRunners {
   struct Slot {
     pid_t pid = -1;
     int64_t started_ms = 0;
+    int64_t died_ms = 0;
+    int quick_deaths = 0;  // in a row, each within kQuickDeathMs of its start
     int restarts = 0;
     std::vector<std::string> args;
     bool refused = false;

@@ -52,17 +52,6 @@ std::unique_ptr<Scheduler> MakeSamplingScheduler(const pb::Study& study, const S
   return std::make_unique<SamplingScheduler>(study, space, created, consumed);
 }
 
-const char* DecisionName(Decision d) {
-  switch (d) {
-    case Decision::kStop:
-      return "stop";
-    case Decision::kPause:
-      return "pause";
-    default:
-      return "continue";
-  }
-}
-
 std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpace& space,
                                          int64_t created, int64_t consumed) {
   if (study.algorithm().type() == pb::ALGORITHM_TYPE_PBT) return MakePbt(study, space, created);

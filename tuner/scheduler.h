@@ -12,19 +12,9 @@
 #include "common/status.h"
 #include "proto/sweep.pb.h"
 #include "search_spaces/samplers.h"
+#include "tuner/decision.h"
 
 namespace sweep {
-
-// kPause ends the trial's current segment and frees its runner; the trial
-// keeps its checkpoint and may be resumed by a later Directive.
-enum class Decision { kContinue, kStop, kPause };
-
-const char* DecisionName(Decision d);
-
-struct Action {
-  Decision decision = Decision::kContinue;
-  std::string reason;  // why, for `sweep why`; empty for routine continues
-};
 
 struct TrialSpec {
   int64_t number = 0;  // index of the trial within the study

@@ -72,6 +72,32 @@ TEST(E2eFaultsTest, RunnerKilledMidTrialLosesNothing) {
   EXPECT_GE(QueryInt(c.db, "SELECT count(*) FROM reports WHERE attempt=1 AND trial_id=" + id), 3);
 }
 
+// A trial that kills its runner before its first report (a model that runs
+// out of memory while it is built, a program that crashes at start) costs an
+// attempt each time, and fails after max_retries re-runs instead of taking
+// down runner after runner forever.
+TEST(E2eFaultsTest, TrialThatKillsItsRunnerAtStartFailsAfterItsRetries) {
+  TempDir dir;
+  std::string study =
+      dir.Write("s.yaml",
+                "name: crash-at-start\nobjective: {metric: value, goal: minimize}\n"
+                "task: {synthetic: {function: branin, steps: 1, crash_prob: 1}}\n"
+                "algorithm: {type: random, max_trials: 2, max_retries: 1}\nseed: 3\nparameters:\n"
+                "  x1: {type: float, min: -5, max: 10}\n  x2: {type: float, min: 0, max: 15}\n");
+  std::string db = dir.File("c.db"), out;
+  int rc = RunSweep({"run", study, "--db", db, "--local-runners", "2", "--heartbeat-ms", "200",
+                     "--progress", "plain"},
+                    &out, 120000);
+  ASSERT_EQ(rc, 1) << out;  // ended, with no trial completed
+  EXPECT_EQ(QueryInt(db,
+                     "SELECT count(*) FROM trials WHERE status='failed' AND attempts=2 AND "
+                     "failure='its runner died 2 times while running it (last: killed by "
+                     "signal 9)'"),
+            2)
+      << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind='attempt_lost'"), 4);
+}
+
 TEST(E2eFaultsTest, FrozenRunnerIsRequeuedAndItsLateReportsRejected) {
   Cluster c;
   c.Start(LongStudy(c.dir, 6, 40, 50), 2);

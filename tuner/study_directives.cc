@@ -2,26 +2,21 @@
 // trial (Hyperband rungs, PBT generations), resuming or stopping paused
 // trials by directive, and creating PBT's exploit children from verified
 // copies of their parents' checkpoints.
-#include "tuner/tuner_internal.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/values.h"
+#include "storage/checkpoint_files.h"
+#include "tuner/study_run.h"
 
-namespace sweep::tuner_internal {
+namespace sweep {
 
-// The runner ended the segment the algorithm paused.
-void Tuner::Pause(Trial* t) {
-  DropUnreported(t);
+void StudyRun::Pause(Trial* t) {
   Write(store_->Begin());
   Write(store_->Pause(t->id, t->attempts, t->last_step, t->last_objective));
-  progress_dirty_.erase(t->id);
-  --running_;
-  t->status = "paused";
-  ++paused_;
-  t->lease = 0;
-  t->runner.clear();
-  t->pausing = false;
-  acks_.erase(t->id);
-  std::optional<Decision> pending = std::exchange(t->pending, std::nullopt);
+  std::optional<Decision> pending = t->pending;
+  Move(t, TrialStatus::kPaused);
   if (pending == Decision::kStop) {
-    Finish(t, "stopped", t->last_objective, t->last_step, "{}", "");
+    Finish(t, TrialStatus::kStopped, t->last_objective, t->last_step, "{}", "");
   } else if (pending == Decision::kContinue) {
     Resume(t);
   }
@@ -29,9 +24,11 @@ void Tuner::Pause(Trial* t) {
 
 // A paused trial goes back to the queue. Its next segment is not another
 // attempt (nothing went wrong), so the count the dispatch adds is taken off.
-void Tuner::Resume(Trial* t) { Requeue(t, std::max(0, t->attempts - 1)); }
+void StudyRun::Resume(Trial* t) {
+  Requeue(t, std::max(0, t->attempts - 1), TrialTable::Where::kFront);
+}
 
-void Tuner::RecordDecision(Trial* t, int64_t step, Decision d, const std::string& reason) {
+void StudyRun::RecordDecision(Trial* t, int64_t step, Decision d, const std::string& reason) {
   if (reason.empty()) return;
   if (d != Decision::kPause) {
     if (t->decided_step == step) return;
@@ -41,37 +38,34 @@ void Tuner::RecordDecision(Trial* t, int64_t step, Decision d, const std::string
   Write(store_->AddDecision(t->id, step, DecisionName(d), reason, WallSeconds()));
 }
 
-void Tuner::ApplyDirectives() {
+void StudyRun::ApplyDirectives() {
   for (const Directive& d : scheduler_->TakeDirectives()) {
     if (d.spawn) {
       Spawn(d);
       continue;
     }
-    auto id = by_number_.find(d.number);
-    if (id == by_number_.end()) continue;
-    Trial& t = trials_[id->second];
-    bool paused = t.status == "paused";
+    Trial* t = table_.FindNumber(d.number);
+    if (!t) continue;
+    bool paused = t->status == TrialStatus::kPaused;
     // It applies to a trial paused (or pausing) at that step, nothing else:
     // a replay after a restart repeats decisions already carried out.
-    if (t.last_step != d.step || (!paused && !(t.status == "running" && t.pausing))) continue;
-    RecordDecision(&t, t.last_step, d.decision, d.reason);
+    if (t->last_step != d.step || (!paused && !(t->status == TrialStatus::kRunning && t->pausing)))
+      continue;
+    RecordDecision(t, t->last_step, d.decision, d.reason);
     if (!paused) {
-      t.pending = d.decision;
+      t->pending = d.decision;
     } else if (d.decision == Decision::kStop) {
-      Finish(&t, "stopped", t.last_objective, t.last_step, "{}", "");
+      Finish(t, TrialStatus::kStopped, t->last_objective, t->last_step, "{}", "");
     } else {
-      Resume(&t);
+      Resume(t);
     }
   }
 }
 
-// PBT's exploit: a new trial that starts from its parent's committed
-// checkpoint, copied under its own name and verified by checksum.
-void Tuner::Spawn(const Directive& d) {
-  if (by_number_.count(d.number)) return;  // created before a restart
+void StudyRun::Spawn(const Directive& d) {
+  if (table_.FindNumber(d.number)) return;  // created before a restart
   const TrialSpec& spec = *d.spawn;
-  auto pid = by_number_.find(spec.parent);
-  Trial* parent = pid == by_number_.end() ? nullptr : &trials_[pid->second];
+  const Trial* parent = table_.FindNumber(spec.parent);
   Write(store_->Begin());
   auto id =
       store_->InsertTrial(study_id_, spec.number, spec.params, ParamsToJson(spec.params.params()),
@@ -84,13 +78,13 @@ void Tuner::Spawn(const Directive& d) {
   t.id = *id;
   t.number = spec.number;
   t.params = spec.params;
-  t.status = "queued";
+  t.status = TrialStatus::kPaused;  // not queued until its checkpoint is in place
   t.parent_id = parent ? parent->id : 0;
-  by_number_[t.number] = t.id;
-  Trial& child = trials_.emplace(t.id, std::move(t)).first->second;
-  Write(store_->AddDecision(child.id, spec.parent_step, "exploit", d.reason, WallSeconds()));
+  Trial& child = table_.Insert(std::move(t));
+  Write(store_->AddDecision(child.id, spec.parent_step, DecisionName(Decision::kExploit), d.reason,
+                            WallSeconds()));
   std::string problem;
-  Result<std::string> data = Status::Error("no checkpoint");
+  Result<std::string> data = Status::NotFound("no checkpoint");
   if (!parent || parent->checkpoint_step != spec.parent_step || parent->checkpoint_path.empty()) {
     problem = "trial #" + std::to_string(spec.parent) + " has no committed checkpoint at step " +
               std::to_string(spec.parent_step);
@@ -116,11 +110,11 @@ void Tuner::Spawn(const Directive& d) {
   }
   if (!problem.empty()) {
     LOG_WARN << "trial " << child.id << " cannot start from its parent: " << problem;
-    Finish(&child, "failed", std::nullopt, spec.parent_step, "{}",
+    Finish(&child, TrialStatus::kFailed, std::nullopt, spec.parent_step, "{}",
            "cannot copy the parent's checkpoint: " + problem);
     return;
   }
-  queue_.push_back(child.id);
+  Move(&child, TrialStatus::kQueued);
 }
 
-}  // namespace sweep::tuner_internal
+}  // namespace sweep

@@ -1,0 +1,142 @@
+// The tuner's network: the ROUTER socket, the runners that joined, the
+// leases of the trials they hold, the outbox, heartbeats and liveness. It
+// knows nothing of algorithms or the database: a message about a trial goes
+// to the TrialOwner (a study) that assigned it, and the owners say what to
+// assign. One dispatcher can serve several owners, each with its own trials.
+// REQUIRES: external synchronization (the tuner's thread).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "common/zmq_socket.h"
+#include "proto/sweep.pb.h"
+
+namespace sweep {
+
+// What the dispatcher needs from whoever owns trials. Every call comes from
+// the dispatcher's thread, during Poll, Assign or CheckLiveness.
+class TrialOwner {
+ public:
+  virtual ~TrialOwner() = default;
+  // Messages about one of its trials whose lease checked out.
+  virtual void OnStarted(int64_t trial_id) = 0;
+  virtual void OnReport(const std::string& runner_id, const pb::Report& report) = 0;
+  virtual void OnCheckpoint(const pb::Checkpoint& checkpoint) = 0;
+  // The trial ended on its runner; the lease ends when this returns.
+  virtual void OnFinal(const pb::Final& final) = 0;
+  // The runner lost or dropped the trial. `started`: its worker had begun
+  // it, so the attempt is spent; `runner_died`: the runner was lost (else
+  // the trial was presumed hung); `cause` says what happened.
+  virtual void OnReleased(int64_t trial_id, bool started, const std::string& cause,
+                          bool runner_died) = 0;
+  // A message on a lease that is not (or no longer) valid.
+  virtual void OnRejected(int64_t trial_id, const std::string& what, const std::string& reason) = 0;
+  // The next trial for the runner named `runner_name`, under `lease`, or
+  // nullopt when there is none now.
+  virtual std::optional<pb::Assign> NextAssign(const std::string& runner_name, uint64_t lease) = 0;
+  // Whether a trial may wait at a runner behind another (not with a budget:
+  // a trial starts only while the budget has room).
+  virtual bool QueueAhead() const = 0;
+  // A running trial with no message for this long is presumed hung (0: never).
+  virtual int64_t StallMs() const = 0;
+};
+
+struct DispatcherOptions {
+  std::string bind;
+  int heartbeat_ms = 1000;
+  int liveness = 5;
+};
+
+class Dispatcher {
+ public:
+  static Result<std::unique_ptr<Dispatcher>> Listen(const DispatcherOptions& o);
+  ~Dispatcher();
+
+  const std::string& endpoint() const { return endpoint_; }
+  const std::string& instance() const { return instance_; }
+  int runners() const { return static_cast<int>(runners_.size()); }
+
+  // Owners in the order they are offered runners; the first also gets the
+  // events about trials nobody owns.
+  void AddOwner(TrialOwner* owner) { owners_.push_back(owner); }
+
+  // Waits up to `timeout_ms` for messages and handles what has arrived
+  // (a batch), then checks liveness.
+  Status Poll(int timeout_ms);
+  // Gives idle runners trials from the owners, round robin.
+  void Assign();
+  // Queues `env` for `runner_id`; it goes out at the next SendPending (after
+  // the commit that makes it true).
+  void Queue(const std::string& runner_id, pb::Envelope env);
+  void SendPending();
+  // Heartbeats to runners that were sent nothing for an interval.
+  void Heartbeat();
+  // A local runner process died (waitpid told us): lose it now.
+  void LoseRunnerByPid(pid_t pid, const std::string& how);
+  // Tells every runner to exit.
+  void Shutdown(const std::string& reason);
+
+ private:
+  struct Runner {
+    std::string name;
+    int64_t last_seen_ms = 0;
+    int64_t last_sent_ms = 0;
+    // Trials assigned to this runner: the front one runs, the rest wait.
+    std::deque<int64_t> trials;
+    bool ready = false;          // registered (Hello) and able to take work
+    int64_t pid = 0;             // as it said in Hello (local runners: our child)
+    int64_t last_trial_us = -1;  // duration of its last trial, -1 before the first
+  };
+  struct Lease {
+    uint64_t lease = 0;
+    std::string runner;  // routing id
+    TrialOwner* owner = nullptr;
+    bool started = false;
+    int64_t progress_ms = 0;  // last message, or when it started
+    int64_t started_us = 0;   // when it became the runner's front trial (0: not yet)
+  };
+
+  explicit Dispatcher(const DispatcherOptions& o) : o_(o) {}
+  Status Bind();
+  void Handle(const std::string& id, const void* data, size_t size);
+  void HandleHello(const std::string& id, const pb::Hello& hello);
+  // The lease of a trial message, if it is valid and from its holder; else
+  // rejects the message (Reject to the runner, OnRejected to the owner).
+  Lease* CheckLease(const std::string& id, int64_t trial_id, uint64_t lease, const char* what);
+  void EndLease(int64_t trial_id, Runner* r);
+  bool SendNow(const std::string& id, pb::Envelope* env);
+  void LoseRunner(const std::string& id, const std::string& cause);
+  // Everything assigned to the runner goes back to its owners.
+  void ReleaseTrials(Runner* r, const std::string& cause, bool runner_died);
+  void CheckLiveness();
+  size_t QueueDepth(const Runner& r, TrialOwner* owner) const;
+
+  DispatcherOptions o_;
+  ZmqContext ctx_;
+  ZmqSocket sock_;
+  std::string endpoint_;
+  std::string instance_;
+  uint64_t lease_base_ = 0;
+  uint64_t lease_counter_ = 0;
+  std::vector<TrialOwner*> owners_;
+  size_t next_owner_ = 0;
+  std::map<std::string, Runner> runners_;
+  std::unordered_map<int64_t, Lease> leases_;  // by trial id
+  std::vector<std::pair<std::string, pb::Envelope>> outbox_;
+  int64_t bad_messages_ = 0;
+  int64_t last_poll_ms_ = 0;
+};
+
+// Routing ids are bytes chosen by the peer: print them safely.
+std::string Printable(const std::string& id);
+
+}  // namespace sweep

@@ -1,0 +1,394 @@
+// A study being run: opening and resuming it, what each runner message means
+// for its trials, how trials end or lose an attempt, and what runs next.
+#include "tuner/study_run.h"
+
+#include <cmath>
+
+#include "common/clock.h"
+#include "common/json.h"
+#include "common/log.h"
+#include "common/values.h"
+#include "storage/checkpoint_files.h"
+
+namespace sweep {
+
+StudyRun::StudyRun(Store* store, const pb::Study& study, SearchSpace space,
+                   std::string checkpoint_dir)
+    : store_(store),
+      study_(study),
+      space_(std::move(space)),
+      checkpoint_dir_(std::move(checkpoint_dir)),
+      table_(study.objective().goal() == pb::GOAL_MAXIMIZE) {
+  max_retries_ = study_.algorithm().has_max_retries() ? study_.algorithm().max_retries() : 2;
+  double stall = study_.task().has_stall_timeout_s() ? study_.task().stall_timeout_s() : 1800;
+  stall_ms_ = static_cast<int64_t>(stall * 1000);
+  max_concurrent_ =
+      study_.algorithm().has_max_concurrent() ? study_.algorithm().max_concurrent() : 0;
+}
+
+Result<std::unique_ptr<StudyRun>> StudyRun::Open(Store* store, const pb::Study& study,
+                                                 std::string checkpoint_dir) {
+  ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Create(study));
+  std::unique_ptr<StudyRun> run(
+      new StudyRun(store, study, std::move(space), std::move(checkpoint_dir)));
+  RETURN_IF_ERROR(run->Load());
+  return run;
+}
+
+Status StudyRun::Load() {
+  ASSIGN_OR_RETURN(study_id_, store_->OpenStudy(study_));
+  RETURN_IF_ERROR(store_->Begin());
+  ASSIGN_OR_RETURN(int requeued, store_->RequeueRunning(study_id_, WallSeconds()));
+  if (requeued > 0) {
+    RETURN_IF_ERROR(store_->AddEvent(study_id_, 0, "resumed",
+                                     std::to_string(requeued) + " interrupted trials re-queued",
+                                     WallSeconds()));
+  }
+  RETURN_IF_ERROR(store_->SetStudyStatus(study_id_, "running", WallSeconds()));
+  ASSIGN_OR_RETURN(std::vector<TrialRecord> existing, store_->LoadTrials(study_id_));
+  for (auto& r : existing) {
+    Trial t;
+    t.id = r.id;
+    t.number = r.number;
+    auto status = ParseTrialStatus(r.status);
+    if (!status) {
+      return Status::Corruption("trial " + std::to_string(r.id) + " has an unknown status '" +
+                                r.status + "'");
+    }
+    t.status = *status;
+    t.attempts = r.attempts;
+    t.params = std::move(r.params);
+    t.checkpoint_path = r.checkpoint_path;
+    t.checkpoint_step = r.checkpoint_step;
+    t.checkpoint_checksum = r.checkpoint_checksum;
+    t.parent_id = r.parent_id;
+    t.decided_step = r.decided_step;
+    t.last_step = r.step;
+    t.last_objective = r.last_objective;
+    if (t.status == TrialStatus::kCompleted) t.value = r.value;
+    table_.Insert(std::move(t));
+  }
+  scheduler_ = MakeScheduler(study_, space_, table_.size(), 0);
+  // The algorithm's state is rebuilt by replaying what the database holds;
+  // its decisions about other trials that were not yet carried out (none,
+  // unless the tuner died between deciding and committing) apply now.
+  ASSIGN_OR_RETURN(auto history, store_->LoadHistory(study_id_, study_.objective().metric()));
+  for (const auto& e : history) {
+    switch (e.kind) {
+      case Store::HistoryEvent::kCheckpoint:
+        scheduler_->OnCheckpoint(e.number, e.step);
+        break;
+      case Store::HistoryEvent::kReport:
+        scheduler_->OnReport(e.number, e.step, e.value);
+        break;
+      case Store::HistoryEvent::kEnd:
+        scheduler_->OnEnd(e.number, e.step);
+        break;
+    }
+  }
+  ApplyDirectives();
+  return write_error_;
+}
+
+bool StudyRun::Done() const {
+  return scheduler_->Exhausted() && table_.queued() == 0 &&
+         table_.Count(TrialStatus::kRunning) == 0;
+}
+
+ProgressCounts StudyRun::Counts() const {
+  ProgressCounts c;
+  c.completed = table_.Count(TrialStatus::kCompleted);
+  c.failed = table_.Count(TrialStatus::kFailed);
+  c.stopped = table_.Count(TrialStatus::kStopped);
+  c.running = table_.Count(TrialStatus::kRunning);
+  c.queued = static_cast<int64_t>(table_.queued());
+  c.paused = table_.Count(TrialStatus::kPaused);
+  c.planned = scheduler_->Planned();
+  if (const Trial* b = table_.best()) c.best = b->value;
+  return c;
+}
+
+void StudyRun::Write(Status st) {
+  if (st.ok() || !write_error_.ok()) return;
+  write_error_ = st;
+}
+
+void StudyRun::Event(int64_t trial_id, const std::string& kind, const std::string& detail) {
+  Write(store_->Begin());
+  Write(store_->AddEvent(study_id_, trial_id, kind, detail, WallSeconds()));
+}
+
+void StudyRun::WriteProgress() {
+  // Progress (last step and objective) is written once per trial per commit.
+  for (int64_t id : progress_dirty_) {
+    const Trial* t = table_.Find(id);
+    if (t) Write(store_->SetProgress(id, t->last_step, t->last_objective));
+  }
+  progress_dirty_.clear();
+}
+
+void StudyRun::AfterCommit(Dispatcher* d) {
+  for (const auto& f : obsolete_files_) std::remove(f.c_str());
+  obsolete_files_.clear();
+  for (int64_t id : acks_) {
+    Trial* t = table_.Find(id);
+    if (!t || !t->ack) continue;
+    pb::Envelope env;
+    *env.mutable_ack() = *std::exchange(t->ack, std::nullopt);
+    d->Queue(t->ack_to, std::move(env));
+  }
+  acks_.clear();
+}
+
+void StudyRun::Move(Trial* t, TrialStatus to, TrialTable::Where where) {
+  progress_dirty_.erase(t->id);
+  if (auto orphan = table_.Transition(t, to, where)) std::remove(orphan->c_str());
+}
+
+void StudyRun::OnStarted(int64_t trial_id) {}
+
+void StudyRun::OnRejected(int64_t trial_id, const std::string& what, const std::string& reason) {
+  Event(table_.Find(trial_id) ? trial_id : 0, what + "_rejected", reason);
+}
+
+void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) {
+  Trial* t = table_.Find(report.trial_id());
+  if (!t) return;
+  Write(store_->Begin());
+  double now = WallSeconds();
+  std::optional<double> objective;
+  for (const auto& m : report.metrics()) {
+    if (m.name().empty() || m.name().size() > 256) continue;
+    Write(store_->InsertReport(t->id, t->attempts, report.step(), m.name(), m.value(), now));
+    if (m.name() == study_.objective().metric()) objective = m.value();
+  }
+  CommitCheckpoint(t, report.step());
+  t->last_step = report.step();
+  if (objective) t->last_objective = objective;
+  progress_dirty_.insert(t->id);
+  Action action = objective ? scheduler_->OnReport(t->number, report.step(), *objective) : Action{};
+  RecordDecision(t, report.step(), action.decision, action.reason);
+  if (action.decision != Decision::kContinue)
+    LOG_DEBUG << "trial " << t->id << ": " << action.reason;
+  if (action.decision == Decision::kPause) t->pausing = true;
+  if (!t->ack) acks_.push_back(t->id);
+  t->ack.emplace();
+  t->ack->set_trial_id(t->id);
+  t->ack->set_lease(t->lease);
+  t->ack->set_step(report.step());
+  t->ack->set_decision(ToWire(action.decision));
+  t->ack_to = runner_id;
+}
+
+void StudyRun::OnCheckpoint(const pb::Checkpoint& ckpt) {
+  Trial* t = table_.Find(ckpt.trial_id());
+  if (!t) return;
+  auto path = WriteCheckpointFile(checkpoint_dir_, t->id, ckpt.step(), ckpt.data());
+  if (!path.ok()) {
+    // The trial goes on; a re-run would start from the previous checkpoint.
+    LOG_WARN << "trial " << t->id << ": " << path.status().message();
+    Event(t->id, "checkpoint_failed", path.status().message());
+    return;
+  }
+  if (t->unreported && t->unreported->path != t->checkpoint_path)
+    std::remove(t->unreported->path.c_str());
+  t->unreported = Trial::Unreported{*path, ckpt.step(), static_cast<int64_t>(ckpt.data().size()),
+                                    Checksum(ckpt.data())};
+}
+
+void StudyRun::CommitCheckpoint(Trial* t, int64_t step) {
+  if (!t->unreported || t->unreported->step != step) return;
+  Trial::Unreported c = *std::exchange(t->unreported, std::nullopt);
+  Write(store_->Begin());
+  Write(store_->RecordCheckpoint(t->id, step, c.path, c.bytes, c.checksum, WallSeconds()));
+  // The previous file goes once the new row is committed.
+  if (!t->checkpoint_path.empty() && t->checkpoint_path != c.path)
+    obsolete_files_.push_back(t->checkpoint_path);
+  t->checkpoint_path = c.path;
+  t->checkpoint_step = step;
+  t->checkpoint_checksum = c.checksum;
+  scheduler_->OnCheckpoint(t->number, step);
+}
+
+void StudyRun::OnFinal(const pb::Final& fin) {
+  Trial* t = table_.Find(fin.trial_id());
+  if (!t) return;
+  const std::string& metric = study_.objective().metric();
+  std::optional<double> value = t->last_objective;
+  std::string metrics = "{";
+  for (const auto& m : fin.metrics()) {
+    if (m.name() == metric) value = m.value();
+    metrics +=
+        (metrics.size() > 1 ? ", " : "") + JsonString(m.name()) + ": " + JsonNumber(m.value());
+  }
+  metrics += "}";
+  int64_t step = std::max(fin.step(), t->last_step);
+  if (fin.outcome() == pb::TRIAL_OUTCOME_FAILED) {
+    Finish(t, TrialStatus::kFailed, std::nullopt, step, metrics,
+           fin.error().empty() ? "the task failed" : fin.error().substr(0, 4096));
+  } else if (fin.outcome() == pb::TRIAL_OUTCOME_CANCELLED && t->pausing) {
+    t->last_step = step;
+    Pause(t);
+  } else if (fin.outcome() == pb::TRIAL_OUTCOME_CANCELLED) {
+    Finish(t, TrialStatus::kStopped, value, step, metrics, "");
+  } else if (!value) {
+    Finish(t, TrialStatus::kFailed, std::nullopt, step, metrics,
+           "the trial reported no '" + metric + "' metric");
+  } else if (!std::isfinite(*value)) {
+    Finish(t, TrialStatus::kFailed, std::nullopt, step, metrics,
+           "objective '" + metric + "' is " + FormatDouble(*value));
+  } else {
+    Finish(t, TrialStatus::kCompleted, value, step, metrics, "");
+  }
+}
+
+void StudyRun::Finish(Trial* t, TrialStatus status, std::optional<double> value, int64_t step,
+                      const std::string& metrics_json, const std::string& failure) {
+  Write(store_->Begin());
+  Write(store_->FinishTrial(t->id, TrialStatusName(status), value, step, metrics_json, failure,
+                            WallSeconds()));
+  t->value = status == TrialStatus::kCompleted ? value : std::nullopt;
+  Move(t, status);
+  scheduler_->OnEnd(t->number, step);
+  if (status == TrialStatus::kFailed) LOG_DEBUG << "trial " << t->id << " failed: " << failure;
+}
+
+void StudyRun::OnReleased(int64_t trial_id, bool started, const std::string& cause,
+                          bool runner_died) {
+  Trial* t = table_.Find(trial_id);
+  if (!t || t->status != TrialStatus::kRunning) return;
+  if (started) {
+    LoseAttempt(t, cause, runner_died);
+  } else {
+    // Its runner never began it: no attempt is counted.
+    Requeue(t, std::max(0, t->attempts - 1), TrialTable::Where::kFront);
+  }
+}
+
+void StudyRun::LoseAttempt(Trial* t, const std::string& cause, bool runner_died) {
+  std::string reason = runner_died ? "runner lost (" + cause + ")" : cause;
+  Event(t->id, "attempt_lost", "attempt " + std::to_string(t->attempts) + ": " + reason);
+  if (t->attempts > max_retries_) {
+    std::string n = std::to_string(t->attempts);
+    Finish(t, TrialStatus::kFailed, std::nullopt, t->last_step, "{}",
+           runner_died ? "its runner died " + n + " times while running it (last: " + cause + ")"
+                       : "gave up after " + n + " attempts; last: " + cause);
+    return;
+  }
+  LOG_WARN << "trial " << t->id << " (attempt " << t->attempts << ") lost: " << reason
+           << "; re-queued";
+  Requeue(t, t->attempts, TrialTable::Where::kFront);
+}
+
+void StudyRun::Requeue(Trial* t, int attempts, TrialTable::Where where) {
+  Write(store_->Begin());
+  Write(store_->Requeue(t->id, attempts));
+  t->attempts = attempts;
+  Move(t, TrialStatus::kQueued, where);
+}
+
+int64_t StudyRun::Interrupt() {
+  int64_t requeued = 0;
+  std::vector<Trial*> running;
+  for (const auto& [id, t] : table_.all())
+    if (t.status == TrialStatus::kRunning) running.push_back(table_.Find(id));
+  for (Trial* t : running) {
+    Requeue(t, std::max(0, t->attempts - 1), TrialTable::Where::kFront);
+    ++requeued;
+  }
+  return requeued;
+}
+
+Trial* StudyRun::CreateTrial() {
+  auto spec = scheduler_->NextTrial();
+  if (!spec) return nullptr;
+  Write(store_->Begin());
+  auto id = store_->InsertTrial(study_id_, spec->number, spec->params,
+                                ParamsToJson(spec->params.params()), WallSeconds());
+  if (!id.ok()) {
+    Write(id.status());
+    return nullptr;
+  }
+  Trial t;
+  t.id = *id;
+  t.number = spec->number;
+  t.params = std::move(spec->params);
+  t.status = TrialStatus::kRunning;  // about to start: never queued
+  Trial& in = table_.Insert(std::move(t));
+  return &in;
+}
+
+std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, uint64_t lease) {
+  while (!draining_ && write_error_.ok()) {
+    if (max_concurrent_ > 0 && table_.Count(TrialStatus::kRunning) >= max_concurrent_)
+      return std::nullopt;
+    Trial* t = table_.PopQueued();
+    if (t) {
+      // Re-run from a checkpoint at a decision step: it will not report that
+      // step again, so the decision taken there applies now.
+      auto d = t->checkpoint_path.empty() ? std::nullopt
+                                          : scheduler_->DecisionAt(t->number, t->checkpoint_step);
+      // (Its pause was recorded when it reported; a promotion or stop that
+      // found it queued, after its runner was lost, is recorded now.)
+      if (d && d->decision != Decision::kPause)
+        RecordDecision(t, t->checkpoint_step, d->decision, d->reason);
+      if (d && d->decision != Decision::kContinue) {
+        t->last_step = t->checkpoint_step;
+        if (d->decision == Decision::kStop) {
+          Finish(t, TrialStatus::kStopped, t->last_objective, t->last_step, "{}", "");
+        } else {
+          Write(store_->Begin());
+          Write(store_->Pause(t->id, t->attempts, t->last_step, t->last_objective));
+          Move(t, TrialStatus::kPaused);
+        }
+        continue;
+      }
+      Move(t, TrialStatus::kRunning);
+    } else {
+      t = CreateTrial();
+      if (!t) return std::nullopt;
+    }
+    t->attempts += 1;
+    t->lease = lease;
+    t->runner = runner_name;
+    t->last_step = 0;
+    t->last_objective.reset();
+    Write(store_->Begin());
+    Write(store_->MarkRunning(t->id, runner_name, lease, t->attempts, WallSeconds()));
+    pb::Assign a;
+    a.set_trial_id(t->id);
+    a.set_lease(lease);
+    a.set_attempt(t->attempts);
+    a.set_seed(study_.seed());
+    a.set_number(t->number);
+    *a.mutable_task() = study_.task();
+    *a.mutable_params() = t->params.params();
+    for (int64_t s : scheduler_->DecisionSteps(t->number)) a.add_decision_steps(s);
+    a.set_gpus_per_trial(study_.resources().gpus_per_trial());
+    if (!t->checkpoint_path.empty()) {
+      auto data = ReadCheckpointFile(t->checkpoint_path);
+      if (data.ok() && Checksum(*data) != t->checkpoint_checksum) {
+        data = Status::Corruption("checkpoint " + t->checkpoint_path +
+                                  " does not match the checksum committed for it");
+      }
+      if (data.ok()) {
+        a.set_checkpoint(std::move(data).value());
+        a.set_checkpoint_step(t->checkpoint_step);
+        Event(t->id, "resumed",
+              "from its checkpoint at step " + std::to_string(t->checkpoint_step));
+      } else if (t->parent_id > 0) {
+        // An exploit child from scratch would be a different trial.
+        Finish(t, TrialStatus::kFailed, std::nullopt, t->last_step, "{}",
+               "cannot resume: " + data.status().message());
+        continue;
+      } else {
+        LOG_WARN << "trial " << t->id << " restarts from scratch: " << data.status().message();
+        Event(t->id, "checkpoint_unreadable", data.status().message());
+      }
+    }
+    return a;
+  }
+  return std::nullopt;
+}
+
+}  // namespace sweep

@@ -1,0 +1,113 @@
+// One study being run: its trial table, its algorithm, and its writes to the
+// store. It owns the trials' states and decides what each message means;
+// the Dispatcher owns the socket and the runners. Several StudyRuns can share
+// one Dispatcher and one Store (one writer: the tuner's event loop commits).
+// REQUIRES: external synchronization (the tuner's thread).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "proto/sweep.pb.h"
+#include "search_spaces/space.h"
+#include "storage/sqlite_store.h"
+#include "tuner/dispatcher.h"
+#include "tuner/progress.h"
+#include "tuner/scheduler.h"
+#include "tuner/trial_table.h"
+
+namespace sweep {
+
+class StudyRun : public TrialOwner {
+ public:
+  // Opens `study` (validated) in `store`, re-queues trials that were running
+  // when a tuner stopped, loads its trials and rebuilds the algorithm's
+  // state by replaying the committed history. Checkpoint files live in
+  // `checkpoint_dir`. Leaves the store's transaction open.
+  static Result<std::unique_ptr<StudyRun>> Open(Store* store, const pb::Study& study,
+                                                std::string checkpoint_dir);
+
+  const pb::Study& study() const { return study_; }
+  int64_t id() const { return study_id_; }
+  bool Done() const;
+  ProgressCounts Counts() const;
+  const TrialTable& trials() const { return table_; }
+
+  // Carries out the algorithm's decisions about other trials: resume or stop
+  // paused trials, create exploit children.
+  void ApplyDirectives();
+  // Before a commit: writes each trial's latest progress once.
+  void WriteProgress();
+  // After a commit that succeeded: deletes replaced checkpoint files and
+  // queues the acks that are now true on `d`.
+  void AfterCommit(Dispatcher* d);
+  // The first write that failed since the study opened, if any.
+  const Status& write_error() const { return write_error_; }
+  // Ctrl-C: running trials go back to the queue, uncounted (writes only;
+  // the caller commits). Returns how many.
+  int64_t Interrupt();
+  // When nothing new should start (Ctrl-C): NextAssign returns nothing.
+  void set_draining(bool draining) { draining_ = draining; }
+
+  // TrialOwner.
+  void OnStarted(int64_t trial_id) override;
+  void OnReport(const std::string& runner_id, const pb::Report& report) override;
+  void OnCheckpoint(const pb::Checkpoint& checkpoint) override;
+  void OnFinal(const pb::Final& final) override;
+  void OnReleased(int64_t trial_id, bool started, const std::string& cause,
+                  bool runner_died) override;
+  void OnRejected(int64_t trial_id, const std::string& what, const std::string& reason) override;
+  std::optional<pb::Assign> NextAssign(const std::string& runner_name, uint64_t lease) override;
+  bool QueueAhead() const override { return !study_.algorithm().has_budget(); }
+  int64_t StallMs() const override { return stall_ms_; }
+
+ private:
+  StudyRun(Store* store, const pb::Study& study, SearchSpace space, std::string checkpoint_dir);
+  Status Load();
+
+  // The one way a trial changes status (TrialTable::Transition), plus the
+  // clean-up of what the old state held on disk.
+  void Move(Trial* t, TrialStatus to, TrialTable::Where where = TrialTable::Where::kBack);
+  void Finish(Trial* t, TrialStatus status, std::optional<double> value, int64_t step,
+              const std::string& metrics_json, const std::string& failure);
+  // Puts a trial back in the queue with `attempts` counted.
+  void Requeue(Trial* t, int attempts, TrialTable::Where where);
+  // An attempt ended without a result (see TrialOwner::OnReleased).
+  void LoseAttempt(Trial* t, const std::string& cause, bool runner_died);
+  // The runner ended the segment the algorithm paused.
+  void Pause(Trial* t);
+  void Resume(Trial* t);
+  // Records a decision with its reason, once per trial and step for
+  // continue/stop (a re-run from a checkpoint may meet it again).
+  void RecordDecision(Trial* t, int64_t step, Decision d, const std::string& reason);
+  // Records t's unreported checkpoint if it belongs to `step`.
+  void CommitCheckpoint(Trial* t, int64_t step);
+  // PBT's exploit: a new trial from a verified copy of its parent's checkpoint.
+  void Spawn(const Directive& d);
+  // A new trial from the algorithm, inserted in the store; null if none.
+  Trial* CreateTrial();
+  void Event(int64_t trial_id, const std::string& kind, const std::string& detail);
+  void Write(Status st);
+
+  Store* store_;
+  pb::Study study_;
+  SearchSpace space_;
+  std::string checkpoint_dir_;
+  std::unique_ptr<Scheduler> scheduler_;
+  TrialTable table_;
+  int64_t study_id_ = 0;
+  int max_retries_ = 2;
+  int64_t stall_ms_ = 0;
+  int64_t max_concurrent_ = 0;  // 0: no limit
+  bool draining_ = false;
+  std::set<int64_t> progress_dirty_;
+  std::vector<int64_t> acks_;  // trials with an ack to send after the commit
+  std::vector<std::string> obsolete_files_;
+  Status write_error_;
+};
+
+}  // namespace sweep
