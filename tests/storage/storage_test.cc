@@ -86,6 +86,56 @@ TEST_F(StorageTest, CommittedTrialsSurviveReopen) {
   EXPECT_EQ(std::get<int64_t>(v->rows[0][0]), kSchemaVersion);
 }
 
+TEST_F(StorageTest, ClosingTheStoreMergesTheWal) {
+  {
+    auto s = Store::Open(db_);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    auto id = (*s)->OpenStudy(study_);
+    ASSERT_TRUE(id.ok()) << id.status().message();
+    ASSERT_NO_FATAL_FAILURE(AddTrial(s->get(), *id, 0, 1.0));
+    // Run every kind of prepared statement, the pause and checkpoint-history
+    // ones included: each must be finalized before the connection closes.
+    ASSERT_TRUE((*s)->Begin().ok());
+    pb::ParamSet ps;
+    auto t = (*s)->InsertTrial(*id, 1, ps, "{}", 1.0);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    ASSERT_TRUE((*s)->MarkRunning(*t, "r", 2, 1, 1.0).ok());
+    ASSERT_TRUE((*s)->RecordCheckpoint(*t, 1, "/tmp/c.ckpt", 10, 7, 1.0).ok());
+    ASSERT_TRUE((*s)->Pause(*t, 1, 1, 0.5).ok());
+    ASSERT_TRUE((*s)->Requeue(*t, 1).ok());
+    ASSERT_TRUE((*s)->SetProgress(*t, 1, 0.5).ok());
+    ASSERT_TRUE((*s)->AddEvent(*id, *t, "k", "d", 1.0).ok());
+    ASSERT_TRUE((*s)->AddDecision(*t, 1, "continue", "", 1.0).ok());
+    ASSERT_TRUE((*s)->SetStudyStatus(*id, "done", 1.0).ok());
+    ASSERT_TRUE((*s)->Commit().ok());
+    ASSERT_TRUE(std::filesystem::exists(db_ + "-wal"));
+  }
+  // The last connection to close checkpoints the WAL into the database and
+  // deletes it; a connection left open (a statement not finalized) keeps it.
+  EXPECT_FALSE(std::filesystem::exists(db_ + "-wal"));
+  auto r = Reader::Open(db_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  auto q = (*r)->Query("SELECT status FROM trials ORDER BY number");
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  ASSERT_EQ(q->rows.size(), 2u);
+  EXPECT_EQ(std::get<std::string>(q->rows[1][0]), "queued");
+}
+
+TEST_F(StorageTest, AConnectionWithAnOpenStatementDoesNotCloseAndSaysWhy) {
+  auto c = Connection::Open(db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  auto s = Stmt::Prepare(c->get(), "SELECT 42");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  Status st = c->Close();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("closing database " + db_), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("statements still open: SELECT 42"), std::string::npos)
+      << st.message();
+  *s = Stmt();
+  EXPECT_TRUE(c->Close().ok());
+  EXPECT_EQ(c->get(), nullptr);
+}
+
 TEST_F(StorageTest, ReaderRefusesWritesAndChangesNothing) {
   {
     auto s = Store::Open(db_);
