@@ -137,7 +137,12 @@ Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::
     t.id = s.Int(0);
     t.number = s.Int(1);
     t.status = s.Text(2);
-    t.params.ParseFromArray(sqlite3_column_blob(s.raw(), 3), sqlite3_column_bytes(s.raw(), 3));
+    if (!t.params.ParseFromArray(sqlite3_column_blob(s.raw(), 3),
+                                 sqlite3_column_bytes(s.raw(), 3))) {
+      return Status::Error(path_ + ": trial " + std::to_string(t.id) + " (number " +
+                           std::to_string(t.number) +
+                           "): column trials.params_pb is corrupt (not a ParamSet)");
+    }
     if (!s.IsNull(4)) t.value = s.Double(4);
     if (!s.IsNull(5)) t.step = s.Int(5);
     t.attempts = static_cast<int>(s.Int(6));

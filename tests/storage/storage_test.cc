@@ -157,6 +157,54 @@ TEST_F(StorageTest, ReaderRefusesWritesAndChangesNothing) {
   EXPECT_FALSE(Reader::Open((dir_ / "missing.db").string()).ok());
 }
 
+TEST_F(StorageTest, ReaderReportsCorruptParameters) {
+  StudyRef ref;
+  {
+    auto s = Store::Open(db_);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    auto id = (*s)->OpenStudy(study_);
+    ASSERT_TRUE(id.ok()) << id.status().message();
+    ASSERT_NO_FATAL_FAILURE(AddTrial(s->get(), *id, 0, 1.5));
+    ASSERT_NO_FATAL_FAILURE(AddTrial(s->get(), *id, 1, 2.5));
+    ref.id = *id;
+  }
+  {
+    auto r = Reader::Open(db_);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    auto trials = (*r)->Trials(ref, "", 0);
+    ASSERT_TRUE(trials.ok()) << trials.status().message();
+    ASSERT_EQ(trials->size(), 2u);
+    ASSERT_EQ((*trials)[1].params.params_size(), 1);
+  }
+  // Plain SQLite, as a bad disk or a stray tool would: a truncated varint is
+  // not a ParamSet.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &raw), SQLITE_OK);
+  int64_t bad_id = 0;
+  {
+    ASSERT_EQ(sqlite3_exec(raw, "UPDATE trials SET params_pb = x'0aff' WHERE number = 1", nullptr,
+                           nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(raw);
+    ASSERT_EQ(sqlite3_changes(raw), 1);
+    auto q = Stmt::Prepare(raw, "SELECT id FROM trials WHERE number = 1");
+    ASSERT_TRUE(q.ok()) << q.status().message();
+    auto row = q->Step();
+    ASSERT_TRUE(row.ok() && *row);
+    bad_id = q->Int(0);
+  }
+  ASSERT_EQ(sqlite3_close(raw), SQLITE_OK);
+  auto r = Reader::Open(db_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  auto trials = (*r)->Trials(ref, "", 0);
+  ASSERT_FALSE(trials.ok()) << "corrupt params_pb read as " << (*trials)[1].params.params_size()
+                            << " parameters";
+  const std::string& msg = trials.status().message();
+  EXPECT_NE(msg.find("trial " + std::to_string(bad_id)), std::string::npos) << msg;
+  EXPECT_NE(msg.find("params_pb"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("corrupt"), std::string::npos) << msg;
+}
+
 TEST_F(StorageTest, ReaderRunsWhileWriterCommits) {
   auto s = Store::Open(db_);
   auto id = (*s)->OpenStudy(study_);
