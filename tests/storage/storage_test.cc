@@ -7,9 +7,11 @@
 #include <filesystem>
 #include <thread>
 
+#include "common/posix_error.h"
 #include "common/values.h"
 #include "search_spaces/study_parser.h"
 #include "search_spaces/validate.h"
+#include "storage/checkpoint_files.h"
 #include "storage/reader.h"
 #include "storage/sqlite_store.h"
 
@@ -271,6 +273,59 @@ TEST_F(StorageTest, AFullDatabaseFailsTheCommitAndKeepsEarlierResults) {
   auto trials = (*s)->LoadTrials(*id);
   ASSERT_TRUE(trials.ok());
   EXPECT_EQ(trials->size(), 1u);
+}
+
+TEST(PosixErrorTest, NamesTheCallThePathAndTheReason) {
+  EXPECT_EQ(PosixError("write", "/d/f.tmp", ENOSPC).message(),
+            "write /d/f.tmp: " + std::string(std::strerror(ENOSPC)) + " (disk full)");
+  EXPECT_EQ(PosixError("open", "/d/f.tmp", ENOENT).message(),
+            "open /d/f.tmp: " + std::string(std::strerror(ENOENT)));
+}
+
+TEST_F(StorageTest, CheckpointFileRoundTrips) {
+  std::string dir = (dir_ / "ckpt").string();
+  auto path = WriteCheckpointFile(dir, 3, 4, "abc");
+  ASSERT_TRUE(path.ok()) << path.status().message();
+  EXPECT_EQ(*path, dir + "/trial-3-step-4.ckpt");
+  EXPECT_FALSE(std::filesystem::exists(*path + ".tmp"));
+  auto data = ReadCheckpointFile(*path);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ(*data, "abc");
+  auto missing = ReadCheckpointFile(dir + "/none.ckpt");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(),
+            "open checkpoint " + dir + "/none.ckpt: " + std::strerror(ENOENT));
+}
+
+TEST_F(StorageTest, ACheckpointWriteOnAFullDiskNamesTheCallAndPath) {
+  // The temporary file is a link to /dev/full: every write fails with ENOSPC.
+  std::string dir = (dir_ / "ckpt").string();
+  std::filesystem::create_directories(dir);
+  std::string tmp = dir + "/trial-3-step-4.ckpt.tmp";
+  std::filesystem::create_symlink("/dev/full", tmp);
+  auto path = WriteCheckpointFile(dir, 3, 4, std::string(4096, 'x'));
+  ASSERT_FALSE(path.ok());
+  EXPECT_EQ(path.status().message(),
+            "write " + tmp + ": " + std::strerror(ENOSPC) + " (disk full)");
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(tmp)));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/trial-3-step-4.ckpt"));
+}
+
+TEST_F(StorageTest, ACheckpointThatCannotBeOpenedOrRenamedNamesTheCallAndPath) {
+  std::string dir = (dir_ / "ckpt").string();
+  // The temporary file's name is taken by a directory: open fails.
+  std::filesystem::create_directories(dir + "/trial-1-step-1.ckpt.tmp");
+  auto open = WriteCheckpointFile(dir, 1, 1, "abc");
+  ASSERT_FALSE(open.ok());
+  EXPECT_EQ(open.status().message(),
+            "open " + dir + "/trial-1-step-1.ckpt.tmp: " + std::strerror(EISDIR));
+  // The final name is a directory: rename fails, and the temporary file goes.
+  std::filesystem::create_directories(dir + "/trial-2-step-1.ckpt/x");
+  auto rename = WriteCheckpointFile(dir, 2, 1, "abc");
+  ASSERT_FALSE(rename.ok());
+  EXPECT_EQ(rename.status().message(), "rename " + dir + "/trial-2-step-1.ckpt.tmp to " + dir +
+                                           "/trial-2-step-1.ckpt: " + std::strerror(EISDIR));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/trial-2-step-1.ckpt.tmp"));
 }
 
 }  // namespace
