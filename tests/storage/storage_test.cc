@@ -32,8 +32,9 @@ class StorageTest : public ::testing::Test {
         "algorithm: {type: random, max_trials: 10}\nparameters:\n  x1: {type: float, min: 0, max: "
         "1}\n",
         "s.yaml");
-    ASSERT_TRUE(p.ok());
-    ASSERT_TRUE(ValidateStudy(&*p).ok());
+    ASSERT_TRUE(p.ok()) << p.status().message();
+    Status valid = ValidateStudy(&*p);
+    ASSERT_TRUE(valid.ok()) << valid.message();
     study_ = p->study;
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -63,28 +64,33 @@ TEST_F(StorageTest, CommittedTrialsSurviveReopen) {
     auto s = Store::Open(db_);
     ASSERT_TRUE(s.ok()) << s.status().message();
     auto id = (*s)->OpenStudy(study_);
-    ASSERT_TRUE(id.ok());
-    for (int i = 0; i < 5; ++i) AddTrial(s->get(), *id, i, 0.1 * i);
+    ASSERT_TRUE(id.ok()) << id.status().message();
+    for (int i = 0; i < 5; ++i) ASSERT_NO_FATAL_FAILURE(AddTrial(s->get(), *id, i, 0.1 * i));
     // An uncommitted transaction is lost with the connection.
     ASSERT_TRUE((*s)->Begin().ok());
     ASSERT_TRUE((*s)->SetStudyStatus(*id, "bogus", 3.0).ok());
   }
   auto s = Store::Open(db_);
-  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(s.ok()) << s.status().message();
   auto id = (*s)->OpenStudy(study_);
-  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(id.ok()) << id.status().message();
   auto trials = (*s)->LoadTrials(*id);
-  ASSERT_TRUE(trials.ok());
+  ASSERT_TRUE(trials.ok()) << trials.status().message();
   ASSERT_EQ(trials->size(), 5u);
   EXPECT_EQ((*trials)[3].status, "completed");
+  ASSERT_TRUE((*trials)[3].value.has_value());
   EXPECT_DOUBLE_EQ(*(*trials)[3].value, 0.3);
+  ASSERT_EQ((*trials)[3].params.params_size(), 1);
   EXPECT_EQ((*trials)[3].params.params(0).name(), "x1");
   auto r = Reader::Open(db_);
-  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.ok()) << r.status().message();
   auto t = (*r)->Query("SELECT status FROM studies");
-  ASSERT_TRUE(t.ok());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t->rows.size(), 1u);
   EXPECT_EQ(std::get<std::string>(t->rows[0][0]), "running");
   auto v = (*r)->Query("PRAGMA user_version");
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->rows.size(), 1u);
   EXPECT_EQ(std::get<int64_t>(v->rows[0][0]), kSchemaVersion);
 }
 
@@ -141,11 +147,13 @@ TEST_F(StorageTest, AConnectionWithAnOpenStatementDoesNotCloseAndSaysWhy) {
 TEST_F(StorageTest, ReaderRefusesWritesAndChangesNothing) {
   {
     auto s = Store::Open(db_);
+    ASSERT_TRUE(s.ok()) << s.status().message();
     auto id = (*s)->OpenStudy(study_);
-    AddTrial(s->get(), *id, 0, 1.5);
+    ASSERT_TRUE(id.ok()) << id.status().message();
+    ASSERT_NO_FATAL_FAILURE(AddTrial(s->get(), *id, 0, 1.5));
   }
   auto r = Reader::Open(db_);
-  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.ok()) << r.status().message();
   for (const char* sql : {"DELETE FROM trials", "UPDATE trials SET value = 0", "DROP TABLE trials",
                           "INSERT INTO events(study_id, at, kind, detail) VALUES(1, 0, 'x', 'y')",
                           "SELECT 1; DELETE FROM trials"}) {
@@ -153,7 +161,8 @@ TEST_F(StorageTest, ReaderRefusesWritesAndChangesNothing) {
     EXPECT_FALSE(q.ok()) << sql;
   }
   auto q = (*r)->Query("SELECT count(*), sum(value) FROM trials");
-  ASSERT_TRUE(q.ok());
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  ASSERT_EQ(q->rows.size(), 1u);
   EXPECT_EQ(std::get<int64_t>(q->rows[0][0]), 1);
   EXPECT_DOUBLE_EQ(std::get<double>(q->rows[0][1]), 1.5);
   EXPECT_FALSE(Reader::Open((dir_ / "missing.db").string()).ok());
@@ -209,7 +218,9 @@ TEST_F(StorageTest, ReaderReportsCorruptParameters) {
 
 TEST_F(StorageTest, ReaderRunsWhileWriterCommits) {
   auto s = Store::Open(db_);
+  ASSERT_TRUE(s.ok()) << s.status().message();
   auto id = (*s)->OpenStudy(study_);
+  ASSERT_TRUE(id.ok()) << id.status().message();
   std::atomic<bool> stop{false};
   std::atomic<int> reads{0}, errors{0};
   std::atomic<int64_t> last_seen{0};
@@ -221,7 +232,7 @@ TEST_F(StorageTest, ReaderRunsWhileWriterCommits) {
     }
     while (!stop) {
       auto q = (*r)->Query("SELECT count(*) FROM trials");
-      if (!q.ok()) {
+      if (!q.ok() || q->rows.size() != 1) {
         errors++;
         continue;
       }
@@ -243,6 +254,7 @@ TEST_F(StorageTest, ReaderRunsWhileWriterCommits) {
 
 TEST_F(StorageTest, ADifferentStudyUnderTheSameNameIsRefused) {
   auto s = Store::Open(db_);
+  ASSERT_TRUE(s.ok()) << s.status().message();
   ASSERT_TRUE((*s)->OpenStudy(study_).ok());
   EXPECT_TRUE((*s)->OpenStudy(study_).ok());  // same spec: resume
   pb::Study changed = study_;
@@ -254,11 +266,16 @@ TEST_F(StorageTest, ADifferentStudyUnderTheSameNameIsRefused) {
 
 TEST_F(StorageTest, AFullDatabaseFailsTheCommitAndKeepsEarlierResults) {
   auto s = Store::Open(db_);
+  ASSERT_TRUE(s.ok()) << s.status().message();
   auto id = (*s)->OpenStudy(study_);
-  AddTrial(s->get(), *id, 0, 1.0);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  ASSERT_NO_FATAL_FAILURE(AddTrial(s->get(), *id, 0, 1.0));
   // Cap the file at its current size: the next big write hits SQLITE_FULL.
   auto pages = Reader::Open(db_);
+  ASSERT_TRUE(pages.ok()) << pages.status().message();
   auto pc = (*pages)->Query("PRAGMA page_count");
+  ASSERT_TRUE(pc.ok()) << pc.status().message();
+  ASSERT_EQ(pc->rows.size(), 1u);
   int64_t n = std::get<int64_t>(pc->rows[0][0]);
   ASSERT_TRUE(Exec((*s)->db(), "PRAGMA max_page_count = " + std::to_string(n)).ok());
   ASSERT_TRUE((*s)->Begin().ok());
@@ -271,7 +288,7 @@ TEST_F(StorageTest, AFullDatabaseFailsTheCommitAndKeepsEarlierResults) {
   EXPECT_NE(st.message().find("full"), std::string::npos) << st.message();
   (*s)->Rollback();
   auto trials = (*s)->LoadTrials(*id);
-  ASSERT_TRUE(trials.ok());
+  ASSERT_TRUE(trials.ok()) << trials.status().message();
   EXPECT_EQ(trials->size(), 1u);
 }
 
