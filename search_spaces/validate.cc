@@ -349,7 +349,7 @@ std::string KnobValueError(const Knob& k, const pb::Value& v) {
         return "";
       std::string list;
       for (const auto& w : k.words) list += (list.empty() ? "" : ", ") + w;
-      return "'" + v.text() + "' is not one of: " + list;
+      return "unknown value '" + v.text() + "' (expected one of: " + list + ")";
     }
     default:
       if (!ValueAsDouble(v, &d) || v.kind_case() == pb::Value::kFlag) return "must be a number";

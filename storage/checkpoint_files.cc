@@ -7,10 +7,9 @@
 #include <zlib.h>
 
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "common/posix_error.h"
 
 namespace sweep {
 
@@ -28,26 +27,28 @@ Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id
       dir + "/trial-" + std::to_string(trial_id) + "-step-" + std::to_string(step) + ".ckpt";
   std::string tmp = path + ".tmp";
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::Error("cannot write " + tmp + ": " + std::strerror(errno));
+  if (fd < 0) return PosixError("open", tmp, errno);
+  // Each error is converted where it happens, before close or unlink can
+  // change errno; the descriptor is closed on every path.
+  Status st;
   size_t off = 0;
   while (off < data.size()) {
     ssize_t n = write(fd, data.data() + off, data.size() - off);
     if (n < 0) {
       if (errno == EINTR) continue;
-      std::string err = std::strerror(errno);
-      close(fd);
-      unlink(tmp.c_str());
-      return Status::Error("cannot write " + tmp + ": " + err +
-                           (errno == ENOSPC ? " (disk full)" : ""));
+      st = PosixError("write", tmp, errno);
+      break;
     }
     off += static_cast<size_t>(n);
   }
-  if (fsync(fd) != 0 || close(fd) != 0) {
+  if (st.ok() && fsync(fd) != 0) st = PosixError("fsync", tmp, errno);
+  if (close(fd) != 0 && st.ok()) st = PosixError("close", tmp, errno);
+  if (st.ok() && rename(tmp.c_str(), path.c_str()) != 0)
+    st = PosixError("rename", tmp + " to " + path, errno);
+  if (!st.ok()) {
     unlink(tmp.c_str());
-    return Status::Error("cannot flush " + tmp + ": " + std::strerror(errno));
+    return st;
   }
-  if (rename(tmp.c_str(), path.c_str()) != 0)
-    return Status::Error("cannot rename " + tmp + ": " + std::strerror(errno));
   int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     fsync(dfd);
@@ -57,11 +58,23 @@ Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id
 }
 
 Result<std::string> ReadCheckpointFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error("cannot read checkpoint " + path + ": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return PosixError("open checkpoint", path, errno);
+  std::string out;
+  char buf[1 << 16];
+  while (true) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      Status st = PosixError("read checkpoint", path, errno);
+      close(fd);
+      return st;
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return out;
 }
 
 }  // namespace sweep

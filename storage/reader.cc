@@ -9,10 +9,6 @@
 
 namespace sweep {
 
-Reader::~Reader() {
-  if (db_) sqlite3_close(db_);
-}
-
 Result<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
@@ -20,12 +16,12 @@ Result<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
   }
   std::unique_ptr<Reader> r(new Reader());
   r->path_ = path;
-  int rc = sqlite3_open_v2(path.c_str(), &r->db_, SQLITE_OPEN_READONLY, nullptr);
-  if (rc != SQLITE_OK) return SqliteError(r->db_, rc, "opening database " + path + " read-only");
-  sqlite3_busy_timeout(r->db_, 5000);
-  RETURN_IF_ERROR(Exec(r->db_, "PRAGMA query_only=ON").Wrap(path));
+  ASSIGN_OR_RETURN(r->db_, Connection::Open(path, SQLITE_OPEN_READONLY));
+  sqlite3_busy_timeout(r->db_.get(), 5000);
+  RETURN_IF_ERROR(Exec(r->db_.get(), "PRAGMA query_only=ON").Wrap(path));
   ASSIGN_OR_RETURN(
-      Stmt v, Stmt::Prepare(r->db_, "SELECT count(*) FROM sqlite_master WHERE name='studies'"));
+      Stmt v,
+      Stmt::Prepare(r->db_.get(), "SELECT count(*) FROM sqlite_master WHERE name='studies'"));
   auto row = v.Step();
   if (!row.ok()) return row.status().Wrap(path);
   if (!*row || v.Int(0) == 0) return Status::Error(path + ": not a sweep results database");
@@ -69,7 +65,7 @@ Result<Table> Collect(Stmt* s) {
 
 Result<Table> Reader::Query(const std::string& sql) {
   const char* tail = nullptr;
-  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, sql, &tail));
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(), sql, &tail));
   if (s.raw() == nullptr) return Status::Error("empty query");
   for (const char* p = tail; p && *p; ++p) {
     if (!std::isspace(static_cast<unsigned char>(*p)) && *p != ';') {
@@ -98,7 +94,7 @@ Result<Table> Reader::Studies() {
 Result<StudyRef> Reader::ResolveStudy(const std::string& name) {
   ASSIGN_OR_RETURN(
       Stmt s,
-      Stmt::Prepare(db_, "SELECT id, name, objective_metric, goal FROM studies ORDER BY id"));
+      Stmt::Prepare(db_.get(), "SELECT id, name, objective_metric, goal FROM studies ORDER BY id"));
   std::vector<StudyRef> all;
   while (true) {
     ASSIGN_OR_RETURN(bool row, s.Step());
@@ -129,8 +125,8 @@ Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::
   } else {
     sql += " ORDER BY id";
   }
-  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, sql));
-  ASSIGN_OR_RETURN(Stmt each, Stmt::Prepare(db_, "SELECT key, value FROM json_each(?1)"));
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(), sql));
+  ASSIGN_OR_RETURN(Stmt each, Stmt::Prepare(db_.get(), "SELECT key, value FROM json_each(?1)"));
   s.Bind(1, study.id);
   if (!status.empty()) s.Bind(2, status);
   std::vector<TrialView> out;
@@ -141,7 +137,12 @@ Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::
     t.id = s.Int(0);
     t.number = s.Int(1);
     t.status = s.Text(2);
-    t.params.ParseFromArray(sqlite3_column_blob(s.raw(), 3), sqlite3_column_bytes(s.raw(), 3));
+    if (!t.params.ParseFromArray(sqlite3_column_blob(s.raw(), 3),
+                                 sqlite3_column_bytes(s.raw(), 3))) {
+      return Status::Error(path_ + ": trial " + std::to_string(t.id) + " (number " +
+                           std::to_string(t.number) +
+                           "): column trials.params_pb is corrupt (not a ParamSet)");
+    }
     if (!s.IsNull(4)) t.value = s.Double(4);
     if (!s.IsNull(5)) t.step = s.Int(5);
     t.attempts = static_cast<int>(s.Int(6));

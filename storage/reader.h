@@ -14,6 +14,7 @@
 
 #include "common/status.h"
 #include "proto/sweep.pb.h"
+#include "storage/sqlite_util.h"
 
 namespace sweep {
 
@@ -49,7 +50,6 @@ struct TrialView {
 
 class Reader {
  public:
-  ~Reader();
   static Result<std::unique_ptr<Reader>> Open(const std::string& path);
 
   // Runs one read-only SQL statement; a statement that would write is refused.
@@ -62,7 +62,7 @@ class Reader {
 
  private:
   Reader() = default;
-  sqlite3* db_ = nullptr;
+  Connection db_;  // the queries' statements are locals: gone before it closes
   std::string path_;
 };
 

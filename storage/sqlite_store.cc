@@ -19,37 +19,19 @@ std::string AlgorithmName(pb::AlgorithmType type) {
 }
 }  // namespace
 
-Store::~Store() {
-  // Finalize statements before closing the connection.
-  begin_ = Stmt();
-  commit_ = Stmt();
-  insert_trial_ = Stmt();
-  mark_running_ = Stmt();
-  requeue_ = Stmt();
-  insert_report_ = Stmt();
-  progress_ = Stmt();
-  finish_ = Stmt();
-  event_ = Stmt();
-  study_status_ = Stmt();
-  checkpoint_ = Stmt();
-  decision_ = Stmt();
-  if (db_) sqlite3_close(db_);
-}
-
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   std::unique_ptr<Store> s(new Store());
   s->path_ = path;
-  int rc =
-      sqlite3_open_v2(path.c_str(), &s->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  if (rc != SQLITE_OK) return SqliteError(s->db_, rc, "opening database " + path);
-  sqlite3_busy_timeout(s->db_, 5000);
+  ASSIGN_OR_RETURN(s->db_, Connection::Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
+  sqlite3* db = s->db();
+  sqlite3_busy_timeout(db, 5000);
   // WAL: readers never block the writer. synchronous=FULL: a commit survives
   // power loss, not only a crash of the process.
   RETURN_IF_ERROR(
-      Exec(s->db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+      Exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
           .Wrap(path));
   {
-    ASSIGN_OR_RETURN(Stmt mode, Stmt::Prepare(s->db_, "PRAGMA journal_mode"));
+    ASSIGN_OR_RETURN(Stmt mode, Stmt::Prepare(db, "PRAGMA journal_mode"));
     ASSIGN_OR_RETURN(bool row, mode.Step());
     if (!row || mode.Text(0) != "wal") {
       return Status::Error(
@@ -62,7 +44,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
 }
 
 Status Store::Migrate() {
-  ASSIGN_OR_RETURN(Stmt v, Stmt::Prepare(db_, "PRAGMA user_version"));
+  ASSIGN_OR_RETURN(Stmt v, Stmt::Prepare(db(), "PRAGMA user_version"));
   ASSIGN_OR_RETURN(bool row, v.Step());
   int version = row ? static_cast<int>(v.Int(0)) : 0;
   v = Stmt();
@@ -75,21 +57,21 @@ Status Store::Migrate() {
   if (version == static_cast<int>(migrations.size())) return Status::Ok();
   // All pending migrations in one transaction: readers see the old schema or
   // the new one, never a half-built one.
-  RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));
+  RETURN_IF_ERROR(Exec(db(), "BEGIN IMMEDIATE"));
   for (int i = version; i < static_cast<int>(migrations.size()); ++i) {
-    Status st = Exec(db_, migrations[i]);
-    if (st.ok()) st = Exec(db_, "PRAGMA user_version=" + std::to_string(i + 1));
+    Status st = Exec(db(), migrations[i]);
+    if (st.ok()) st = Exec(db(), "PRAGMA user_version=" + std::to_string(i + 1));
     if (!st.ok()) {
-      (void)Exec(db_, "ROLLBACK");
+      (void)Exec(db(), "ROLLBACK");
       return st.Wrap("migrating schema to version " + std::to_string(i + 1));
     }
   }
-  return Exec(db_, "COMMIT");
+  return Exec(db(), "COMMIT");
 }
 
 Status Store::PrepareAll() {
   auto prep = [&](Stmt* s, const char* sql) -> Status {
-    auto r = Stmt::Prepare(db_, sql);
+    auto r = Stmt::Prepare(db(), sql);
     if (!r.ok()) return r.status().Wrap(sql);
     *s = std::move(r).value();
     return Status::Ok();
@@ -144,7 +126,7 @@ Result<int64_t> Store::OpenStudy(const pb::Study& study) {
     coded.SetSerializationDeterministic(true);
     study.SerializeToCodedStream(&coded);
   }
-  ASSIGN_OR_RETURN(Stmt find, Stmt::Prepare(db_, "SELECT id, spec FROM studies WHERE name=?1"));
+  ASSIGN_OR_RETURN(Stmt find, Stmt::Prepare(db(), "SELECT id, spec FROM studies WHERE name=?1"));
   find.Bind(1, study.name());
   ASSIGN_OR_RETURN(bool row, find.Step());
   if (row) {
@@ -172,7 +154,7 @@ Result<int64_t> Store::OpenStudy(const pb::Study& study) {
   opts.preserve_proto_field_names = true;
   (void)google::protobuf::util::MessageToJsonString(study, &json, opts);
   ASSIGN_OR_RETURN(
-      Stmt ins, Stmt::Prepare(db_,
+      Stmt ins, Stmt::Prepare(db(),
                               "INSERT INTO studies(name, objective_metric, goal, algorithm, seed, "
                               "spec_json, spec, status, created_at, updated_at) "
                               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?8)"));
@@ -185,12 +167,12 @@ Result<int64_t> Store::OpenStudy(const pb::Study& study) {
       .BindBlob(7, spec)
       .Bind(8, WallSeconds());
   RETURN_IF_ERROR(ins.Run().Wrap("creating study '" + study.name() + "'"));
-  return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
+  return static_cast<int64_t>(sqlite3_last_insert_rowid(db()));
 }
 
 Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
   ASSIGN_OR_RETURN(Stmt q,
-                   Stmt::Prepare(db_,
+                   Stmt::Prepare(db(),
                                  "SELECT t.id, t.number, t.status, t.attempts, t.params_pb, "
                                  "t.value, t.step, c.path, c.step, c.checksum, t.parent_id, "
                                  "(SELECT max(d.step) FROM decisions d WHERE d.trial_id = t.id "
@@ -243,7 +225,7 @@ Status Store::Commit() {
 }
 
 void Store::Rollback() {
-  if (sqlite3_get_autocommit(db_) == 0) (void)Exec(db_, "ROLLBACK");
+  if (sqlite3_get_autocommit(db()) == 0) (void)Exec(db(), "ROLLBACK");
   in_tx_ = false;
 }
 
@@ -261,7 +243,7 @@ Result<int64_t> Store::InsertTrial(int64_t study_id, int64_t number, const pb::P
     insert_trial_.BindNull(6).BindNull(7);
   }
   RETURN_IF_ERROR(insert_trial_.Run().Wrap("inserting trial " + std::to_string(number)));
-  return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
+  return static_cast<int64_t>(sqlite3_last_insert_rowid(db()));
 }
 
 Status Store::MarkRunning(int64_t trial_id, const std::string& runner, uint64_t lease, int attempts,
@@ -346,7 +328,7 @@ Result<std::vector<Store::HistoryEvent>> Store::LoadHistory(int64_t study_id,
                                                             const std::string& metric) {
   ASSIGN_OR_RETURN(
       Stmt q,
-      Stmt::Prepare(db_,
+      Stmt::Prepare(db(),
                     "SELECT kind, number, step, value FROM ("
                     " SELECT 1 AS kind, t.number, r.step, r.value, r.at, r.attempt FROM reports r"
                     "  JOIN trials t ON t.id = r.trial_id WHERE t.study_id=?1 AND r.metric=?2"
@@ -367,7 +349,7 @@ Result<std::vector<Store::HistoryEvent>> Store::LoadHistory(int64_t study_id,
 }
 
 Result<std::string> Store::TrialMetrics(int64_t trial_id) {
-  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db_, "SELECT metrics FROM trials WHERE id=?1"));
+  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(), "SELECT metrics FROM trials WHERE id=?1"));
   q.Bind(1, trial_id);
   ASSIGN_OR_RETURN(bool row, q.Step());
   return row ? q.Text(0) : std::string();
@@ -381,12 +363,12 @@ Status Store::SetStudyStatus(int64_t study_id, const std::string& status, double
 Result<int> Store::RequeueRunning(int64_t study_id, double now) {
   ASSIGN_OR_RETURN(
       Stmt q,
-      Stmt::Prepare(db_,
+      Stmt::Prepare(db(),
                     "UPDATE trials SET status='queued', runner=NULL, lease=NULL, "
                     "attempts=max(attempts - 1, 0) WHERE study_id=?1 AND status='running'"));
   q.Bind(1, study_id);
   RETURN_IF_ERROR(q.Run());
-  return sqlite3_changes(db_);
+  return sqlite3_changes(db());
 }
 
 }  // namespace sweep

@@ -38,7 +38,9 @@ struct TrialRecord {
 
 class Store {
  public:
-  ~Store();
+  // Finalizes every statement, then closes the connection (members, in
+  // reverse declaration order).
+  ~Store() = default;
   // Opens (creating and migrating as needed) the database at `path`.
   static Result<std::unique_ptr<Store>> Open(const std::string& path);
 
@@ -91,14 +93,15 @@ class Store {
   Result<int> RequeueRunning(int64_t study_id, double now);
 
   bool in_transaction() const { return in_tx_; }
-  sqlite3* db() { return db_; }
+  sqlite3* db() { return db_.get(); }
 
  private:
   Store() = default;
   Status Migrate();
   Status PrepareAll();
 
-  sqlite3* db_ = nullptr;
+  // Declared before the statements, so that it is destroyed after them.
+  Connection db_;
   std::string path_;
   bool in_tx_ = false;
   Stmt begin_, commit_, insert_trial_, mark_running_, requeue_, insert_report_, progress_, finish_,

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "common/log.h"
+
 namespace sweep {
 
 Status SqliteError(sqlite3* db, int rc, const std::string& what) {
@@ -10,6 +12,43 @@ Status SqliteError(sqlite3* db, int rc, const std::string& what) {
   if (rc == SQLITE_FULL) msg += " (the disk is full; committed results are safe)";
   if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
     msg += " (another process holds a lock on the database)";
+  return Status::Error(msg);
+}
+
+Connection& Connection::operator=(Connection&& o) noexcept {
+  if (this != &o) {
+    (void)Close();
+    db_ = o.db_;
+    path_ = std::move(o.path_);
+    o.db_ = nullptr;
+  }
+  return *this;
+}
+
+Result<Connection> Connection::Open(const std::string& path, int flags) {
+  Connection c;
+  c.path_ = path;
+  // Even a failed open may allocate a handle; `c` owns it either way.
+  int rc = sqlite3_open_v2(path.c_str(), &c.db_, flags, nullptr);
+  if (rc != SQLITE_OK) return SqliteError(c.db_, rc, "opening database " + path);
+  return c;
+}
+
+Status Connection::Close() {
+  if (!db_) return Status::Ok();
+  int rc = sqlite3_close(db_);
+  if (rc == SQLITE_OK) {
+    db_ = nullptr;
+    return Status::Ok();
+  }
+  std::string open;
+  for (sqlite3_stmt* s = sqlite3_next_stmt(db_, nullptr); s; s = sqlite3_next_stmt(db_, s)) {
+    open += std::string(open.empty() ? "" : "; ") + sqlite3_sql(s);
+  }
+  // Not SqliteError: its SQLITE_BUSY hint (another process) does not apply.
+  std::string msg = "closing database " + path_ + ": " + sqlite3_errmsg(db_);
+  if (!open.empty()) msg += "; statements still open: " + open;
+  LOG_ERROR << msg;
   return Status::Error(msg);
 }
 

@@ -16,6 +16,32 @@ namespace sweep {
 
 Status SqliteError(sqlite3* db, int rc, const std::string& what);
 
+// Owns a database connection and closes it with a checked sqlite3_close. A
+// close fails (SQLITE_BUSY) while any statement prepared on the connection is
+// unfinalized, so declare a Connection before the Stmts that use it: members
+// are destroyed in reverse order, so the statements finalize first. A failed
+// close is logged with the SQL of each statement still open.
+class Connection {
+ public:
+  Connection() = default;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  Connection(Connection&& o) noexcept : db_(o.db_), path_(std::move(o.path_)) { o.db_ = nullptr; }
+  Connection& operator=(Connection&& o) noexcept;
+  ~Connection() { (void)Close(); }
+
+  // `flags` as for sqlite3_open_v2.
+  static Result<Connection> Open(const std::string& path, int flags);
+  // Closes the connection (idempotent); an error leaves it open.
+  Status Close();
+
+  sqlite3* get() const { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
 // A prepared statement: bind by 1-based index, Step, read columns.
 class Stmt {
  public:

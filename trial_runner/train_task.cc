@@ -2,9 +2,12 @@
 #include "trial_runner/train_task.h"
 
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <thread>
+#include <utility>
 
 #include "common/values.h"
 
@@ -46,6 +49,21 @@ class Knobs {
   std::map<std::string, pb::Value> params_;
 };
 
+// Looks a word knob's value up in its table. Validation rejects unknown words;
+// one that reaches a runner anyway (a study stored by an older sweep, a
+// hand-made assignment) fails the trial rather than training the default.
+template <typename T>
+Result<T> Word(const char* knob, const std::string& word,
+               std::initializer_list<std::pair<std::string_view, T>> table) {
+  std::string list;
+  for (const auto& [w, value] : table) {
+    if (w == word) return value;
+    list += (list.empty() ? "" : ", ") + std::string(w);
+  }
+  return Status::Error("train knob '" + std::string(knob) + "': unknown value '" + word +
+                       "' (expected one of: " + list + ")");
+}
+
 #define KNOB(type, name, def) \
   k.Get<type>(#name, t.has_##name(), static_cast<type>(t.name()), static_cast<type>(def))
 
@@ -79,48 +97,56 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, std::string* data_di
   Knobs k(a);
   nn::TrainConfig c;
   c.model = KNOB(std::string, model, "mlp");
+  RETURN_IF_ERROR(Word<bool>("model", c.model, {{"mlp", true}, {"cnn", true}}).status());
   c.epochs = KNOB(int, epochs, 10);
   c.batch_size = KNOB(int, batch_size, 128);
   c.lr = static_cast<float>(KNOB(double, lr, 0.05));
   std::string opt = KNOB(std::string, optimizer, "sgd");
-  c.optimizer.kind = opt == "adam"    ? nn::OptimizerKind::kAdam
-                     : opt == "adamw" ? nn::OptimizerKind::kAdamW
-                                      : nn::OptimizerKind::kSgd;
+  ASSIGN_OR_RETURN(c.optimizer.kind,
+                   Word<nn::OptimizerKind>("optimizer", opt,
+                                           {{"sgd", nn::OptimizerKind::kSgd},
+                                            {"adam", nn::OptimizerKind::kAdam},
+                                            {"adamw", nn::OptimizerKind::kAdamW}}));
   c.optimizer.momentum = static_cast<float>(KNOB(double, momentum, opt == "sgd" ? 0.9 : 0.0));
   c.optimizer.nesterov = KNOB(bool, nesterov, false);
   c.optimizer.weight_decay = static_cast<float>(KNOB(double, weight_decay, 0.0));
-  std::string sched = KNOB(std::string, lr_schedule, "cosine");
-  c.lr_schedule = sched == "cosine" ? nn::Schedule::kCosine
-                  : sched == "step" ? nn::Schedule::kStep
-                                    : nn::Schedule::kConstant;
+  ASSIGN_OR_RETURN(c.lr_schedule,
+                   Word<nn::Schedule>("lr_schedule", KNOB(std::string, lr_schedule, "cosine"),
+                                      {{"constant", nn::Schedule::kConstant},
+                                       {"step", nn::Schedule::kStep},
+                                       {"cosine", nn::Schedule::kCosine}}));
   c.warmup_epochs = static_cast<float>(KNOB(double, warmup_epochs, 0.0));
   c.hidden_layers = KNOB(int, hidden_layers, 2);
   c.hidden_units = KNOB(int, hidden_units, 256);
-  std::string act = KNOB(std::string, activation, "relu");
-  c.activation = act == "gelu"         ? nn::Activation::kGelu
-                 : act == "tanh"       ? nn::Activation::kTanh
-                 : act == "leaky_relu" ? nn::Activation::kLeakyRelu
-                                       : nn::Activation::kRelu;
+  ASSIGN_OR_RETURN(c.activation,
+                   Word<nn::Activation>("activation", KNOB(std::string, activation, "relu"),
+                                        {{"relu", nn::Activation::kRelu},
+                                         {"leaky_relu", nn::Activation::kLeakyRelu},
+                                         {"tanh", nn::Activation::kTanh},
+                                         {"gelu", nn::Activation::kGelu}}));
   c.dropout = static_cast<float>(KNOB(double, dropout, 0.0));
   c.batch_norm = KNOB(bool, batch_norm, false);
   c.conv_blocks = KNOB(int, conv_blocks, 2);
   c.channels = KNOB(int, channels, 32);
   c.kernel_size = KNOB(int, kernel_size, 3);
-  c.max_pool = KNOB(std::string, pool, "max") != "avg";
+  ASSIGN_OR_RETURN(c.max_pool, Word<bool>("pool", KNOB(std::string, pool, "max"),
+                                          {{"max", true}, {"avg", false}}));
   c.dense_units = KNOB(int, dense_units, 128);
-  std::string init = KNOB(std::string, init, "default");
-  c.init = init == "he"       ? nn::WeightInit::kHe
-           : init == "xavier" ? nn::WeightInit::kXavier
-                              : nn::WeightInit::kFanIn;
-  std::string aug = KNOB(std::string, augment, "none");
-  c.augment = aug == "flip+crop" ? nn::Augment::kFlipCrop
-              : aug == "flip"    ? nn::Augment::kFlip
-              : aug == "crop"    ? nn::Augment::kCrop
-                                 : nn::Augment::kNone;
+  ASSIGN_OR_RETURN(c.init, Word<nn::WeightInit>("init", KNOB(std::string, init, "default"),
+                                                {{"default", nn::WeightInit::kFanIn},
+                                                 {"he", nn::WeightInit::kHe},
+                                                 {"xavier", nn::WeightInit::kXavier}}));
+  ASSIGN_OR_RETURN(c.augment, Word<nn::Augment>("augment", KNOB(std::string, augment, "none"),
+                                                {{"none", nn::Augment::kNone},
+                                                 {"flip", nn::Augment::kFlip},
+                                                 {"crop", nn::Augment::kCrop},
+                                                 {"flip+crop", nn::Augment::kFlipCrop}}));
   c.seed = t.has_seed() ? t.seed() : a.seed();
-  std::string dataset = KNOB(std::string, dataset, "fashion-mnist");
-  *data_dir = KNOB(std::string, data_dir,
-                   dataset == "mnist" ? "/usr/share/datasets/mnist" : nn::kDefaultFashionMnistDir);
+  ASSIGN_OR_RETURN(std::string default_dir,
+                   Word<std::string>("dataset", KNOB(std::string, dataset, "fashion-mnist"),
+                                     {{"fashion-mnist", nn::kDefaultFashionMnistDir},
+                                      {"mnist", "/usr/share/datasets/mnist"}}));
+  *data_dir = KNOB(std::string, data_dir, default_dir);
   *validation = KNOB(int, validation, 5000);
   *threads = KNOB(int, threads, 0);
   if (c.epochs < 1 || c.batch_size < 1 || !(c.lr > 0) || c.hidden_layers < 0 ||

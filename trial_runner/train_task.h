@@ -22,7 +22,8 @@ struct TrainDevice {
 };
 void SetTrainDevice(TrainDevice device);
 
-// Merges task.train with the trial's parameters into a training config.
+// Merges task.train with the trial's parameters into a training config. A
+// word a knob does not know (optimizer: rmsprop) is an error, never the default.
 Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& assign, std::string* data_dir,
                                        int* validation, int* threads);
 

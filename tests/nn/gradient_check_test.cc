@@ -102,7 +102,24 @@ TEST_F(GradientCheck, LeakyRelu) {
 TEST_F(GradientCheck, Tanh) { Check(b_.get(), MakeActivation(Activation::kTanh), {20}, 3); }
 TEST_F(GradientCheck, Gelu) { Check(b_.get(), MakeActivation(Activation::kGelu), {20}, 3); }
 TEST_F(GradientCheck, DropoutTraining) { Check(b_.get(), MakeDropout(0.3f), {30}, 3); }
-TEST_F(GradientCheck, DropoutEvalIsIdentity) { Check(b_.get(), MakeDropout(0.3f), {30}, 3, false); }
+TEST_F(GradientCheck, DropoutEvalIsIdentity) {
+  Check(b_.get(), MakeDropout(0.3f), {30}, 3, false);
+  // Out of training, y is x itself (no mask, no 1 / (1 - p) scaling).
+  auto layer = MakeDropout(0.3f);
+  layer->Setup({30});
+  Tensor x(b_.get(), {3, 30}), y;
+  Rng rng(5);
+  std::vector<float> hx(x.size());
+  for (auto& v : hx) v = static_cast<float>(rng.Normal());
+  x.FromHost(hx);
+  layer->Forward(Context{b_.get(), false, 1234}, x, &y);
+  ASSERT_EQ(y.shape(), x.shape());
+  EXPECT_EQ(y.ToHost(), hx);
+  // In training the same input is masked and scaled, so the check above is not vacuous.
+  Tensor yt;
+  layer->Forward(Context{b_.get(), true, 1234}, x, &yt);
+  EXPECT_NE(yt.ToHost(), hx);
+}
 TEST_F(GradientCheck, BatchNormDense) {
   Check(b_.get(), MakeBatchNorm(), {6}, 8, true, 1e-2, 3e-2);
 }

@@ -221,10 +221,13 @@ TEST(PbtTest, BottomQuantileCopiesATopMemberWithACommittedCheckpoint) {
   ASSERT_EQ(dirs.size(), 4u);  // three resumes and one new trial
   auto spawn = std::find_if(dirs.begin(), dirs.end(), [](const auto& d) { return d.spawn; });
   ASSERT_NE(spawn, dirs.end());
+  int resumes = 0;
   for (const auto& d : dirs)
     if (!d.spawn) {
       EXPECT_EQ(d.decision, Decision::kContinue);
+      ++resumes;
     }
+  EXPECT_EQ(resumes, 3);
   const TrialSpec& child = *spawn->spawn;
   EXPECT_EQ(child.number, 4);
   EXPECT_EQ(child.parent, 1);
@@ -251,7 +254,12 @@ TEST(PbtTest, AMemberWithoutACheckpointIsNeverASource) {
   f.Decide(1, 2, 0.9);
   f.Decide(2, 2, 0.5);
   EXPECT_EQ(f.Decide(3, 2, 0.6), "promote");
-  for (const auto& d : f.s->TakeDirectives()) {
+  // The paused members 0, 1 and 2 resume; trial 3 continued directly.
+  auto dirs = f.s->TakeDirectives();
+  ASSERT_EQ(dirs.size(), 3u);
+  std::vector<int64_t> numbers;
+  for (const auto& d : dirs) {
+    numbers.push_back(d.number);
     EXPECT_FALSE(d.spawn.has_value());
     EXPECT_EQ(d.decision, Decision::kContinue);
     if (d.number == 0) {
@@ -260,6 +268,8 @@ TEST(PbtTest, AMemberWithoutACheckpointIsNeverASource) {
           << d.reason;
     }
   }
+  std::sort(numbers.begin(), numbers.end());
+  EXPECT_EQ(numbers, (std::vector<int64_t>{0, 1, 2}));
 }
 
 }  // namespace
