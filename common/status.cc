@@ -1,8 +1,5 @@
-// Status code names and the errno conversion.
+// Status code names.
 #include "common/status.h"
-
-#include <cerrno>
-#include <cstring>
 
 namespace sweep {
 
@@ -30,20 +27,6 @@ const char* StatusCodeName(StatusCode code) {
       return "unknown";
   }
   return "unknown";
-}
-
-Status PosixError(const std::string& context, int error_number) {
-  std::string message = context + ": " + std::strerror(error_number);
-  switch (error_number) {
-    case ENOENT:
-      return Status::NotFound(std::move(message));
-    case ENOSPC:
-    case EDQUOT:
-    case ENOMEM:
-      return Status::ResourceExhausted(std::move(message));
-    default:
-      return Status::IOError(std::move(message));
-  }
 }
 
 }  // namespace sweep

@@ -12,9 +12,9 @@ namespace sweep {
 
 // What kind of failure a Status is, so callers and tests branch on a code,
 // never on message text (LevelDB's Status). Each foreign error space is
-// converted to one of these in one function: PosixError (errno), SqliteError,
-// ZmqError, and the protobuf, yaml-cpp and CUDA conversions beside their
-// callers.
+// converted to one of these in one function: PosixError (common/posix_error.h),
+// ZmqError (common/zmq_socket.h), the SQLite conversion in storage/sqlite_util,
+// and the protobuf, yaml-cpp and CUDA conversions beside their callers.
 enum class StatusCode {
   kOk = 0,
   kInvalidArgument,     // the input is wrong: a study file, a flag, a message
@@ -78,11 +78,6 @@ class [[nodiscard]] Status {
   };
   std::shared_ptr<const Rep> rep_;
 };
-
-// errno as a Status, converted once: `context` names the call and the thing
-// ("open /data/x.db"); ENOENT is kNotFound, ENOSPC/EDQUOT/ENOMEM
-// kResourceExhausted, the rest kIOError.
-Status PosixError(const std::string& context, int error_number);
 
 template <typename T>
 class [[nodiscard]] Result {

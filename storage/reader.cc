@@ -12,7 +12,7 @@ namespace sweep {
 Result<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
-    return Status::Error(path + ": no such database (run a study first, or pass --db FILE)");
+    return Status::NotFound(path + ": no such database (run a study first, or pass --db FILE)");
   }
   std::unique_ptr<Reader> r(new Reader());
   r->path_ = path;
@@ -24,7 +24,7 @@ Result<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
       Stmt::Prepare(r->db_.get(), "SELECT count(*) FROM sqlite_master WHERE name='studies'"));
   auto row = v.Step();
   if (!row.ok()) return row.status().Wrap(path);
-  if (!*row || v.Int(0) == 0) return Status::Error(path + ": not a sweep results database");
+  if (!*row || v.Int(0) == 0) return Status::Corruption(path + ": not a sweep results database");
   return r;
 }
 
@@ -106,10 +106,12 @@ Result<StudyRef> Reader::ResolveStudy(const std::string& name) {
     if (!name.empty() && r.name == name) return r;
     names += (names.empty() ? "" : ", ") + r.name;
   }
-  if (all.empty()) return Status::Error(path_ + " holds no studies yet");
+  if (all.empty()) return Status::NotFound(path_ + " holds no studies yet");
   if (!name.empty())
-    return Status::Error("no study named '" + name + "' in " + path_ + " (studies: " + names + ")");
-  if (all.size() > 1) return Status::Error(path_ + " holds several studies; name one of: " + names);
+    return Status::NotFound("no study named '" + name + "' in " + path_ + " (studies: " + names +
+                            ")");
+  if (all.size() > 1)
+    return Status::InvalidArgument(path_ + " holds several studies; name one of: " + names);
   return all[0];
 }
 
@@ -139,9 +141,9 @@ Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::
     t.status = s.Text(2);
     if (!t.params.ParseFromArray(sqlite3_column_blob(s.raw(), 3),
                                  sqlite3_column_bytes(s.raw(), 3))) {
-      return Status::Error(path_ + ": trial " + std::to_string(t.id) + " (number " +
-                           std::to_string(t.number) +
-                           "): column trials.params_pb is corrupt (not a ParamSet)");
+      return Status::Corruption(path_ + ": trial " + std::to_string(t.id) + " (number " +
+                                std::to_string(t.number) +
+                                "): column trials.params_pb is corrupt (not a ParamSet)");
     }
     if (!s.IsNull(4)) t.value = s.Double(4);
     if (!s.IsNull(5)) t.step = s.Int(5);

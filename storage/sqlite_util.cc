@@ -12,7 +12,29 @@ Status SqliteError(sqlite3* db, int rc, const std::string& what) {
   if (rc == SQLITE_FULL) msg += " (the disk is full; committed results are safe)";
   if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
     msg += " (another process holds a lock on the database)";
-  return Status::Error(msg);
+  switch (rc & 0xff) {  // the primary code of an extended one
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return Status::Corruption(msg);
+    case SQLITE_FULL:
+    case SQLITE_NOMEM:
+      return Status::ResourceExhausted(msg);
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Status::Unavailable(msg);
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_PROTOCOL:
+      return Status::IOError(msg);
+    case SQLITE_CONSTRAINT:
+    case SQLITE_MISMATCH:
+    case SQLITE_RANGE:
+      return Status::Internal(msg);  // our SQL broke an invariant
+    default:
+      return Status::Error(msg);
+  }
 }
 
 Connection& Connection::operator=(Connection&& o) noexcept {
@@ -49,7 +71,7 @@ Status Connection::Close() {
   std::string msg = "closing database " + path_ + ": " + sqlite3_errmsg(db_);
   if (!open.empty()) msg += "; statements still open: " + open;
   LOG_ERROR << msg;
-  return Status::Error(msg);
+  return Status::Internal(msg);
 }
 
 Stmt& Stmt::operator=(Stmt&& o) noexcept {

@@ -210,6 +210,7 @@ TEST_F(StorageTest, ReaderReportsCorruptParameters) {
   auto trials = (*r)->Trials(ref, "", 0);
   ASSERT_FALSE(trials.ok()) << "corrupt params_pb read as " << (*trials)[1].params.params_size()
                             << " parameters";
+  EXPECT_TRUE(trials.status().IsCorruption());
   const std::string& msg = trials.status().message();
   EXPECT_NE(msg.find("trial " + std::to_string(bad_id)), std::string::npos) << msg;
   EXPECT_NE(msg.find("params_pb"), std::string::npos) << msg;
@@ -322,6 +323,7 @@ TEST_F(StorageTest, ACheckpointWriteOnAFullDiskNamesTheCallAndPath) {
   std::filesystem::create_symlink("/dev/full", tmp);
   auto path = WriteCheckpointFile(dir, 3, 4, std::string(4096, 'x'));
   ASSERT_FALSE(path.ok());
+  EXPECT_EQ(path.status().code(), StatusCode::kResourceExhausted);
   EXPECT_EQ(path.status().message(),
             "write " + tmp + ": " + std::strerror(ENOSPC) + " (disk full)");
   EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(tmp)));
@@ -334,6 +336,7 @@ TEST_F(StorageTest, ACheckpointThatCannotBeOpenedOrRenamedNamesTheCallAndPath) {
   std::filesystem::create_directories(dir + "/trial-1-step-1.ckpt.tmp");
   auto open = WriteCheckpointFile(dir, 1, 1, "abc");
   ASSERT_FALSE(open.ok());
+  EXPECT_TRUE(open.status().IsIOError());
   EXPECT_EQ(open.status().message(),
             "open " + dir + "/trial-1-step-1.ckpt.tmp: " + std::strerror(EISDIR));
   // The final name is a directory: rename fails, and the temporary file goes.
