@@ -288,35 +288,61 @@ void Dispatcher::Assign() {
   if (owners_.empty()) return;
   std::vector<bool> dry(owners_.size(), false);  // had nothing this turn
   size_t dry_count = 0;
-  for (auto& [identity, r] : runners_) {
-    while (r.ready && dry_count < owners_.size()) {
-      // Round robin over the owners that still have work.
-      size_t k = next_owner_ % owners_.size();
-      while (dry[k]) k = (k + 1) % owners_.size();
-      TrialOwner* owner = owners_[k];
-      if (r.trials.size() >= QueueDepth(r, owner)) break;
-      uint64_t lease = lease_base_ | (++lease_counter_ & 0xffffffffULL);
-      std::optional<pb::Assign> a = owner->NextAssign(r.name, lease);
-      if (!a) {
-        dry[k] = true;
-        ++dry_count;
-        continue;
-      }
-      next_owner_ = k + 1;
-      Lease& l = leases_[a->trial_id()];
-      l = Lease{};
-      l.lease = lease;
-      l.runner = identity;
-      l.owner = owner;
-      l.progress_ms = NowMs();
-      // Queued behind another: its clock starts when it reaches the front.
-      l.started_us = r.trials.empty() ? NowUs() : 0;
-      r.trials.push_back(a->trial_id());
-      pb::Envelope env;
-      *env.mutable_assign() = std::move(*a);
-      Queue(identity, std::move(env));
+  // One trial per runner per pass, so a limit on running trials
+  // (max_concurrent) spreads them over the runners instead of queueing them
+  // all at the first.
+  // Runners busy with each owner's trials (their front trial is its).
+  std::unordered_map<TrialOwner*, int64_t> busy;
+  for (const auto& [identity, r] : runners_) {
+    if (r.trials.empty()) continue;
+    auto l = leases_.find(r.trials.front());
+    if (l != leases_.end()) ++busy[l->second.owner];
+  }
+  // May `owner` give runner `r` a trial now?
+  auto eligible = [&](const Runner& r, TrialOwner* owner) {
+    if (r.trials.size() >= QueueDepth(r, owner)) return false;
+    if (!r.trials.empty()) {
+      // Queued ahead, behind the same owner's trials only.
+      return leases_.at(r.trials.back()).owner == owner;
     }
-    if (dry_count == owners_.size()) return;
+    int64_t limit = owner->MaxConcurrent();
+    return limit <= 0 || busy[owner] < limit;
+  };
+  bool assigned = true;
+  while (assigned && dry_count < owners_.size()) {
+    assigned = false;
+    for (auto& [identity, r] : runners_) {
+      if (!r.ready) continue;
+      // Round robin over the owners that still have work.
+      for (size_t i = 0; i < owners_.size(); ++i) {
+        size_t k = (next_owner_ + i) % owners_.size();
+        TrialOwner* owner = owners_[k];
+        if (dry[k] || !eligible(r, owner)) continue;
+        uint64_t lease = lease_base_ | (++lease_counter_ & 0xffffffffULL);
+        std::optional<pb::Assign> a = owner->NextAssign(r.name, lease);
+        if (!a) {
+          dry[k] = true;
+          ++dry_count;
+          continue;
+        }
+        next_owner_ = k + 1;
+        Lease& l = leases_[a->trial_id()];
+        l = Lease{};
+        l.lease = lease;
+        l.runner = identity;
+        l.owner = owner;
+        l.progress_ms = NowMs();
+        // Queued behind another: its clock starts when it reaches the front.
+        l.started_us = r.trials.empty() ? NowUs() : 0;
+        if (r.trials.empty()) ++busy[owner];
+        r.trials.push_back(a->trial_id());
+        pb::Envelope env;
+        *env.mutable_assign() = std::move(*a);
+        Queue(identity, std::move(env));
+        assigned = true;
+        break;
+      }
+    }
   }
 }
 

@@ -46,6 +46,10 @@ class TrialOwner {
   // Whether a trial may wait at a runner behind another (not with a budget:
   // a trial starts only while the budget has room).
   virtual bool QueueAhead() const = 0;
+  // At most this many of its trials run at once (0: no limit): the number
+  // of runners whose current trial is the owner's. Trials queued behind
+  // another at the same runner do not run at once with it.
+  virtual int64_t MaxConcurrent() const = 0;
   // A running trial with no message for this long is presumed hung (0: never).
   virtual int64_t StallMs() const = 0;
 };

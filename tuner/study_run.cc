@@ -320,8 +320,6 @@ Trial* StudyRun::CreateTrial() {
 
 std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, uint64_t lease) {
   while (!draining_ && write_error_.ok()) {
-    if (max_concurrent_ > 0 && table_.Count(TrialStatus::kRunning) >= max_concurrent_)
-      return std::nullopt;
     Trial* t = table_.PopQueued();
     if (t) {
       // Re-run from a checkpoint at a decision step: it will not report that

@@ -62,7 +62,12 @@ class StudyRun : public TrialOwner {
                   bool runner_died) override;
   void OnRejected(int64_t trial_id, const std::string& what, const std::string& reason) override;
   std::optional<pb::Assign> NextAssign(const std::string& runner_name, uint64_t lease) override;
-  bool QueueAhead() const override { return !study_.algorithm().has_budget(); }
+  // Not with a budget (a trial starts only while it has room), nor with
+  // max_concurrent: 1 (each trial is proposed after the last one ended).
+  bool QueueAhead() const override {
+    return !study_.algorithm().has_budget() && max_concurrent_ != 1;
+  }
+  int64_t MaxConcurrent() const override { return max_concurrent_; }
   int64_t StallMs() const override { return stall_ms_; }
 
  private:

@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
 # bench/dispatch: N synthetic trials x R reports (no sleeping) through real
 # runner processes and a real database, side by side with Optuna (SQLite and
-# in-memory storage) and Ray Tune on the same objective and counts.
+# in-memory storage; Debian's 3.1 and PyPI's 5.x in a virtual environment
+# this script makes) and Ray Tune on the same objective and counts. sweep runs
+# twice per N: with the study's defaults and with max_concurrent: 8.
 # Usage: bench/dispatch/run.sh [N ...]   (default N: 1000 10000; R=10; 2 runners)
-# Env: R=10, PEERS="optuna-sqlite optuna-memory ray" (subset to skip some),
-#      RAY_MAX_N=10000 (skip Ray above this N).
+# Env: R=10, REPEAT=1 (rounds, alternating the tools within each),
+#      PEERS="optuna-sqlite optuna-memory optuna5-memory ray" (subset to skip
+#      some), RAY_MAX_N=10000 (skip Ray above this N),
+#      OPTUNA5_VENV=bench/.venv-optuna5.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R="${R:-10}"
-PEERS="${PEERS:-optuna-sqlite optuna-memory ray}"
+PEERS="${PEERS:-optuna-sqlite optuna-memory optuna5-memory ray}"
+REPEAT="${REPEAT:-1}"
+OPTUNA5_VENV="${OPTUNA5_VENV:-bench/.venv-optuna5}"
 RAY_MAX_N="${RAY_MAX_N:-10000}"
 sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(1000 10000)
 
 scripts/install-deps.sh python3-optuna
 scripts/build.sh >/dev/null
+if [[ " $PEERS " == *" optuna5-memory "* ]] && [ ! -x "$OPTUNA5_VENV/bin/python" ]; then
+  python3 -m venv "$OPTUNA5_VENV"
+  "$OPTUNA5_VENV/bin/pip" install -q "optuna>=5,<6"
+fi
 if [[ " $PEERS " == *" ray "* ]] && ! python3 -c "import ray.tune" 2>/dev/null; then
   python3 -m pip install -q "ray[tune]"
 fi
@@ -22,13 +32,14 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "tool N R seconds trials/s reports/s"
-for n in "${sizes[@]}"; do
+sweep_once() {  # N, label, extra algorithm fields
+  local n=$1 label=$2 extra=$3
   cat > "$work/study.yaml" <<YAML
 name: dispatch
 objective: {metric: value, goal: minimize}
 task:
   synthetic: {function: branin, steps: $R}
-algorithm: {type: random, max_trials: $n}
+algorithm: {type: random, max_trials: $n$extra}
 seed: 7
 parameters:
   x1: {type: float, min: -5, max: 10}
@@ -39,18 +50,26 @@ YAML
   build/cli/sweep run "$work/study.yaml" --db "$work/sweep.db" --local-runners 2 --progress plain >/dev/null 2>"$work/sweep.log"
   end=$(date +%s.%N)
   reports=$(build/cli/sweep query "SELECT count(*) FROM reports" --db "$work/sweep.db" --format csv | tail -1)
-  python3 - "$n" "$R" "$start" "$end" "$reports" <<'PY'
+  python3 - "$label" "$n" "$R" "$start" "$end" "$reports" <<'PY'
 import sys
-n, r, s, e, reps = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+label, n, r, s, e, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
 assert reps == n * r, f"expected {n*r} durable reports, found {reps}"
 secs = e - s
-print(f"sweep {n} {r} {secs:.3f} {n/secs:.1f} {n*r/secs:.1f}")
+print(f"{label} {n} {r} {secs:.3f} {n/secs:.1f} {n*r/secs:.1f}")
 PY
+}
+
+for round in $(seq "$REPEAT"); do
+for n in "${sizes[@]}"; do
+  sweep_once "$n" sweep ""
   for peer in $PEERS; do
     case "$peer" in
       optuna-sqlite) rm -f "$work/optuna.db"; /usr/bin/python3 bench/dispatch/optuna_bench.py "$n" "$R" "sqlite:///$work/optuna.db" ;;
       optuna-memory) /usr/bin/python3 bench/dispatch/optuna_bench.py "$n" "$R" memory ;;
+      optuna5-memory) "$OPTUNA5_VENV/bin/python" bench/dispatch/optuna_bench.py "$n" "$R" memory | sed 's/^optuna-memory/optuna5-memory/' ;;
       ray) if [ "$n" -le "$RAY_MAX_N" ]; then python3 bench/dispatch/ray_bench.py "$n" "$R" 2>/dev/null | grep '^ray-tune'; fi ;;
     esac
   done
+  sweep_once "$n" sweep-max8 ", max_concurrent: 8"
+done
 done
