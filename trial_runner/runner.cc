@@ -1,5 +1,6 @@
-// Runner loop: one socket thread (heartbeats, messages) and one worker thread
-// per trial, so a long training step never silences the heartbeat.
+// The runner's socket loop: registration, heartbeats and liveness (Paranoid
+// Pirate), reconnects with back-off, and the messages between the tuner and
+// the worker thread (trial_worker.h).
 #include "trial_runner/runner.h"
 
 #include <sys/eventfd.h>
@@ -7,11 +8,8 @@
 #include <zmq.h>
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <thread>
 
 #include "common/clock.h"
@@ -19,131 +17,11 @@
 #include "common/rng.h"
 #include "common/wire.h"
 #include "common/zmq_socket.h"
-#include "nn/backend.h"
-#include "trial_runner/task.h"
-#include "trial_runner/train_task.h"
+#include "trial_runner/trial_worker.h"
 
 namespace sweep {
 
 namespace {
-
-// State shared between the socket thread and one trial's worker thread.
-struct TrialSlot {
-  pb::Assign assign;
-  std::atomic<bool> stop{false};
-  std::atomic<int64_t> last_step{0};
-  bool abandoned = false;  // socket thread only: drop whatever the worker still sends
-  int64_t abandoned_at_ms = 0;
-  std::mutex mu;
-  std::deque<pb::Envelope> out;  // guarded by mu
-  bool finished = false;         // guarded by mu
-  int64_t acked_step = 0;        // guarded by mu: the tuner's decision is in up to here
-  std::condition_variable decided;
-  int wake_fd = -1;
-
-  // Called by the socket thread for an Ack, a stop or an abandon.
-  void Decided(int64_t step) {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      acked_step = std::max(acked_step, step);
-    }
-    decided.notify_all();
-  }
-
-  void Push(pb::Envelope env, bool last) {
-    bool was_empty;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      was_empty = out.empty();
-      out.push_back(std::move(env));
-      finished = finished || last;
-    }
-    // One wake-up per batch: the socket thread takes the whole queue.
-    if (was_empty) {
-      uint64_t one = 1;
-      ssize_t ignored = write(wake_fd, &one, sizeof one);
-      (void)ignored;
-    }
-  }
-};
-
-class WorkerContext : public TaskContext {
- public:
-  explicit WorkerContext(std::shared_ptr<TrialSlot> slot) : slot_(std::move(slot)) {}
-  void Report(int64_t step, const std::vector<pb::Metric>& metrics) override {
-    pb::Envelope env;
-    pb::Report* r = env.mutable_report();
-    r->set_trial_id(slot_->assign.trial_id());
-    r->set_lease(slot_->assign.lease());
-    r->set_step(step);
-    for (const auto& m : metrics) *r->add_metrics() = m;
-    slot_->last_step = step;
-    slot_->Push(std::move(env), false);
-    const auto& waits = slot_->assign.decision_steps();
-    if (std::find(waits.begin(), waits.end(), step) != waits.end()) {
-      // A rung: go on only once the tuner has decided.
-      std::unique_lock<std::mutex> lock(slot_->mu);
-      slot_->decided.wait(lock, [&] { return slot_->acked_step >= step || slot_->stop.load(); });
-    }
-  }
-  void Checkpoint(int64_t step, std::string bytes) override {
-    pb::Envelope env;
-    pb::Checkpoint* c = env.mutable_checkpoint();
-    c->set_trial_id(slot_->assign.trial_id());
-    c->set_lease(slot_->assign.lease());
-    c->set_step(step);
-    c->set_data(std::move(bytes));
-    slot_->Push(std::move(env), false);
-  }
-  bool StopRequested() const override { return slot_->stop.load(); }
-
- private:
-  std::shared_ptr<TrialSlot> slot_;
-};
-
-void RunTrial(const std::shared_ptr<TrialSlot>& slot) {
-  WorkerContext ctx(slot);
-  TaskResult result = RunTask(slot->assign, &ctx);
-  pb::Envelope env;
-  pb::Final* f = env.mutable_final();
-  f->set_trial_id(slot->assign.trial_id());
-  f->set_lease(slot->assign.lease());
-  f->set_outcome(result.outcome);
-  f->set_error(result.error);
-  f->set_step(result.step);
-  for (const auto& m : result.metrics) *f->add_metrics() = m;
-  slot->Push(std::move(env), true);
-}
-
-// One long-lived thread runs the trials, one at a time. It is detached: a task
-// that hangs forever cannot block the process from exiting.
-class Worker {
- public:
-  Worker() {
-    std::thread([this] { Loop(); }).detach();
-  }
-  void Start(std::shared_ptr<TrialSlot> slot) {
-    std::lock_guard<std::mutex> lock(mu_);
-    next_ = std::move(slot);
-    cv_.notify_one();
-  }
-
- private:
-  void Loop() {
-    while (true) {
-      std::shared_ptr<TrialSlot> slot;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return next_ != nullptr; });
-        slot = std::move(next_);
-      }
-      RunTrial(slot);
-    }
-  }
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::shared_ptr<TrialSlot> next_;
-};
 
 class Runner {
  public:
@@ -465,51 +343,6 @@ class Runner {
 };
 
 }  // namespace
-
-Status ResolveTrainDevice(const RunnerOptions& o, std::string* description) {
-  // `auto` on a machine without the NVIDIA driver does not even load the
-  // CUDA module (it costs ~0.15 s of start-up).
-  bool driver = access("/proc/driver/nvidia/gpus", F_OK) == 0 || access("/dev/nvidia0", F_OK) == 0;
-  int visible = o.backend == "cpu" || (o.backend == "auto" && !driver) ? 0 : nn::CudaDeviceCount();
-  bool cuda = o.backend == "cuda" || (o.backend == "auto" && visible > 0);
-  if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")
-    return Status::Error("--backend must be auto, cpu or cuda (got '" + o.backend + "')");
-  if (!cuda) {
-    if (!o.gpus.empty() && o.backend == "cpu")
-      return Status::Error("--gpus makes no sense with --backend cpu");
-    SetTrainDevice({});
-    *description = "cpu";
-    return Status::Ok();
-  }
-  if (!nn::HaveCudaBackend()) {
-    return Status::Error(
-        "--backend cuda: this sweep was built without the CUDA backend (no CUDA "
-        "toolkit, cuDNN or NCCL at build time)");
-  }
-  if (visible == 0) {
-    // The backend's own reason: the module could not load, or no device.
-    auto probe = nn::MakeCudaBackend(0);
-    return Status::Error("--backend cuda: " + (probe.ok() ? std::string("no CUDA device is visible")
-                                                          : probe.status().message()));
-  }
-  TrainDevice d;
-  d.cuda = true;
-  d.gpus = o.gpus;
-  if (d.gpus.empty())
-    for (int i = 0; i < visible; ++i) d.gpus.push_back(i);
-  for (int g : d.gpus) {
-    if (g < 0 || g >= visible)
-      return Status::Error("--gpus: no CUDA device " + std::to_string(g) + " (" +
-                           std::to_string(visible) + " visible)");
-  }
-  // Open the first device now, so a broken one fails at start-up, not per trial.
-  auto probe = nn::MakeCudaBackend(d.gpus[0]);
-  if (!probe.ok()) return probe.status();
-  *description = (*probe)->Describe();
-  for (size_t i = 1; i < d.gpus.size(); ++i) *description += ", cuda:" + std::to_string(d.gpus[i]);
-  SetTrainDevice(std::move(d));
-  return Status::Ok();
-}
 
 int RunRunner(const RunnerOptions& options) {
   RunnerOptions o = options;

@@ -1,0 +1,112 @@
+// The worker thread: runs a trial's task and turns what it reports into
+// messages for the socket thread.
+#include "trial_runner/trial_worker.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "trial_runner/task.h"
+
+namespace sweep {
+
+void TrialSlot::Decided(int64_t step) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    acked_step = std::max(acked_step, step);
+  }
+  decided.notify_all();
+}
+
+void TrialSlot::Push(pb::Envelope env, bool last) {
+  bool was_empty;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    was_empty = out.empty();
+    out.push_back(std::move(env));
+    finished = finished || last;
+  }
+  // One wake-up per batch: the socket thread takes the whole queue.
+  if (was_empty) {
+    uint64_t one = 1;
+    ssize_t ignored = write(wake_fd, &one, sizeof one);
+    (void)ignored;
+  }
+}
+
+namespace {
+
+class WorkerContext : public TaskContext {
+ public:
+  explicit WorkerContext(std::shared_ptr<TrialSlot> slot) : slot_(std::move(slot)) {}
+  void Report(int64_t step, const std::vector<pb::Metric>& metrics) override {
+    pb::Envelope env;
+    pb::Report* r = env.mutable_report();
+    r->set_trial_id(slot_->assign.trial_id());
+    r->set_lease(slot_->assign.lease());
+    r->set_step(step);
+    for (const auto& m : metrics) *r->add_metrics() = m;
+    slot_->last_step = step;
+    slot_->Push(std::move(env), false);
+    const auto& waits = slot_->assign.decision_steps();
+    if (std::find(waits.begin(), waits.end(), step) != waits.end()) {
+      // A rung: go on only once the tuner has decided.
+      std::unique_lock<std::mutex> lock(slot_->mu);
+      slot_->decided.wait(lock, [&] { return slot_->acked_step >= step || slot_->stop.load(); });
+    }
+  }
+  void Checkpoint(int64_t step, std::string bytes) override {
+    pb::Envelope env;
+    pb::Checkpoint* c = env.mutable_checkpoint();
+    c->set_trial_id(slot_->assign.trial_id());
+    c->set_lease(slot_->assign.lease());
+    c->set_step(step);
+    c->set_data(std::move(bytes));
+    slot_->Push(std::move(env), false);
+  }
+  bool StopRequested() const override { return slot_->stop.load(); }
+
+ private:
+  std::shared_ptr<TrialSlot> slot_;
+};
+
+void RunTrial(const std::shared_ptr<TrialSlot>& slot) {
+  WorkerContext ctx(slot);
+  TaskResult result = RunTask(slot->assign, &ctx);
+  pb::Envelope env;
+  pb::Final* f = env.mutable_final();
+  f->set_trial_id(slot->assign.trial_id());
+  f->set_lease(slot->assign.lease());
+  f->set_outcome(result.outcome);
+  f->set_error(result.error);
+  f->set_step(result.step);
+  for (const auto& m : result.metrics) *f->add_metrics() = m;
+  slot->Push(std::move(env), true);
+}
+
+}  // namespace
+
+Worker::Worker() {
+  std::thread([this] { Loop(); }).detach();
+}
+
+void Worker::Start(std::shared_ptr<TrialSlot> slot) {
+  std::lock_guard<std::mutex> lock(mu_);
+  next_ = std::move(slot);
+  cv_.notify_one();
+}
+
+void Worker::Loop() {
+  while (true) {
+    std::shared_ptr<TrialSlot> slot;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return next_ != nullptr; });
+      slot = std::move(next_);
+    }
+    RunTrial(slot);
+  }
+}
+
+}  // namespace sweep

@@ -1,0 +1,53 @@
+// A runner's worker thread and the state it shares with the socket thread:
+// one trial at a time runs here, so a long training step never silences the
+// heartbeat. Its messages queue in the TrialSlot and wake the socket thread
+// once per batch (an eventfd).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+
+#include "proto/sweep.pb.h"
+
+namespace sweep {
+
+// State shared between the socket thread and one trial's worker thread.
+struct TrialSlot {
+  pb::Assign assign;
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> last_step{0};
+  bool abandoned = false;  // socket thread only: drop whatever the worker still sends
+  int64_t abandoned_at_ms = 0;
+  std::mutex mu;
+  std::deque<pb::Envelope> out;  // guarded by mu
+  bool finished = false;         // guarded by mu
+  int64_t acked_step = 0;        // guarded by mu: the tuner's decision is in up to here
+  std::condition_variable decided;
+  int wake_fd = -1;
+
+  // Called by the socket thread for an Ack, a stop or an abandon.
+  void Decided(int64_t step);
+  // Called by the worker: queues a message (`last`: the trial's Final).
+  void Push(pb::Envelope env, bool last);
+};
+
+// One long-lived thread runs the trials, one at a time. It is detached: a
+// task that hangs forever cannot block the process from exiting. Never
+// destroy a Worker: its thread may outlive any owner.
+class Worker {
+ public:
+  Worker();
+  // Runs the slot's trial next (the thread is idle when this is called).
+  void Start(std::shared_ptr<TrialSlot> slot);
+
+ private:
+  void Loop();
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::shared_ptr<TrialSlot> next_;
+};
+
+}  // namespace sweep
