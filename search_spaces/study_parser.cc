@@ -7,6 +7,7 @@
 #include <google/protobuf/text_format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -173,7 +174,7 @@ class YamlReader {
         source_->file() + ":" +
         (m.line >= 0 ? std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1)
                      : std::string("?"));
-    return Status::Error(where + ": " + (path.empty() ? "" : path + ": ") + what);
+    return Status::InvalidArgument(where + ": " + (path.empty() ? "" : path + ": ") + what);
   }
 
   Status FillField(const YAML::Node& v, gp::Message* msg, const gp::FieldDescriptor* f,
@@ -416,11 +417,11 @@ Result<ParsedStudy> ParseStudyYaml(const std::string& text, const std::string& f
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    return Status::Error(filename + ":" + std::to_string(e.mark.line + 1) + ":" +
+    return Status::InvalidArgument(filename + ":" + std::to_string(e.mark.line + 1) + ":" +
                          std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
   }
   if (!root.IsMap()) {
-    return Status::Error(filename + ":" + std::to_string(root.Mark().line + 1) + ":" +
+    return Status::InvalidArgument(filename + ":" + std::to_string(root.Mark().line + 1) + ":" +
                          std::to_string(root.Mark().column + 1) +
                          ": a study must be a mapping of keys to values");
   }
@@ -438,7 +439,7 @@ Result<ParsedStudy> ParseStudyTextProto(const std::string& text, const std::stri
   parser.RecordErrorsTo(&errors);
   parser.WriteLocationsTo(&tree);
   if (!parser.ParseFromString(text, &out.study)) {
-    return Status::Error(errors.first().empty() ? filename + ": invalid text format"
+    return Status::InvalidArgument(errors.first().empty() ? filename + ": invalid text format"
                                                 : errors.first());
   }
   RecordTextLocations(out.study, &tree, "", &out.source);
@@ -447,12 +448,16 @@ Result<ParsedStudy> ParseStudyTextProto(const std::string& text, const std::stri
 
 Result<ParsedStudy> LoadStudyFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error(path + ": cannot open study file: " + std::strerror(errno));
+  if (!in) {
+    int err = errno;
+    std::string msg = path + ": cannot open study file: " + std::strerror(err);
+    return err == ENOENT ? Status::NotFound(msg) : Status::IOError(msg);
+  }
   std::ostringstream ss;
   ss << in.rdbuf();
   std::string text = ss.str();
   if (text.size() > kMaxStudyBytes) {
-    return Status::Error(path + ": study file is larger than " + std::to_string(kMaxStudyBytes) +
+    return Status::InvalidArgument(path + ": study file is larger than " + std::to_string(kMaxStudyBytes) +
                          " bytes");
   }
   auto ends_with = [&](const char* ext) {
