@@ -1,0 +1,191 @@
+// StudyRun driven directly as the dispatcher would (no socket): what each
+// message does to the trial table and the database. A real SQLite file.
+#include "tuner/study_run.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "e2e/harness.h"
+#include "search_spaces/study_parser.h"
+#include "search_spaces/validate.h"
+
+namespace sweep {
+namespace {
+
+using e2e::QueryInt;
+
+class StudyRunTest : public ::testing::Test {
+ protected:
+  void Open(const std::string& algorithm, const std::string& task) {
+    auto parsed =
+        ParseStudyYaml("name: unit\nobjective: {metric: value, goal: minimize}\ntask: " + task +
+                           "\nalgorithm: " + algorithm +
+                           "\nseed: 3\nparameters:\n  x1: {type: float, min: 0, max: 1}\n"
+                           "  x2: {type: float, min: 0, max: 1}\n",
+                       "unit.yaml");
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    ASSERT_TRUE(ValidateStudy(&*parsed).ok());
+    auto store = Store::Open(db_);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    store_ = std::move(*store);
+    auto run = StudyRun::Open(store_.get(), parsed->study, db_ + ".checkpoints");
+    ASSERT_TRUE(run.ok()) << run.status().message();
+    run_ = std::move(*run);
+    Commit();
+  }
+  void Commit() {
+    ASSERT_TRUE(run_->write_error().ok()) << run_->write_error().message();
+    ASSERT_TRUE(store_->Commit().ok());
+  }
+  pb::Assign Assign() {
+    auto a = run_->NextAssign("r0", ++lease_);
+    EXPECT_TRUE(a.has_value());
+    return a.value_or(pb::Assign{});
+  }
+  void Report(const pb::Assign& a, int64_t step, double value) {
+    pb::Report r;
+    r.set_trial_id(a.trial_id());
+    r.set_lease(a.lease());
+    r.set_step(step);
+    pb::Metric* m = r.add_metrics();
+    m->set_name("value");
+    m->set_value(value);
+    run_->OnReport("r0-id", r);
+  }
+  void Final(const pb::Assign& a, pb::TrialOutcome outcome, int64_t step) {
+    pb::Final f;
+    f.set_trial_id(a.trial_id());
+    f.set_lease(a.lease());
+    f.set_outcome(outcome);
+    f.set_step(step);
+    run_->OnFinal(f);
+  }
+  std::string Status(int64_t id) {
+    auto rows = e2e::Query(db_, "SELECT status FROM trials WHERE id=" + std::to_string(id));
+    return rows.empty() ? "" : std::get<std::string>(rows[0][0]);
+  }
+
+  e2e::TempDir dir_;
+  std::string db_ = dir_.File("u.db");
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<StudyRun> run_;
+  uint64_t lease_ = 0;
+};
+
+TEST_F(StudyRunTest, ALostRunnerCostsAnAttemptOnlyOfATrialItHadStarted) {
+  Open("{type: random, max_trials: 2, max_retries: 1}",
+       "{synthetic: {function: branin, steps: 3}}");
+  pb::Assign a = Assign();
+  EXPECT_EQ(a.attempt(), 1);
+  // Queued at the runner, never begun: back to the queue, attempt not counted.
+  run_->OnReleased(a.trial_id(), /*started=*/false, "killed by signal 9", true);
+  Commit();
+  EXPECT_EQ(Status(a.trial_id()), "queued");
+  EXPECT_EQ(QueryInt(db_, "SELECT attempts FROM trials WHERE id=" + std::to_string(a.trial_id())),
+            0);
+  // Begun (Started, no report yet), then lost twice: failed with the reason.
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    pb::Assign again = Assign();
+    ASSERT_EQ(again.trial_id(), a.trial_id());
+    EXPECT_EQ(again.attempt(), attempt);
+    run_->OnStarted(again.trial_id());
+    run_->OnReleased(again.trial_id(), /*started=*/true, "killed by signal 9", true);
+    Commit();
+  }
+  EXPECT_EQ(Status(a.trial_id()), "failed");
+  auto failure =
+      e2e::Query(db_, "SELECT failure FROM trials WHERE id=" + std::to_string(a.trial_id()));
+  ASSERT_EQ(failure.size(), 1u);
+  EXPECT_EQ(std::get<std::string>(failure[0][0]),
+            "its runner died 2 times while running it (last: killed by signal 9)");
+  EXPECT_EQ(run_->Counts().failed, 1);
+  EXPECT_EQ(run_->Counts().running, 0);
+}
+
+TEST_F(StudyRunTest, AStalledTrialGivesUpWithItsOwnReason) {
+  Open("{type: random, max_trials: 1, max_retries: 0}",
+       "{synthetic: {function: branin, steps: 3}}");
+  pb::Assign a = Assign();
+  run_->OnReleased(a.trial_id(), true, "no report for 5 s (task.stall_timeout_s)", false);
+  Commit();
+  auto failure =
+      e2e::Query(db_, "SELECT failure FROM trials WHERE id=" + std::to_string(a.trial_id()));
+  EXPECT_EQ(std::get<std::string>(failure[0][0]),
+            "gave up after 1 attempts; last: no report for 5 s (task.stall_timeout_s)");
+}
+
+TEST_F(StudyRunTest, MaxConcurrentIsTheOwnersLimitAndQueueAheadFollowsIt) {
+  Open("{type: random, max_trials: 5, max_concurrent: 1}",
+       "{synthetic: {function: branin, steps: 1}}");
+  EXPECT_EQ(run_->MaxConcurrent(), 1);
+  EXPECT_FALSE(run_->QueueAhead());
+}
+
+TEST_F(StudyRunTest, CompletedFailedAndNaNResultsAreRecordedAndCounted) {
+  Open("{type: random, max_trials: 3}", "{synthetic: {function: branin, steps: 2}}");
+  pb::Assign a = Assign(), b = Assign(), c = Assign();
+  EXPECT_EQ(run_->Counts().running, 3);
+  Report(a, 1, 2.0);
+  Report(a, 2, 1.5);
+  Final(a, pb::TRIAL_OUTCOME_COMPLETED, 2);
+  Report(b, 1, std::nan(""));
+  Final(b, pb::TRIAL_OUTCOME_COMPLETED, 1);
+  Final(c, pb::TRIAL_OUTCOME_FAILED, 0);
+  Commit();
+  EXPECT_EQ(Status(a.trial_id()), "completed");
+  EXPECT_EQ(Status(b.trial_id()), "failed");
+  EXPECT_EQ(Status(c.trial_id()), "failed");
+  ProgressCounts n = run_->Counts();
+  EXPECT_EQ(n.completed, 1);
+  EXPECT_EQ(n.failed, 2);
+  ASSERT_TRUE(n.best.has_value());
+  EXPECT_EQ(*n.best, 1.5);
+  EXPECT_TRUE(run_->Done());
+  EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM reports"), 3);
+}
+
+TEST_F(StudyRunTest, HyperbandPausesAtARungAndResumesFromTheQueue) {
+  // R = 3, eta = 3: the first bracket runs 3 trials to step 1, then one on.
+  Open("{type: hyperband, hyperband: {reduction_factor: 3}}",
+       "{synthetic: {function: curve, steps: 3}}");
+  std::vector<pb::Assign> rung;
+  for (int i = 0; i < 3; ++i) rung.push_back(Assign());
+  ASSERT_EQ(rung[0].decision_steps_size(), 1);
+  EXPECT_EQ(rung[0].decision_steps(0), 1);
+  double values[] = {0.9, 0.2, 0.5};
+  for (int i = 0; i < 3; ++i) {
+    Report(rung[i], 1, values[i]);
+    Commit();
+    // The runner ends the segment it was told to pause.
+    Final(rung[i], pb::TRIAL_OUTCOME_CANCELLED, 1);
+    run_->ApplyDirectives();
+    Commit();
+  }
+  // The best (0.2) is promoted: queued again; the others stopped.
+  EXPECT_EQ(Status(rung[1].trial_id()), "queued");
+  EXPECT_EQ(Status(rung[0].trial_id()), "stopped");
+  EXPECT_EQ(Status(rung[2].trial_id()), "stopped");
+  EXPECT_EQ(run_->Counts().paused, 0);
+  // Its next segment is the same attempt, not a retry.
+  auto next = run_->NextAssign("r0", ++lease_);
+  ASSERT_TRUE(next.has_value());
+  EXPECT_EQ(next->trial_id(), rung[1].trial_id());
+  EXPECT_EQ(next->attempt(), 1);
+}
+
+TEST_F(StudyRunTest, InterruptPutsRunningTrialsBackUncounted) {
+  Open("{type: random, max_trials: 4}", "{synthetic: {function: branin, steps: 2}}");
+  pb::Assign a = Assign(), b = Assign();
+  run_->OnStarted(a.trial_id());
+  Report(a, 1, 3.0);
+  ASSERT_TRUE(store_->Begin().ok());
+  EXPECT_EQ(run_->Interrupt(), 2);
+  Commit();
+  EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM trials WHERE status='queued' AND attempts=0"), 2);
+  EXPECT_EQ(run_->Counts().running, 0);
+  EXPECT_EQ(run_->Counts().queued, 2);
+}
+
+}  // namespace
+}  // namespace sweep
