@@ -82,6 +82,10 @@ Status Store::PrepareAll() {
       prep(&insert_trial_,
            "INSERT INTO trials(study_id, number, status, params, params_pb, attempts, created_at, "
            "parent_id, parent_step) VALUES(?1, ?2, 'queued', ?3, ?4, 0, ?5, ?6, ?7)"));
+  RETURN_IF_ERROR(prep(&insert_running_trial_,
+                       "INSERT INTO trials(study_id, number, status, params, params_pb, attempts, "
+                       "runner, lease, created_at, started_at) "
+                       "VALUES(?1, ?2, 'running', ?3, ?4, 1, ?5, ?6, ?7, ?7)"));
   RETURN_IF_ERROR(
       prep(&mark_running_,
            "UPDATE trials SET status='running', runner=?2, lease=?3, attempts=?4, started_at=?5, "
@@ -96,6 +100,12 @@ Status Store::PrepareAll() {
   RETURN_IF_ERROR(prep(&insert_report_,
                        "INSERT OR REPLACE INTO reports(trial_id, attempt, step, metric, value, at) "
                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
+  {
+    std::string sql =
+        "INSERT OR REPLACE INTO reports(trial_id, attempt, step, metric, value, at) VALUES";
+    for (int i = 0; i < kReportBatch; ++i) sql += i == 0 ? "(?,?,?,?,?,?)" : ",(?,?,?,?,?,?)";
+    RETURN_IF_ERROR(prep(&insert_reports_, sql.c_str()));
+  }
   RETURN_IF_ERROR(prep(&progress_, "UPDATE trials SET step=?2, value=?3 WHERE id=?1"));
   RETURN_IF_ERROR(
       prep(&finish_,
@@ -215,7 +225,12 @@ Status Store::Begin() {
 
 Status Store::Commit() {
   if (!in_tx_) return Status::Ok();
-  Status st = commit_.Run();
+  Status st = FlushReports();
+  if (!st.ok()) {
+    Rollback();
+    return st;
+  }
+  st = commit_.Run();
   if (!st.ok()) {
     Rollback();
     return st.Wrap("COMMIT");
@@ -225,6 +240,7 @@ Status Store::Commit() {
 }
 
 void Store::Rollback() {
+  reports_.clear();
   if (sqlite3_get_autocommit(db()) == 0) (void)Exec(db(), "ROLLBACK");
   in_tx_ = false;
 }
@@ -246,6 +262,21 @@ Result<int64_t> Store::InsertTrial(int64_t study_id, int64_t number, const pb::P
   return static_cast<int64_t>(sqlite3_last_insert_rowid(db()));
 }
 
+Result<int64_t> Store::InsertRunningTrial(int64_t study_id, int64_t number,
+                                          const pb::ParamSet& params,
+                                          const std::string& params_json, const std::string& runner,
+                                          uint64_t lease, double now) {
+  insert_running_trial_.Bind(1, study_id)
+      .Bind(2, number)
+      .Bind(3, params_json)
+      .BindBlob(4, params.SerializeAsString())
+      .Bind(5, runner)
+      .Bind(6, lease)
+      .Bind(7, now);
+  RETURN_IF_ERROR(insert_running_trial_.Run().Wrap("inserting trial " + std::to_string(number)));
+  return static_cast<int64_t>(sqlite3_last_insert_rowid(db()));
+}
+
 Status Store::MarkRunning(int64_t trial_id, const std::string& runner, uint64_t lease, int attempts,
                           double now) {
   mark_running_.Bind(1, trial_id).Bind(2, runner).Bind(3, lease).Bind(4, attempts).Bind(5, now);
@@ -264,13 +295,32 @@ Status Store::Pause(int64_t trial_id, int attempts, int64_t step, std::optional<
 
 Status Store::InsertReport(int64_t trial_id, int attempt, int64_t step, const std::string& metric,
                            double value, double now) {
-  insert_report_.Bind(1, trial_id)
-      .Bind(2, attempt)
-      .Bind(3, step)
-      .Bind(4, metric)
-      .Bind(5, value)
-      .Bind(6, now);
-  return insert_report_.Run();
+  reports_.push_back({trial_id, attempt, step, metric, value, now});
+  if (static_cast<int>(reports_.size()) < kReportBatch) return Status::Ok();
+  return FlushReports();
+}
+
+Status Store::FlushReports() {
+  size_t i = 0;
+  auto bind = [&](Stmt& s, int first, const PendingReport& r) {
+    s.Bind(first, r.trial_id)
+        .Bind(first + 1, r.attempt)
+        .Bind(first + 2, r.step)
+        .Bind(first + 3, r.metric)
+        .Bind(first + 4, r.value)
+        .Bind(first + 5, r.at);
+  };
+  Status st;
+  for (; st.ok() && i + kReportBatch <= reports_.size(); i += kReportBatch) {
+    for (int k = 0; k < kReportBatch; ++k) bind(insert_reports_, 1 + 6 * k, reports_[i + k]);
+    st = insert_reports_.Run().Wrap("recording reports");
+  }
+  for (; st.ok() && i < reports_.size(); ++i) {
+    bind(insert_report_, 1, reports_[i]);
+    st = insert_report_.Run().Wrap("recording a report");
+  }
+  reports_.clear();
+  return st;
 }
 
 Status Store::SetProgress(int64_t trial_id, int64_t step, std::optional<double> value) {
@@ -326,6 +376,7 @@ Status Store::AddDecision(int64_t trial_id, int64_t step, const std::string& dec
 
 Result<std::vector<Store::HistoryEvent>> Store::LoadHistory(int64_t study_id,
                                                             const std::string& metric) {
+  RETURN_IF_ERROR(FlushReports());  // what it reads includes them
   ASSIGN_OR_RETURN(
       Stmt q,
       Stmt::Prepare(db(),

@@ -59,12 +59,19 @@ class Store {
   Result<int64_t> InsertTrial(int64_t study_id, int64_t number, const pb::ParamSet& params,
                               const std::string& params_json, double now, int64_t parent_id = 0,
                               int64_t parent_step = 0);
+  // A new trial that starts at once on `runner` (attempt 1): one statement
+  // instead of InsertTrial + MarkRunning.
+  Result<int64_t> InsertRunningTrial(int64_t study_id, int64_t number, const pb::ParamSet& params,
+                                     const std::string& params_json, const std::string& runner,
+                                     uint64_t lease, double now);
   Status MarkRunning(int64_t trial_id, const std::string& runner, uint64_t lease, int attempts,
                      double now);
   Status Requeue(int64_t trial_id, int attempts);
   // The trial's segment ended at `step` by the algorithm's decision; it keeps
   // its checkpoint and may be resumed (Requeue) later.
   Status Pause(int64_t trial_id, int attempts, int64_t step, std::optional<double> value);
+  // Buffered: written with others in one statement, before the next Commit
+  // at the latest (an error may surface there).
   Status InsertReport(int64_t trial_id, int attempt, int64_t step, const std::string& metric,
                       double value, double now);
   Status SetProgress(int64_t trial_id, int64_t step, std::optional<double> value);
@@ -104,8 +111,21 @@ class Store {
   Connection db_;
   std::string path_;
   bool in_tx_ = false;
-  Stmt begin_, commit_, insert_trial_, mark_running_, requeue_, insert_report_, progress_, finish_,
-      event_, study_status_, checkpoint_, checkpoint_history_, decision_, pause_;
+  // Reports wait here and go to SQLite kReportBatch rows per INSERT (one
+  // statement step instead of one per row), at the latest before COMMIT.
+  struct PendingReport {
+    int64_t trial_id;
+    int attempt;
+    int64_t step;
+    std::string metric;
+    double value, at;
+  };
+  static constexpr int kReportBatch = 32;
+  Status FlushReports();
+  std::vector<PendingReport> reports_;
+  Stmt begin_, commit_, insert_trial_, insert_running_trial_, mark_running_, requeue_,
+      insert_report_, insert_reports_, progress_, finish_, event_, study_status_, checkpoint_,
+      checkpoint_history_, decision_, pause_;
 };
 
 }  // namespace sweep

@@ -299,12 +299,13 @@ int64_t StudyRun::Interrupt() {
   return requeued;
 }
 
-Trial* StudyRun::CreateTrial() {
+Trial* StudyRun::CreateTrial(const std::string& runner_name, uint64_t lease) {
   auto spec = scheduler_->NextTrial();
   if (!spec) return nullptr;
   Write(store_->Begin());
-  auto id = store_->InsertTrial(study_id_, spec->number, spec->params,
-                                ParamsToJson(spec->params.params()), WallSeconds());
+  auto id = store_->InsertRunningTrial(study_id_, spec->number, spec->params,
+                                       ParamsToJson(spec->params.params()), runner_name, lease,
+                                       WallSeconds());
   if (!id.ok()) {
     Write(id.status());
     return nullptr;
@@ -313,9 +314,11 @@ Trial* StudyRun::CreateTrial() {
   t.id = *id;
   t.number = spec->number;
   t.params = std::move(spec->params);
-  t.status = TrialStatus::kRunning;  // about to start: never queued
-  Trial& in = table_.Insert(std::move(t));
-  return &in;
+  t.status = TrialStatus::kRunning;  // starts at once: never queued
+  t.attempts = 1;
+  t.lease = lease;
+  t.runner = runner_name;
+  return &table_.Insert(std::move(t));
 }
 
 std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, uint64_t lease) {
@@ -342,17 +345,17 @@ std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, u
         continue;
       }
       Move(t, TrialStatus::kRunning);
+      t->attempts += 1;
+      t->lease = lease;
+      t->runner = runner_name;
+      t->last_step = 0;
+      t->last_objective.reset();
+      Write(store_->Begin());
+      Write(store_->MarkRunning(t->id, runner_name, lease, t->attempts, WallSeconds()));
     } else {
-      t = CreateTrial();
+      t = CreateTrial(runner_name, lease);
       if (!t) return std::nullopt;
     }
-    t->attempts += 1;
-    t->lease = lease;
-    t->runner = runner_name;
-    t->last_step = 0;
-    t->last_objective.reset();
-    Write(store_->Begin());
-    Write(store_->MarkRunning(t->id, runner_name, lease, t->attempts, WallSeconds()));
     pb::Assign a;
     a.set_trial_id(t->id);
     a.set_lease(lease);

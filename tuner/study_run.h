@@ -93,8 +93,9 @@ class StudyRun : public TrialOwner {
   void CommitCheckpoint(Trial* t, int64_t step);
   // PBT's exploit: a new trial from a verified copy of its parent's checkpoint.
   void Spawn(const Directive& d);
-  // A new trial from the algorithm, inserted in the store; null if none.
-  Trial* CreateTrial();
+  // A new trial from the algorithm, inserted in the store as running on
+  // `runner_name` under `lease` (attempt 1); null if none.
+  Trial* CreateTrial(const std::string& runner_name, uint64_t lease);
   void Event(int64_t trial_id, const std::string& kind, const std::string& detail);
   void Write(Status st);
 

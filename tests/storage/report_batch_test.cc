@@ -1,0 +1,62 @@
+// Reports are buffered and written many rows per statement: every one is in
+// the database after the commit, none after a rollback, and a re-sent report
+// (same trial, attempt, step and metric) replaces the earlier one.
+#include <gtest/gtest.h>
+
+#include "common/values.h"
+#include "e2e/harness.h"
+#include "search_spaces/study_parser.h"
+#include "search_spaces/validate.h"
+#include "storage/sqlite_store.h"
+
+namespace sweep {
+namespace {
+
+TEST(ReportBatchTest, EveryReportIsCommittedWhateverTheBatchSize) {
+  e2e::TempDir dir;
+  std::string db = dir.File("b.db");
+  auto p = ParseStudyYaml(
+      "name: s\nobjective: {metric: value, goal: minimize}\ntask: {synthetic: {function: curve}}\n"
+      "algorithm: {type: random, max_trials: 10}\nparameters:\n  x1: {type: float, min: 0, max: "
+      "1}\n",
+      "s.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_TRUE(ValidateStudy(&*p).ok());
+  auto store = Store::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  Store& s = **store;
+  auto study = s.OpenStudy(p->study);
+  ASSERT_TRUE(study.ok()) << study.status().message();
+  ASSERT_TRUE(s.Begin().ok());
+  pb::ParamSet ps;
+  auto id = s.InsertRunningTrial(*study, 0, ps, "{}", "r0", 7, 1.0);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  // 32 + 32 + 7 rows: two full batches and a remainder.
+  for (int step = 1; step <= 71; ++step)
+    ASSERT_TRUE(s.InsertReport(*id, 1, step, "value", step * 0.5, 1.0).ok());
+  ASSERT_TRUE(s.InsertReport(*id, 1, 3, "value", 99.0, 1.0).ok());  // replaces step 3
+  ASSERT_TRUE(s.Commit().ok());
+  EXPECT_EQ(e2e::QueryInt(db, "SELECT count(*) FROM reports"), 71);
+  EXPECT_EQ(e2e::QueryInt(db, "SELECT CAST(value AS INTEGER) FROM reports WHERE step=3"), 99);
+  EXPECT_EQ(e2e::QueryInt(db, "SELECT CAST(sum(value) * 2 AS INTEGER) FROM reports WHERE step!=3"),
+            71 * 72 / 2 - 3);
+  EXPECT_EQ(e2e::QueryInt(db, "SELECT attempts FROM trials WHERE status='running' AND lease=7"), 1);
+  // Buffered rows of a transaction that is rolled back never appear.
+  ASSERT_TRUE(s.Begin().ok());
+  for (int step = 100; step < 110; ++step)
+    ASSERT_TRUE(s.InsertReport(*id, 1, step, "value", 1.0, 1.0).ok());
+  s.Rollback();
+  ASSERT_TRUE(s.Begin().ok());
+  ASSERT_TRUE(s.Commit().ok());
+  EXPECT_EQ(e2e::QueryInt(db, "SELECT count(*) FROM reports"), 71);
+  // History sees buffered reports too (it flushes first).
+  ASSERT_TRUE(s.Begin().ok());
+  ASSERT_TRUE(s.InsertReport(*id, 1, 200, "value", 2.0, 1.0).ok());
+  auto history = s.LoadHistory(*study, "value");
+  ASSERT_TRUE(history.ok()) << history.status().message();
+  EXPECT_EQ(history->size(), 72u);
+  ASSERT_TRUE(s.Commit().ok());
+}
+
+}  // namespace
+}  // namespace sweep
