@@ -12,7 +12,7 @@ Result<Format> ParseFormat(const std::string& name) {
   if (name == "table") return Format::kTable;
   if (name == "csv") return Format::kCsv;
   if (name == "json") return Format::kJson;
-  return Status::Error("unknown format '" + name + "' (expected table, csv or json)");
+  return Status::InvalidArgument("unknown format '" + name + "' (expected table, csv or json)");
 }
 
 namespace {

@@ -115,55 +115,132 @@ Result<StudyRef> Reader::ResolveStudy(const std::string& name) {
   return all[0];
 }
 
-Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::string& status,
-                                              int top) {
-  std::string sql =
-      "SELECT id, number, status, params_pb, value, step, attempts, runner, failure, metrics, "
-      "parent_id, parent_step FROM trials WHERE study_id=?1";
-  if (!status.empty()) sql += " AND status=?2";
-  if (top > 0) {
-    sql += " AND value IS NOT NULL AND status='completed' ORDER BY value " +
-           std::string(study.maximize ? "DESC" : "ASC") + ", id LIMIT " + std::to_string(top);
-  } else {
-    sql += " ORDER BY id";
+namespace {
+
+// The columns ReadTrial reads, first in every trial query.
+constexpr char kTrialColumns[] =
+    "t.id, t.number, t.status, t.params_pb, t.value, t.step, t.attempts, t.runner, t.failure, "
+    "t.metrics, t.parent_id, t.parent_step";
+constexpr int kTrialColumnCount = 12;
+
+// Reads kTrialColumns from the current row of `s`; `each` is a prepared
+// "SELECT key, value FROM json_each(?1)" for the final metrics.
+Status ReadTrial(const Stmt& s, Stmt* each, const std::string& path, TrialView* t) {
+  t->id = s.Int(0);
+  t->number = s.Int(1);
+  t->status = s.Text(2);
+  if (!t->params.ParseFromArray(sqlite3_column_blob(s.raw(), 3),
+                                sqlite3_column_bytes(s.raw(), 3))) {
+    return Status::Corruption(path + ": trial " + std::to_string(t->id) + " (number " +
+                              std::to_string(t->number) +
+                              "): column trials.params_pb is corrupt (not a ParamSet)");
   }
+  if (!s.IsNull(4)) t->value = s.Double(4);
+  if (!s.IsNull(5)) t->step = s.Int(5);
+  t->attempts = static_cast<int>(s.Int(6));
+  t->runner = s.Text(7);
+  t->failure = s.Text(8);
+  t->metrics_json = s.Text(9);
+  if (!s.IsNull(10)) t->parent = s.Int(10);
+  if (!s.IsNull(11)) t->parent_step = s.Int(11);
+  if (!t->metrics_json.empty()) {
+    each->Bind(1, t->metrics_json);
+    while (true) {
+      auto row = each->Step();
+      if (!row.ok() || !*row) break;
+      t->metrics.emplace_back(
+          each->Text(0), each->IsNull(1) ? std::nullopt : std::optional<double>(each->Double(1)));
+    }
+    each->Reset();
+  }
+  return Status::Ok();
+}
+
+constexpr char kJsonEach[] = "SELECT key, value FROM json_each(?1)";
+
+}  // namespace
+
+Result<std::vector<TrialView>> Reader::TrialsWhere(const std::string& sql, int64_t arg,
+                                                   const std::string* status) {
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(), sql));
-  ASSIGN_OR_RETURN(Stmt each, Stmt::Prepare(db_.get(), "SELECT key, value FROM json_each(?1)"));
-  s.Bind(1, study.id);
-  if (!status.empty()) s.Bind(2, status);
+  ASSIGN_OR_RETURN(Stmt each, Stmt::Prepare(db_.get(), kJsonEach));
+  s.Bind(1, arg);
+  if (status) s.Bind(2, *status);
   std::vector<TrialView> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
     TrialView t;
-    t.id = s.Int(0);
-    t.number = s.Int(1);
-    t.status = s.Text(2);
-    if (!t.params.ParseFromArray(sqlite3_column_blob(s.raw(), 3),
-                                 sqlite3_column_bytes(s.raw(), 3))) {
-      return Status::Corruption(path_ + ": trial " + std::to_string(t.id) + " (number " +
-                                std::to_string(t.number) +
-                                "): column trials.params_pb is corrupt (not a ParamSet)");
-    }
-    if (!s.IsNull(4)) t.value = s.Double(4);
-    if (!s.IsNull(5)) t.step = s.Int(5);
-    t.attempts = static_cast<int>(s.Int(6));
-    t.runner = s.Text(7);
-    t.failure = s.Text(8);
-    t.metrics_json = s.Text(9);
-    if (!s.IsNull(10)) t.parent = s.Int(10);
-    if (!s.IsNull(11)) t.parent_step = s.Int(11);
-    if (!t.metrics_json.empty()) {
-      each.Bind(1, t.metrics_json);
-      while (true) {
-        auto row = each.Step();
-        if (!row.ok() || !*row) break;
-        t.metrics.emplace_back(
-            each.Text(0), each.IsNull(1) ? std::nullopt : std::optional<double>(each.Double(1)));
-      }
-      each.Reset();
-    }
+    RETURN_IF_ERROR(ReadTrial(s, &each, path_, &t));
     out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::string& status,
+                                              int top) {
+  std::string sql = std::string("SELECT ") + kTrialColumns + " FROM trials t WHERE t.study_id=?1";
+  if (!status.empty()) sql += " AND t.status=?2";
+  if (top > 0) {
+    sql += " AND t.value IS NOT NULL AND t.status='completed' ORDER BY t.value " +
+           std::string(study.maximize ? "DESC" : "ASC") + ", t.id LIMIT " + std::to_string(top);
+  } else {
+    sql += " ORDER BY t.id";
+  }
+  return TrialsWhere(sql, study.id, status.empty() ? nullptr : &status);
+}
+
+Result<TrialDetail> Reader::Trial(int64_t trial_id) {
+  static_assert(kTrialColumnCount == 12);
+  ASSIGN_OR_RETURN(
+      Stmt s, Stmt::Prepare(db_.get(), std::string("SELECT ") + kTrialColumns +
+                                           ", t.params, s.id, s.name, s.objective_metric, s.goal, "
+                                           "(SELECT p.number FROM trials p WHERE p.id = "
+                                           "t.parent_id) FROM trials t JOIN studies s ON s.id = "
+                                           "t.study_id WHERE t.id=?1"));
+  ASSIGN_OR_RETURN(Stmt each, Stmt::Prepare(db_.get(), kJsonEach));
+  s.Bind(1, trial_id);
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return Status::NotFound("no trial " + std::to_string(trial_id) + " in this database");
+  TrialDetail d;
+  RETURN_IF_ERROR(ReadTrial(s, &each, path_, &d.trial));
+  constexpr int c = kTrialColumnCount;
+  d.params_json = s.Text(c);
+  d.study = StudyRef{s.Int(c + 1), s.Text(c + 2), s.Text(c + 3), s.Text(c + 4) == "maximize"};
+  if (!s.IsNull(c + 5)) d.parent_number = s.Int(c + 5);
+  return d;
+}
+
+Result<std::vector<TrialView>> Reader::Children(int64_t trial_id) {
+  return TrialsWhere(
+      std::string("SELECT ") + kTrialColumns + " FROM trials t WHERE t.parent_id=?1 ORDER BY t.id",
+      trial_id);
+}
+
+Result<std::vector<DecisionView>> Reader::Decisions(int64_t trial_id) {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
+                                         "SELECT id, step, decision, reason, at FROM decisions "
+                                         "WHERE trial_id=?1 ORDER BY id"));
+  s.Bind(1, trial_id);
+  std::vector<DecisionView> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(DecisionView{s.Int(0), s.Int(1), s.Text(2), s.Text(3), s.Double(4)});
+  }
+  return out;
+}
+
+Result<std::vector<EventView>> Reader::Events(int64_t trial_id) {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
+                                         "SELECT id, kind, detail, at FROM events WHERE "
+                                         "trial_id=?1 ORDER BY id"));
+  s.Bind(1, trial_id);
+  std::vector<EventView> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(EventView{s.Int(0), s.Text(1), s.Text(2), s.Double(3)});
   }
   return out;
 }

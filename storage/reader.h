@@ -1,5 +1,5 @@
 // Read-only access to a results database, for `sweep studies|trials|best|
-// query|export` and tests. Opens the file read-only, so it can never block or
+// query|export|why` and tests. Opens the file read-only, so it can never block or
 // corrupt a running sweep (WAL readers do not block the writer).
 // REQUIRES: external synchronization (one thread uses a Reader).
 #pragma once
@@ -48,6 +48,32 @@ struct TrialView {
   std::vector<std::pair<std::string, std::optional<double>>> metrics;  // the same, parsed
 };
 
+// One trial with its study and lineage, for `sweep why`.
+struct TrialDetail {
+  StudyRef study;
+  TrialView trial;
+  std::string params_json;               // trials.params, as stored
+  std::optional<int64_t> parent_number;  // the parent's number, when it has one
+};
+
+// A decision an algorithm took on a trial (table decisions).
+struct DecisionView {
+  int64_t id = 0;
+  int64_t step = 0;
+  std::string decision;  // continue | stop | pause | exploit ...
+  std::string reason;
+  double at = 0;
+};
+
+// Something that happened to a trial (table events): lost attempts,
+// rejected messages, resumes.
+struct EventView {
+  int64_t id = 0;
+  std::string kind;
+  std::string detail;
+  double at = 0;
+};
+
 class Reader {
  public:
   static Result<std::unique_ptr<Reader>> Open(const std::string& path);
@@ -59,9 +85,22 @@ class Reader {
   Result<StudyRef> ResolveStudy(const std::string& name);
   // Trials of a study by id, or the `top` best completed ones by objective.
   Result<std::vector<TrialView>> Trials(const StudyRef& study, const std::string& status, int top);
+  // One trial by id, whatever its study (ids are unique in a database).
+  // NotFound when there is no such trial; Corruption when its stored
+  // parameters do not parse.
+  Result<TrialDetail> Trial(int64_t trial_id);
+  // PBT: the trials copied from `trial_id`, by id.
+  Result<std::vector<TrialView>> Children(int64_t trial_id);
+  // The trial's decisions and events in the order they were written; empty
+  // for a trial without any (or with no such trial: call Trial first).
+  Result<std::vector<DecisionView>> Decisions(int64_t trial_id);
+  Result<std::vector<EventView>> Events(int64_t trial_id);
 
  private:
   Reader() = default;
+  // Runs `sql` (trial columns first, see reader.cc) with ?1 bound to `arg`.
+  Result<std::vector<TrialView>> TrialsWhere(const std::string& sql, int64_t arg,
+                                             const std::string* status = nullptr);
   Connection db_;  // the queries' statements are locals: gone before it closes
   std::string path_;
 };

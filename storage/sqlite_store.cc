@@ -54,7 +54,17 @@ Status Store::Migrate() {
                          " is newer than this sweep (" + std::to_string(migrations.size()) +
                          "); upgrade sweep");
   }
-  if (version == static_cast<int>(migrations.size())) return Status::Ok();
+  // Migration 2 was edited after its release: the first builds with it named
+  // the checksum column crc32. Their databases sit at version 2, or at 3 or
+  // 4 when a later build migrated them before failing on the column.
+  ASSIGN_OR_RETURN(
+      Stmt old,
+      Stmt::Prepare(db(),
+                    "SELECT count(*) FROM pragma_table_info('checkpoints') WHERE name='crc32'"));
+  ASSIGN_OR_RETURN(row, old.Step());
+  bool crc32 = row && old.Int(0) > 0;
+  old = Stmt();
+  if (version == static_cast<int>(migrations.size()) && !crc32) return Status::Ok();
   // All pending migrations in one transaction: readers see the old schema or
   // the new one, never a half-built one.
   RETURN_IF_ERROR(Exec(db(), "BEGIN IMMEDIATE"));
@@ -64,6 +74,15 @@ Status Store::Migrate() {
     if (!st.ok()) {
       (void)Exec(db(), "ROLLBACK");
       return st.Wrap("migrating schema to version " + std::to_string(i + 1));
+    }
+  }
+  if (crc32) {
+    // The old values are CRC-32s, not Adler-32s: a trial resuming from one
+    // fails the checksum and restarts from scratch, which the tuner records.
+    Status st = Exec(db(), "ALTER TABLE checkpoints RENAME COLUMN crc32 TO checksum");
+    if (!st.ok()) {
+      (void)Exec(db(), "ROLLBACK");
+      return st.Wrap("renaming checkpoints.crc32 to checksum");
     }
   }
   return Exec(db(), "COMMIT");

@@ -1,0 +1,157 @@
+// cli/format: aligned tables, CSV and JSON of query rows and of trials.
+#include "cli/format.h"
+
+#include <gtest/gtest.h>
+
+#include "common/values.h"
+
+namespace sweep {
+namespace {
+
+TEST(ParseFormatTest, KnowsTheThreeFormatsAndRefusesOthers) {
+  ASSERT_TRUE(ParseFormat("table").ok());
+  EXPECT_EQ(*ParseFormat("table"), Format::kTable);
+  EXPECT_EQ(*ParseFormat("csv"), Format::kCsv);
+  EXPECT_EQ(*ParseFormat("json"), Format::kJson);
+  auto bad = ParseFormat("xml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.status().IsInvalidArgument());
+  EXPECT_NE(bad.status().message().find("'xml'"), std::string::npos) << bad.status().message();
+}
+
+Table Sample() {
+  Table t;
+  t.columns = {"id", "name", "value"};
+  t.rows.push_back({int64_t{1}, std::string("a,b"), 0.5});
+  t.rows.push_back({int64_t{12}, std::string("say \"hi\""), Cell()});
+  t.rows.push_back({int64_t{3}, std::string("x"), 3.14159265358979});
+  return t;
+}
+
+// Headers are left-aligned; cells of numbers and nulls are right-aligned.
+TEST(FormatRowsTest, TableAlignsNumbersRightAndTextLeft) {
+  EXPECT_EQ(FormatRows(Sample(), Format::kTable),
+            "id  name      value\n"
+            " 1  a,b           0.5\n"
+            "12  say \"hi\"         \n"
+            " 3  x         3.14159\n");
+}
+
+TEST(FormatRowsTest, TableSaysWhenThereAreNoRows) {
+  Table t;
+  t.columns = {"id", "value"};
+  EXPECT_EQ(FormatRows(t, Format::kTable), "id  value\n(no rows)\n");
+}
+
+TEST(FormatRowsTest, TableCutsLongTextAtSixtyCharacters) {
+  Table t;
+  t.columns = {"detail"};
+  t.rows.push_back({std::string(80, 'x')});
+  EXPECT_EQ(FormatRows(t, Format::kTable), "detail\n" + std::string(57, 'x') + "...\n");
+}
+
+TEST(FormatRowsTest, CsvQuotesWhatNeedsItAndKeepsFullPrecision) {
+  EXPECT_EQ(FormatRows(Sample(), Format::kCsv),
+            "id,name,value\n"
+            "1,\"a,b\",0.5\n"
+            "12,\"say \"\"hi\"\"\",\n"
+            "3,x,3.14159265358979\n");
+}
+
+TEST(FormatRowsTest, CsvQuotesHeadersAndLineBreaks) {
+  Table t;
+  t.columns = {"a,b"};
+  t.rows.push_back({std::string("two\nlines")});
+  EXPECT_EQ(FormatRows(t, Format::kCsv), "\"a,b\"\n\"two\nlines\"\n");
+}
+
+TEST(FormatRowsTest, JsonIsAnArrayOfObjectsWithNulls) {
+  EXPECT_EQ(FormatRows(Sample(), Format::kJson),
+            "[{\"id\": 1, \"name\": \"a,b\", \"value\": 0.5},\n"
+            " {\"id\": 12, \"name\": \"say \\\"hi\\\"\", \"value\": null},\n"
+            " {\"id\": 3, \"name\": \"x\", \"value\": 3.14159265358979}]\n");
+  Table empty;
+  empty.columns = {"id"};
+  EXPECT_EQ(FormatRows(empty, Format::kJson), "[]\n");
+}
+
+TrialView Trial(int64_t id, const std::string& status, std::optional<double> value, double lr) {
+  TrialView t;
+  t.id = id;
+  t.number = id - 1;
+  t.status = status;
+  auto* p = t.params.add_params();
+  p->set_name("lr");
+  *p->mutable_value() = NumberValue(lr);
+  auto* q = t.params.add_params();
+  q->set_name("layers");
+  *q->mutable_value() = IntegerValue(2);
+  t.value = value;
+  if (value) t.step = 9;
+  t.attempts = 1;
+  return t;
+}
+
+TEST(TrialJsonTest, WritesEveryFieldAndNullsForMissingOnes) {
+  TrialView t = Trial(3, "completed", 1.25, 0.01);
+  t.metrics_json = "{\"loss\": 1.25, \"accuracy\": 0.5}";
+  EXPECT_EQ(TrialJson(t),
+            "{\"id\": 3, \"status\": \"completed\", \"params\": {\"lr\": 0.01, \"layers\": 2}, "
+            "\"value\": 1.25, \"step\": 9, \"attempts\": 1, \"number\": 2, \"failure\": null, "
+            "\"metrics\": {\"loss\": 1.25, \"accuracy\": 0.5}, \"parent\": null, "
+            "\"parent_step\": null}");
+  TrialView f = Trial(4, "failed", std::nullopt, 0.1);
+  f.failure = "runner lost: \"r1\"";
+  f.parent = 3;
+  f.parent_step = 4;
+  EXPECT_EQ(TrialJson(f),
+            "{\"id\": 4, \"status\": \"failed\", \"params\": {\"lr\": 0.1, \"layers\": 2}, "
+            "\"value\": null, \"step\": null, \"attempts\": 1, \"number\": 3, \"failure\": "
+            "\"runner lost: \\\"r1\\\"\", \"metrics\": null, \"parent\": 3, \"parent_step\": 4}");
+}
+
+std::vector<TrialView> Trials() {
+  std::vector<TrialView> v = {Trial(1, "completed", 0.25, 0.001), Trial(2, "failed", {}, 0.1)};
+  v[0].metrics = {{"loss", 0.25}, {"accuracy", 0.875}};
+  v[1].failure = "diverged";
+  return v;
+}
+
+TEST(FormatTrialsTest, TablePutsParamsAndOtherMetricsInColumns) {
+  EXPECT_EQ(FormatTrials(Trials(), Format::kTable, "loss"),
+            "id  status     value  step  attempts  lr     layers  accuracy  failure\n"
+            " 1  completed   0.25     9         1  0.001       2     0.875          \n"
+            " 2  failed                         1    0.1       2            diverged\n");
+}
+
+TEST(FormatTrialsTest, CsvHasTheSameColumns) {
+  EXPECT_EQ(FormatTrials(Trials(), Format::kCsv, "loss"),
+            "id,status,value,step,attempts,lr,layers,accuracy,failure\n"
+            "1,completed,0.25,9,1,0.001,2,0.875,\n"
+            "2,failed,,,1,0.1,2,,diverged\n");
+}
+
+TEST(FormatTrialsTest, AParentColumnAppearsOnlyWithLineage) {
+  std::vector<TrialView> v = Trials();
+  v[1].parent = 1;
+  v[1].parent_step = 3;
+  EXPECT_EQ(FormatTrials(v, Format::kCsv, "loss"),
+            "id,status,value,step,attempts,parent,lr,layers,accuracy,failure\n"
+            "1,completed,0.25,9,1,,0.001,2,0.875,\n"
+            "2,failed,,,1,1,0.1,2,,diverged\n");
+}
+
+TEST(FormatTrialsTest, JsonIsAnArrayOfTrialJson) {
+  std::vector<TrialView> v = Trials();
+  EXPECT_EQ(FormatTrials(v, Format::kJson, "loss"),
+            "[" + TrialJson(v[0]) + ",\n " + TrialJson(v[1]) + "]\n");
+  EXPECT_EQ(FormatTrials({}, Format::kJson, "loss"), "[]\n");
+}
+
+TEST(FormatTrialsTest, NoTrialsIsAnEmptyTable) {
+  EXPECT_EQ(FormatTrials({}, Format::kTable, "loss"),
+            "id  status  value  step  attempts  failure\n(no rows)\n");
+}
+
+}  // namespace
+}  // namespace sweep
