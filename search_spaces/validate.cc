@@ -8,6 +8,8 @@
 #include <set>
 
 #include "common/json.h"
+#include "common/task_schema.h"
+#include "common/train_knobs.h"
 #include "common/values.h"
 #include "search_spaces/space.h"
 
@@ -234,23 +236,10 @@ void CheckParameters(const pb::Study& study, Checker* c) {
 void CheckSyntheticTask(const pb::Study& study, Checker* c) {
   const pb::SyntheticTask& t = study.task().synthetic();
   std::string path = "task.synthetic";
-  int dims = 0;  // exact dimension, or 0 for "any, at least min_dims"
-  int min_dims = 1;
-  switch (t.function()) {
-    case pb::SYNTHETIC_FUNCTION_BRANIN:
-      dims = 2;
-      break;
-    case pb::SYNTHETIC_FUNCTION_HARTMANN6:
-      dims = 6;
-      break;
-    case pb::SYNTHETIC_FUNCTION_ROSENBROCK:
-      min_dims = 2;
-      break;
-    case pb::SYNTHETIC_FUNCTION_CURVE:
-      break;
-    default:
-      c->Fail(path + ".function", "is required (branin, hartmann6, rosenbrock or curve)");
-      return;
+  const SyntheticFunctionInfo* fn = FindSyntheticFunction(t.function());
+  if (!fn) {
+    c->Fail(path + ".function", "is required (branin, hartmann6, rosenbrock or curve)");
+    return;
   }
   if (t.has_steps() && (t.steps() < 1 || t.steps() > 1000000))
     c->Fail(path + ".steps", "must be in [1, 1000000]");
@@ -270,15 +259,10 @@ void CheckSyntheticTask(const pb::Study& study, Checker* c) {
   std::map<std::string, const pb::Parameter*> by_name;
   for (const auto& p : study.parameters()) by_name[p.name()] = &p;
   while (by_name.count("x" + std::to_string(n + 1))) ++n;
-  std::string fname = t.GetDescriptor()
-                          ->FindFieldByName("function")
-                          ->enum_type()
-                          ->FindValueByNumber(t.function())
-                          ->name();
-  if ((dims && n < dims) || n < min_dims) {
-    int need = dims ? dims : min_dims;
-    c->Fail(path + ".function", "this function needs parameters x1..x" + std::to_string(need) +
-                                    ", the study defines x1..x" + std::to_string(n));
+  if (n < fn->inputs) {
+    c->Fail(path + ".function", "this function needs parameters x1..x" +
+                                    std::to_string(fn->inputs) + ", the study defines x1..x" +
+                                    std::to_string(n));
   }
   for (int i = 1; i <= n; ++i) {
     const pb::Parameter& p = *by_name["x" + std::to_string(i)];
@@ -296,127 +280,40 @@ void CheckSyntheticTask(const pb::Study& study, Checker* c) {
   }
 }
 
-// The train task's knobs: type, allowed words or numeric range.
-struct Knob {
-  const char* name;
-  char kind;  // i: int, f: float, b: bool, s: word
-  double min, max;
-  std::vector<std::string> words;
-};
-
-const std::vector<Knob>& TrainKnobs() {
-  static const std::vector<Knob> kKnobs = {
-      {"dataset", 's', 0, 0, {"fashion-mnist", "mnist"}},
-      {"data_dir", 's', 0, 0, {}},
-      {"model", 's', 0, 0, {"mlp", "cnn"}},
-      {"epochs", 'i', 1, 10000, {}},
-      {"batch_size", 'i', 1, 60000, {}},
-      {"lr", 'f', 1e-12, 100, {}},
-      {"optimizer", 's', 0, 0, {"sgd", "adam", "adamw"}},
-      {"momentum", 'f', 0, 0.999999, {}},
-      {"nesterov", 'b', 0, 0, {}},
-      {"weight_decay", 'f', 0, 1, {}},
-      {"lr_schedule", 's', 0, 0, {"constant", "step", "cosine"}},
-      {"warmup_epochs", 'f', 0, 10000, {}},
-      {"hidden_layers", 'i', 0, 64, {}},
-      {"hidden_units", 'i', 1, 65536, {}},
-      {"activation", 's', 0, 0, {"relu", "leaky_relu", "tanh", "gelu"}},
-      {"dropout", 'f', 0, 0.99, {}},
-      {"batch_norm", 'b', 0, 0, {}},
-      {"conv_blocks", 'i', 0, 4, {}},
-      {"channels", 'i', 1, 1024, {}},
-      {"kernel_size", 'i', 1, 11, {}},
-      {"pool", 's', 0, 0, {"max", "avg"}},
-      {"dense_units", 'i', 0, 65536, {}},
-      {"augment", 's', 0, 0, {"none", "flip", "crop", "flip+crop"}},
-      {"validation", 'i', 0, 59999, {}},
-      {"seed", 'i', 0, 1.8e19, {}},
-      {"threads", 'i', 0, 1024, {}},
-      {"init", 's', 0, 0, {"default", "he", "xavier"}},
-  };
-  return kKnobs;
-}
-
-// Checks one value (fixed or a categorical choice) against a knob.
-std::string KnobValueError(const Knob& k, const pb::Value& v) {
-  double d;
-  switch (k.kind) {
-    case 'b':
-      return v.kind_case() == pb::Value::kFlag ? "" : "must be true or false";
-    case 's': {
-      if (v.kind_case() != pb::Value::kText) return "must be a word";
-      if (k.words.empty() || std::find(k.words.begin(), k.words.end(), v.text()) != k.words.end())
-        return "";
-      std::string list;
-      for (const auto& w : k.words) list += (list.empty() ? "" : ", ") + w;
-      return "unknown value '" + v.text() + "' (expected one of: " + list + ")";
-    }
-    default:
-      if (!ValueAsDouble(v, &d) || v.kind_case() == pb::Value::kFlag) return "must be a number";
-      if (k.kind == 'i' && !IsInteger(d)) return "must be an integer";
-      if (d < k.min || d > k.max) return "must be in [" + Num(k.min) + ", " + Num(k.max) + "]";
-      return "";
-  }
-}
-
 void CheckTrainTask(const pb::Study& study, Checker* c) {
   const pb::TrainTask& t = study.task().train();
-  const auto* desc = t.GetDescriptor();
-  const auto* refl = t.GetReflection();
-  std::map<std::string, const Knob*> knobs;
-  for (const auto& k : TrainKnobs()) knobs[k.name] = &k;
   for (const auto& k : TrainKnobs()) {
-    const auto* f = desc->FindFieldByName(k.name);
-    if (!f || !refl->HasField(t, f)) continue;
-    pb::Value v;
-    switch (f->cpp_type()) {
-      case google::protobuf::FieldDescriptor::CPPTYPE_STRING:
-        v.set_text(refl->GetString(t, f));
-        break;
-      case google::protobuf::FieldDescriptor::CPPTYPE_BOOL:
-        v.set_flag(refl->GetBool(t, f));
-        break;
-      case google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE:
-        v.set_number(refl->GetDouble(t, f));
-        break;
-      case google::protobuf::FieldDescriptor::CPPTYPE_INT32:
-        v.set_integer(refl->GetInt32(t, f));
-        break;
-      default:
-        v.set_integer(static_cast<int64_t>(refl->GetUInt64(t, f)));
-        break;
-    }
-    std::string err = KnobValueError(k, v);
-    if (!err.empty()) c->Fail(std::string("task.train.") + k.name, err);
+    auto v = FixedTrainKnob(t, k);
+    if (!v) continue;
+    std::string err = TrainKnobValueError(k, *v);
+    if (!err.empty()) c->Fail("task.train." + std::string(k.name), err);
   }
   if (t.has_kernel_size() && t.kernel_size() % 2 == 0)
     c->Fail("task.train.kernel_size", "must be odd (same padding)");
   for (const auto& p : study.parameters()) {
     std::string path = "parameters." + p.name();
-    auto it = knobs.find(p.name());
-    if (it == knobs.end()) {
-      std::string list;
-      for (const auto& k : TrainKnobs()) list += (list.empty() ? "" : ", ") + std::string(k.name);
-      c->Fail(path, "'" + p.name() + "' is not a knob of the train task (knobs: " + list + ")");
+    const TrainKnob* knob = FindTrainKnob(p.name());
+    if (!knob) {
+      c->Fail(path, "'" + p.name() +
+                        "' is not a knob of the train task (knobs: " + TrainKnobNameList() + ")");
       continue;
     }
-    const auto* f = desc->FindFieldByName(p.name());
-    if (f && refl->HasField(t, f)) {
+    if (FixedTrainKnob(t, *knob)) {
       c->Fail(path, "'" + p.name() + "' is fixed in task.train and searched here; choose one");
     }
-    const Knob& k = *it->second;
+    const TrainKnob& k = *knob;
     if (p.type() == pb::PARAM_TYPE_CATEGORICAL) {
       for (int i = 0; i < p.values_size(); ++i) {
-        std::string err = KnobValueError(k, p.values(i));
+        std::string err = TrainKnobValueError(k, p.values(i));
         if (!err.empty()) c->Fail(path + ".values[" + std::to_string(i) + "]", err);
       }
     } else if (p.type() == pb::PARAM_TYPE_CONSTANT) {
-      std::string err = KnobValueError(k, p.value());
+      std::string err = TrainKnobValueError(k, p.value());
       if (!err.empty()) c->Fail(path + ".value", err);
     } else if (p.type() == pb::PARAM_TYPE_FLOAT || p.type() == pb::PARAM_TYPE_INT) {
-      if (k.kind == 's' || k.kind == 'b') {
+      if (k.type == KnobType::kWord || k.type == KnobType::kBool) {
         c->Fail(path + ".type", "'" + p.name() + "' takes words or booleans: make it categorical");
-      } else if (k.kind == 'i' && p.type() == pb::PARAM_TYPE_FLOAT) {
+      } else if (k.type == KnobType::kInt && p.type() == pb::PARAM_TYPE_FLOAT) {
         c->Fail(path + ".type", "'" + p.name() + "' is an integer knob: use type int");
       } else if (p.has_min() && p.has_max() && (p.min() < k.min || p.max() > k.max)) {
         c->Fail(path,
@@ -435,12 +332,8 @@ int64_t TaskResource(const pb::Task& task) {
 }
 
 std::vector<std::string> TaskMetrics(const pb::Task& task) {
-  if (task.has_synthetic()) return {"value"};
-  if (task.has_train()) {
-    return {"train_loss",    "val_loss",  "val_accuracy", "samples_per_s",
-            "epoch_seconds", "test_loss", "test_accuracy"};
-  }
-  return {};
+  // The table is shared with the tasks and the docs: common/task_schema.cc.
+  return MetricsOfTask(task);
 }
 
 namespace {
