@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "common/rng.h"
+#include "common/task_schema.h"
 #include "common/values.h"
 
 namespace sweep {
@@ -142,10 +143,9 @@ TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx) {
     }
     x.push_back(v);
   }
-  size_t need = task.function() == pb::SYNTHETIC_FUNCTION_BRANIN       ? 2
-                : task.function() == pb::SYNTHETIC_FUNCTION_HARTMANN6  ? 6
-                : task.function() == pb::SYNTHETIC_FUNCTION_ROSENBROCK ? 2
-                                                                       : 1;
+  // An unspecified function runs the curve, which reads at least x1.
+  const SyntheticFunctionInfo* fn = FindSyntheticFunction(task.function());
+  size_t need = static_cast<size_t>(fn ? fn->inputs : 1);
   if (x.size() < need) {
     result.outcome = pb::TRIAL_OUTCOME_FAILED;
     result.error = "the synthetic function needs parameters x1..x" + std::to_string(need);

@@ -2,6 +2,8 @@
 #include "trial_runner/train_task.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <map>
 #include <mutex>
@@ -9,26 +11,44 @@
 #include <thread>
 #include <utility>
 
+#include "common/train_knobs.h"
 #include "common/values.h"
 
 namespace sweep {
 
 namespace {
 
-// Values of one knob: the task's fixed value or the trial's parameter.
+// Values of one knob: the trial's parameter, else the task's fixed value,
+// else the default in common/train_knobs.cc.
 class Knobs {
  public:
   explicit Knobs(const pb::Assign& a) : t_(a.task().train()) {
     for (const auto& p : a.params()) params_[p.name()] = p.value();
   }
   template <typename T>
-  T Get(const char* name, bool has, T fixed, T def) {
-    auto it = params_.find(name);
+  T Get(std::string_view name) const {
+    return GetOr<T>(name, FromValue(TrainKnobDefault(Knob(name)), T{}));
+  }
+  // For the knobs whose default depends on other knobs or on the trial.
+  template <typename T>
+  T GetOr(std::string_view name, T def) const {
+    auto it = params_.find(std::string(name));
     if (it != params_.end()) return FromValue(it->second, def);
-    return has ? fixed : def;
+    auto fixed = FixedTrainKnob(t_, Knob(name));
+    return fixed ? FromValue(*fixed, def) : def;
   }
 
  private:
+  // The table names every knob this file reads; a miss is a programming error.
+  static const TrainKnob& Knob(std::string_view name) {
+    const TrainKnob* k = FindTrainKnob(name);
+    if (!k) {
+      std::fprintf(stderr, "train task reads '%s', which is not in the knob table\n",
+                   std::string(name).c_str());
+      std::abort();
+    }
+    return *k;
+  }
   static double AsNumber(const pb::Value& v, double def) {
     double d;
     return ValueAsDouble(v, &d) ? d : def;
@@ -49,23 +69,25 @@ class Knobs {
   std::map<std::string, pb::Value> params_;
 };
 
-// Looks a word knob's value up in its table. Validation rejects unknown words;
-// one that reaches a runner anyway (a study stored by an older sweep, a
-// hand-made assignment) fails the trial rather than training the default.
+// Maps a word knob's value to its setting. The accepted words come from the
+// knob table: validation rejects others, and one that reaches a runner anyway
+// (a study stored by an older sweep, a hand-made assignment) fails the trial
+// rather than training the default. `meaning` must cover the table's words
+// (train_knobs_test checks it).
 template <typename T>
-Result<T> Word(const char* knob, const std::string& word,
-               std::initializer_list<std::pair<std::string_view, T>> table) {
-  std::string list;
-  for (const auto& [w, value] : table) {
-    if (w == word) return value;
-    list += (list.empty() ? "" : ", ") + std::string(w);
+Result<T> Word(std::string_view knob, const std::string& word,
+               std::initializer_list<std::pair<std::string_view, T>> meaning) {
+  pb::Value v;
+  v.set_text(word);
+  const TrainKnob* k = FindTrainKnob(knob);
+  std::string err = k ? TrainKnobValueError(*k, v) : "not in the knob table";
+  if (err.empty()) {
+    for (const auto& [w, value] : meaning)
+      if (w == word) return value;
+    err = "value '" + word + "' has no meaning in the train task";
   }
-  return Status::Error("train knob '" + std::string(knob) + "': unknown value '" + word +
-                       "' (expected one of: " + list + ")");
+  return Status::Error("train knob '" + std::string(knob) + "': " + err);
 }
-
-#define KNOB(type, name, def) \
-  k.Get<type>(#name, t.has_##name(), static_cast<type>(t.name()), static_cast<type>(def))
 
 // Data sets are loaded once per runner process and shared by its trials.
 Result<const nn::Splits*> CachedSplits(const std::string& dir, int validation, uint64_t seed) {
@@ -96,59 +118,62 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, std::string* data_di
   const pb::TrainTask& t = a.task().train();
   Knobs k(a);
   nn::TrainConfig c;
-  c.model = KNOB(std::string, model, "mlp");
+  c.model = k.Get<std::string>("model");
   RETURN_IF_ERROR(Word<bool>("model", c.model, {{"mlp", true}, {"cnn", true}}).status());
-  c.epochs = KNOB(int, epochs, 10);
-  c.batch_size = KNOB(int, batch_size, 128);
-  c.lr = static_cast<float>(KNOB(double, lr, 0.05));
-  std::string opt = KNOB(std::string, optimizer, "sgd");
+  c.epochs = k.Get<int>("epochs");
+  c.batch_size = k.Get<int>("batch_size");
+  c.lr = static_cast<float>(k.Get<double>("lr"));
+  std::string opt = k.Get<std::string>("optimizer");
   ASSIGN_OR_RETURN(c.optimizer.kind,
                    Word<nn::OptimizerKind>("optimizer", opt,
                                            {{"sgd", nn::OptimizerKind::kSgd},
                                             {"adam", nn::OptimizerKind::kAdam},
                                             {"adamw", nn::OptimizerKind::kAdamW}}));
-  c.optimizer.momentum = static_cast<float>(KNOB(double, momentum, opt == "sgd" ? 0.9 : 0.0));
-  c.optimizer.nesterov = KNOB(bool, nesterov, false);
-  c.optimizer.weight_decay = static_cast<float>(KNOB(double, weight_decay, 0.0));
+  // The table's momentum default is sgd's; Adam's betas replace momentum.
+  c.optimizer.momentum = static_cast<float>(opt == "sgd" ? k.Get<double>("momentum")
+                                                         : k.GetOr<double>("momentum", 0.0));
+  c.optimizer.nesterov = k.Get<bool>("nesterov");
+  c.optimizer.weight_decay = static_cast<float>(k.Get<double>("weight_decay"));
   ASSIGN_OR_RETURN(c.lr_schedule,
-                   Word<nn::Schedule>("lr_schedule", KNOB(std::string, lr_schedule, "cosine"),
+                   Word<nn::Schedule>("lr_schedule", k.Get<std::string>("lr_schedule"),
                                       {{"constant", nn::Schedule::kConstant},
                                        {"step", nn::Schedule::kStep},
                                        {"cosine", nn::Schedule::kCosine}}));
-  c.warmup_epochs = static_cast<float>(KNOB(double, warmup_epochs, 0.0));
-  c.hidden_layers = KNOB(int, hidden_layers, 2);
-  c.hidden_units = KNOB(int, hidden_units, 256);
+  c.warmup_epochs = static_cast<float>(k.Get<double>("warmup_epochs"));
+  c.hidden_layers = k.Get<int>("hidden_layers");
+  c.hidden_units = k.Get<int>("hidden_units");
   ASSIGN_OR_RETURN(c.activation,
-                   Word<nn::Activation>("activation", KNOB(std::string, activation, "relu"),
+                   Word<nn::Activation>("activation", k.Get<std::string>("activation"),
                                         {{"relu", nn::Activation::kRelu},
                                          {"leaky_relu", nn::Activation::kLeakyRelu},
                                          {"tanh", nn::Activation::kTanh},
                                          {"gelu", nn::Activation::kGelu}}));
-  c.dropout = static_cast<float>(KNOB(double, dropout, 0.0));
-  c.batch_norm = KNOB(bool, batch_norm, false);
-  c.conv_blocks = KNOB(int, conv_blocks, 2);
-  c.channels = KNOB(int, channels, 32);
-  c.kernel_size = KNOB(int, kernel_size, 3);
-  ASSIGN_OR_RETURN(c.max_pool, Word<bool>("pool", KNOB(std::string, pool, "max"),
-                                          {{"max", true}, {"avg", false}}));
-  c.dense_units = KNOB(int, dense_units, 128);
-  ASSIGN_OR_RETURN(c.init, Word<nn::WeightInit>("init", KNOB(std::string, init, "default"),
+  c.dropout = static_cast<float>(k.Get<double>("dropout"));
+  c.batch_norm = k.Get<bool>("batch_norm");
+  c.conv_blocks = k.Get<int>("conv_blocks");
+  c.channels = k.Get<int>("channels");
+  c.kernel_size = k.Get<int>("kernel_size");
+  ASSIGN_OR_RETURN(c.max_pool,
+                   Word<bool>("pool", k.Get<std::string>("pool"), {{"max", true}, {"avg", false}}));
+  c.dense_units = k.Get<int>("dense_units");
+  ASSIGN_OR_RETURN(c.init, Word<nn::WeightInit>("init", k.Get<std::string>("init"),
                                                 {{"default", nn::WeightInit::kFanIn},
                                                  {"he", nn::WeightInit::kHe},
                                                  {"xavier", nn::WeightInit::kXavier}}));
-  ASSIGN_OR_RETURN(c.augment, Word<nn::Augment>("augment", KNOB(std::string, augment, "none"),
+  ASSIGN_OR_RETURN(c.augment, Word<nn::Augment>("augment", k.Get<std::string>("augment"),
                                                 {{"none", nn::Augment::kNone},
                                                  {"flip", nn::Augment::kFlip},
                                                  {"crop", nn::Augment::kCrop},
                                                  {"flip+crop", nn::Augment::kFlipCrop}}));
+  // The seed comes from task.train or the trial, not from a parameter.
   c.seed = t.has_seed() ? t.seed() : a.seed();
   ASSIGN_OR_RETURN(std::string default_dir,
-                   Word<std::string>("dataset", KNOB(std::string, dataset, "fashion-mnist"),
+                   Word<std::string>("dataset", k.Get<std::string>("dataset"),
                                      {{"fashion-mnist", nn::kDefaultFashionMnistDir},
                                       {"mnist", "/usr/share/datasets/mnist"}}));
-  *data_dir = KNOB(std::string, data_dir, default_dir);
-  *validation = KNOB(int, validation, 5000);
-  *threads = KNOB(int, threads, 0);
+  *data_dir = k.GetOr<std::string>("data_dir", default_dir);
+  *validation = k.Get<int>("validation");
+  *threads = k.Get<int>("threads");
   if (c.epochs < 1 || c.batch_size < 1 || !(c.lr > 0) || c.hidden_layers < 0 ||
       c.hidden_units < 1 || c.conv_blocks < 0 || c.channels < 1 || c.kernel_size < 1 ||
       c.kernel_size % 2 == 0 || c.dropout < 0 || c.dropout >= 1) {

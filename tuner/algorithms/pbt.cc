@@ -12,6 +12,7 @@
 
 #include "common/json.h"
 #include "common/rng.h"
+#include "common/train_knobs.h"
 #include "common/values.h"
 #include "search_spaces/samplers.h"
 #include "search_spaces/validate.h"
@@ -116,13 +117,14 @@ class Pbt : public Scheduler {
   std::vector<Directive> TakeDirectives() override { return std::exchange(directives_, {}); }
 
  private:
-  // Knobs that shape the model or its optimizer state: a child inherits them
-  // with the weights (a checkpoint only loads into the same architecture).
+  // Knobs that shape the model or its optimizer state (common/train_knobs.h):
+  // a child inherits them with the weights.
   static std::set<std::string> StructuralParams(const pb::Study& study) {
     if (!study.task().has_train()) return {};
-    return {"model",       "hidden_layers", "hidden_units", "activation", "batch_norm",
-            "conv_blocks", "channels",      "kernel_size",  "pool",       "dense_units",
-            "optimizer",   "dataset",       "data_dir",     "validation", "seed"};
+    std::set<std::string> out;
+    for (const auto& k : TrainKnobs())
+      if (k.inherited) out.emplace(k.name);
+    return out;
   }
 
   void Resolve(size_t g, int64_t reporter) {

@@ -1,0 +1,42 @@
+// The task schema tables: synthetic function inputs and task metrics.
+#include "common/task_schema.h"
+
+namespace sweep {
+
+const std::vector<SyntheticFunctionInfo>& SyntheticFunctions() {
+  static const std::vector<SyntheticFunctionInfo> kFunctions = {
+      {pb::SYNTHETIC_FUNCTION_BRANIN, "branin", 2, false},
+      {pb::SYNTHETIC_FUNCTION_HARTMANN6, "hartmann6", 6, false},
+      {pb::SYNTHETIC_FUNCTION_ROSENBROCK, "rosenbrock", 2, true},
+      {pb::SYNTHETIC_FUNCTION_CURVE, "curve", 1, true},
+  };
+  return kFunctions;
+}
+
+const SyntheticFunctionInfo* FindSyntheticFunction(pb::SyntheticFunction function) {
+  for (const auto& f : SyntheticFunctions())
+    if (f.function == function) return &f;
+  return nullptr;
+}
+
+const std::vector<TaskMetricInfo>& TaskMetricTable() {
+  static const std::vector<TaskMetricInfo> kMetrics = {
+      {pb::Task::kSynthetic, {"value"}, {}},
+      {pb::Task::kTrain,
+       {"train_loss", "val_loss", "val_accuracy", "samples_per_s", "epoch_seconds"},
+       {"test_loss", "test_accuracy"}},
+  };
+  return kMetrics;
+}
+
+std::vector<std::string> MetricsOfTask(const pb::Task& task) {
+  std::vector<std::string> out;
+  for (const auto& m : TaskMetricTable()) {
+    if (m.kind != task.kind_case()) continue;
+    for (auto n : m.per_step) out.emplace_back(n);
+    for (auto n : m.final_only) out.emplace_back(n);
+  }
+  return out;
+}
+
+}  // namespace sweep

@@ -1,0 +1,155 @@
+// The train task's knob table and the checks every reader shares.
+#include "common/train_knobs.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/json.h"
+#include "common/values.h"
+
+namespace sweep {
+
+namespace {
+
+using K = KnobType;
+
+TrainKnob Word(std::string_view name, std::vector<std::string_view> words, std::string_view def,
+               bool inherited = false) {
+  return {name, K::kWord, 0, 0, std::move(words), 0, def, inherited, {}};
+}
+
+TrainKnob Number(std::string_view name, KnobType type, double min, double max, double def,
+                 bool inherited = false) {
+  return {name, type, min, max, {}, def, {}, inherited, {}};
+}
+
+TrainKnob Flag(std::string_view name, bool def, bool inherited = false) {
+  return {name, K::kBool, 0, 0, {}, def ? 1.0 : 0.0, {}, inherited, {}};
+}
+
+TrainKnob Note(TrainKnob k, std::string_view note) {
+  k.default_note = note;
+  return k;
+}
+
+constexpr bool kInherited = true;
+
+bool IsInteger(double v) { return std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15; }
+
+}  // namespace
+
+const std::vector<TrainKnob>& TrainKnobs() {
+  static const std::vector<TrainKnob> kKnobs = {
+      Word("dataset", {"fashion-mnist", "mnist"}, "fashion-mnist", kInherited),
+      Note(Word("data_dir", {}, "", kInherited), "the dataset's standard directory"),
+      Word("model", {"mlp", "cnn"}, "mlp", kInherited),
+      Number("epochs", K::kInt, 1, 10000, 10),
+      Number("batch_size", K::kInt, 1, 60000, 128),
+      Number("lr", K::kFloat, 1e-12, 100, 0.05),
+      Word("optimizer", {"sgd", "adam", "adamw"}, "sgd", kInherited),
+      Note(Number("momentum", K::kFloat, 0, 0.999999, 0.9), "0.9 for sgd, 0 for adam and adamw"),
+      Flag("nesterov", false),
+      Number("weight_decay", K::kFloat, 0, 1, 0),
+      Word("lr_schedule", {"constant", "step", "cosine"}, "cosine"),
+      Number("warmup_epochs", K::kFloat, 0, 10000, 0),
+      Number("hidden_layers", K::kInt, 0, 64, 2, kInherited),
+      Number("hidden_units", K::kInt, 1, 65536, 256, kInherited),
+      Word("activation", {"relu", "leaky_relu", "tanh", "gelu"}, "relu", kInherited),
+      Number("dropout", K::kFloat, 0, 0.99, 0),
+      Flag("batch_norm", false, kInherited),
+      Number("conv_blocks", K::kInt, 0, 4, 2, kInherited),
+      Number("channels", K::kInt, 1, 1024, 32, kInherited),
+      Number("kernel_size", K::kInt, 1, 11, 3, kInherited),
+      Word("pool", {"max", "avg"}, "max", kInherited),
+      Number("dense_units", K::kInt, 0, 65536, 128, kInherited),
+      Word("augment", {"none", "flip", "crop", "flip+crop"}, "none"),
+      Number("validation", K::kInt, 0, 59999, 5000, kInherited),
+      Note(Number("seed", K::kInt, 0, 1.8e19, 0, kInherited), "the trial's seed"),
+      Note(Number("threads", K::kInt, 0, 1024, 0), "0: cores / local runners"),
+      Word("init", {"default", "he", "xavier"}, "default"),
+  };
+  return kKnobs;
+}
+
+const TrainKnob* FindTrainKnob(std::string_view name) {
+  for (const auto& k : TrainKnobs())
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+pb::Value TrainKnobDefault(const TrainKnob& knob) {
+  pb::Value v;
+  switch (knob.type) {
+    case K::kWord:
+      v.set_text(std::string(knob.default_word));
+      break;
+    case K::kBool:
+      v.set_flag(knob.default_number != 0);
+      break;
+    case K::kInt:
+      v.set_integer(static_cast<int64_t>(knob.default_number));
+      break;
+    case K::kFloat:
+      v.set_number(knob.default_number);
+      break;
+  }
+  return v;
+}
+
+std::optional<pb::Value> FixedTrainKnob(const pb::TrainTask& task, const TrainKnob& knob) {
+  const auto* f = task.GetDescriptor()->FindFieldByName(std::string(knob.name));
+  const auto* refl = task.GetReflection();
+  if (!f || !refl->HasField(task, f)) return std::nullopt;
+  pb::Value v;
+  switch (f->cpp_type()) {
+    case google::protobuf::FieldDescriptor::CPPTYPE_STRING:
+      v.set_text(refl->GetString(task, f));
+      break;
+    case google::protobuf::FieldDescriptor::CPPTYPE_BOOL:
+      v.set_flag(refl->GetBool(task, f));
+      break;
+    case google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE:
+      v.set_number(refl->GetDouble(task, f));
+      break;
+    case google::protobuf::FieldDescriptor::CPPTYPE_INT32:
+      v.set_integer(refl->GetInt32(task, f));
+      break;
+    default:
+      v.set_integer(static_cast<int64_t>(refl->GetUInt64(task, f)));
+      break;
+  }
+  return v;
+}
+
+std::string TrainKnobWordList(const TrainKnob& knob) {
+  std::string list;
+  for (const auto& w : knob.words) list += (list.empty() ? "" : ", ") + std::string(w);
+  return list;
+}
+
+std::string TrainKnobNameList() {
+  std::string list;
+  for (const auto& k : TrainKnobs()) list += (list.empty() ? "" : ", ") + std::string(k.name);
+  return list;
+}
+
+std::string TrainKnobValueError(const TrainKnob& k, const pb::Value& v) {
+  double d;
+  switch (k.type) {
+    case K::kBool:
+      return v.kind_case() == pb::Value::kFlag ? "" : "must be true or false";
+    case K::kWord:
+      if (v.kind_case() != pb::Value::kText) return "must be a word";
+      if (k.words.empty() || std::find(k.words.begin(), k.words.end(), v.text()) != k.words.end())
+        return "";
+      return "unknown value '" + v.text() + "' (expected one of: " + TrainKnobWordList(k) + ")";
+    default:
+      if (!ValueAsDouble(v, &d) || v.kind_case() == pb::Value::kFlag) return "must be a number";
+      if (k.type == K::kInt && !IsInteger(d)) return "must be an integer";
+      if (d < k.min || d > k.max)
+        return "must be in [" + FormatDouble(k.min) + ", " + FormatDouble(k.max) + "]";
+      return "";
+  }
+}
+
+}  // namespace sweep

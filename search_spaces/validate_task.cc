@@ -1,0 +1,132 @@
+// Study validation of the task: synthetic functions and their inputs, the
+// train task's knobs (common/train_knobs.h), and objective.metric.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "common/task_schema.h"
+#include "common/train_knobs.h"
+#include "common/values.h"
+#include "search_spaces/validate_internal.h"
+
+namespace sweep::validate_internal {
+
+namespace {
+
+void CheckSyntheticTask(const pb::Study& study, Checker* c) {
+  const pb::SyntheticTask& t = study.task().synthetic();
+  std::string path = "task.synthetic";
+  const SyntheticFunctionInfo* fn = FindSyntheticFunction(t.function());
+  if (!fn) {
+    c->Fail(path + ".function", "is required (branin, hartmann6, rosenbrock or curve)");
+    return;
+  }
+  if (t.has_steps() && (t.steps() < 1 || t.steps() > 1000000))
+    c->Fail(path + ".steps", "must be in [1, 1000000]");
+  if (t.has_step_ms() && !(t.step_ms() >= 0 && t.step_ms() <= 3600000))
+    c->Fail(path + ".step_ms", "must be in [0, 3600000]");
+  if (t.has_noise() && !(t.noise() >= 0 && std::isfinite(t.noise())))
+    c->Fail(path + ".noise", "must be >= 0");
+  for (const char* f : {"fail_prob", "nan_prob", "crash_prob", "hang_prob"}) {
+    const auto* fd = t.GetDescriptor()->FindFieldByName(f);
+    if (!t.GetReflection()->HasField(t, fd)) continue;
+    double v = t.GetReflection()->GetDouble(t, fd);
+    if (!(v >= 0 && v <= 1))
+      c->Fail(path + "." + f, "must be a probability in [0, 1], got " + Num(v));
+  }
+  // The task reads x1, x2, ...: they must exist unconditionally and be numeric.
+  int n = 0;
+  std::map<std::string, const pb::Parameter*> by_name;
+  for (const auto& p : study.parameters()) by_name[p.name()] = &p;
+  while (by_name.count("x" + std::to_string(n + 1))) ++n;
+  if (n < fn->inputs) {
+    c->Fail(path + ".function", "this function needs parameters x1..x" +
+                                    std::to_string(fn->inputs) + ", the study defines x1..x" +
+                                    std::to_string(n));
+  }
+  for (int i = 1; i <= n; ++i) {
+    const pb::Parameter& p = *by_name["x" + std::to_string(i)];
+    std::string pp = "parameters." + p.name();
+    if (p.when_size() > 0) c->Fail(pp + ".when", "synthetic inputs x1..xn cannot be conditional");
+    if (p.type() == pb::PARAM_TYPE_CATEGORICAL) {
+      for (const auto& v : p.values()) {
+        double d;
+        if (!ValueAsDouble(v, &d) || v.kind_case() == pb::Value::kFlag) {
+          c->Fail(pp + ".values", "synthetic inputs must be numbers, got " + ValueToString(v));
+          break;
+        }
+      }
+    }
+  }
+}
+
+void CheckTrainTask(const pb::Study& study, Checker* c) {
+  const pb::TrainTask& t = study.task().train();
+  for (const auto& k : TrainKnobs()) {
+    auto v = FixedTrainKnob(t, k);
+    if (!v) continue;
+    std::string err = TrainKnobValueError(k, *v);
+    if (!err.empty()) c->Fail("task.train." + std::string(k.name), err);
+  }
+  if (t.has_kernel_size() && t.kernel_size() % 2 == 0)
+    c->Fail("task.train.kernel_size", "must be odd (same padding)");
+  for (const auto& p : study.parameters()) {
+    std::string path = "parameters." + p.name();
+    const TrainKnob* knob = FindTrainKnob(p.name());
+    if (!knob) {
+      c->Fail(path, "'" + p.name() +
+                        "' is not a knob of the train task (knobs: " + TrainKnobNameList() + ")");
+      continue;
+    }
+    if (FixedTrainKnob(t, *knob)) {
+      c->Fail(path, "'" + p.name() + "' is fixed in task.train and searched here; choose one");
+    }
+    const TrainKnob& k = *knob;
+    if (p.type() == pb::PARAM_TYPE_CATEGORICAL) {
+      for (int i = 0; i < p.values_size(); ++i) {
+        std::string err = TrainKnobValueError(k, p.values(i));
+        if (!err.empty()) c->Fail(path + ".values[" + std::to_string(i) + "]", err);
+      }
+    } else if (p.type() == pb::PARAM_TYPE_CONSTANT) {
+      std::string err = TrainKnobValueError(k, p.value());
+      if (!err.empty()) c->Fail(path + ".value", err);
+    } else if (p.type() == pb::PARAM_TYPE_FLOAT || p.type() == pb::PARAM_TYPE_INT) {
+      if (k.type == KnobType::kWord || k.type == KnobType::kBool) {
+        c->Fail(path + ".type", "'" + p.name() + "' takes words or booleans: make it categorical");
+      } else if (k.type == KnobType::kInt && p.type() == pb::PARAM_TYPE_FLOAT) {
+        c->Fail(path + ".type", "'" + p.name() + "' is an integer knob: use type int");
+      } else if (p.has_min() && p.has_max() && (p.min() < k.min || p.max() > k.max)) {
+        c->Fail(path,
+                "'" + p.name() + "' must stay within [" + Num(k.min) + ", " + Num(k.max) + "]");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void CheckTask(const pb::Study& study, Checker* c) {
+  if (study.task().kind_case() == pb::Task::KIND_NOT_SET) {
+    c->Fail(
+        "task",
+        "is required, e.g. task: {synthetic: {function: branin}} or task: {train: {model: mlp}}");
+  } else {
+    if (study.task().has_synthetic()) CheckSyntheticTask(study, c);
+    if (study.task().has_train()) CheckTrainTask(study, c);
+    auto metrics = MetricsOfTask(study.task());
+    const std::string& m = study.objective().metric();
+    if (!m.empty() && !metrics.empty() &&
+        std::find(metrics.begin(), metrics.end(), m) == metrics.end()) {
+      std::string list;
+      for (const auto& x : metrics) list += (list.empty() ? "" : ", ") + x;
+      c->Fail("objective.metric",
+              "'" + m + "' is not reported by this task (it reports: " + list + ")");
+    }
+  }
+  if (study.task().has_stall_timeout_s() &&
+      !(study.task().stall_timeout_s() >= 0 && std::isfinite(study.task().stall_timeout_s()))) {
+    c->Fail("task.stall_timeout_s", "must be >= 0 seconds");
+  }
+}
+
+}  // namespace sweep::validate_internal
