@@ -2,7 +2,7 @@
 #include "cli/plan.h"
 
 #include "common/json.h"
-#include "search_spaces/validate.h"
+#include "search_spaces/task_resource.h"
 #include "tuner/scheduler.h"
 
 namespace sweep {

@@ -10,6 +10,7 @@
 #include "common/json.h"
 #include "common/values.h"
 #include "search_spaces/space.h"
+#include "search_spaces/task_resource.h"
 
 namespace sweep {
 
@@ -427,12 +428,6 @@ void CheckTrainTask(const pb::Study& study, Checker* c) {
 }
 
 }  // namespace
-
-int64_t TaskResource(const pb::Task& task) {
-  if (task.has_synthetic()) return task.synthetic().has_steps() ? task.synthetic().steps() : 1;
-  if (task.has_train()) return task.train().has_epochs() ? task.train().epochs() : 10;
-  return 1;
-}
 
 std::vector<std::string> TaskMetrics(const pb::Task& task) {
   if (task.has_synthetic()) return {"value"};

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "common/json.h"
-#include "search_spaces/validate.h"
+#include "search_spaces/task_resource.h"
 #include "tuner/scheduler.h"
 
 namespace sweep {

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "common/json.h"
-#include "search_spaces/validate.h"
+#include "search_spaces/task_resource.h"
 #include "tuner/algorithms/cohort.h"
 #include "tuner/scheduler.h"
 

@@ -14,7 +14,7 @@
 #include "common/rng.h"
 #include "common/values.h"
 #include "search_spaces/samplers.h"
-#include "search_spaces/validate.h"
+#include "search_spaces/task_resource.h"
 #include "tuner/algorithms/cohort.h"
 #include "tuner/scheduler.h"
 
