@@ -3,7 +3,8 @@
 
 #include "common/json.h"
 #include "search_spaces/task_resource.h"
-#include "tuner/scheduler.h"
+#include "tuner/algorithms/asha.h"
+#include "tuner/algorithms/hyperband.h"
 
 namespace sweep {
 

@@ -9,6 +9,8 @@
 #include "search_spaces/samplers.h"
 #include "search_spaces/study_parser.h"
 #include "search_spaces/validate.h"
+#include "tuner/algorithms/asha.h"
+#include "tuner/algorithms/hyperband.h"
 
 namespace sweep {
 namespace {
