@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "tests/tuner/scheduler_script.h"
 
@@ -51,6 +53,46 @@ TEST(AshaTest, MaximizeFlipsTheOrder) {
   EXPECT_EQ(f.Decide(1, 1, 0.9), "promote");  // 1 of 2, keep 1
   EXPECT_EQ(f.Decide(2, 1, 0.7), "stop");
   EXPECT_EQ(f.last_reason, "stopped at rung 0 (step 1): value 0.7 below cutoff 0.9, rank 3 of 3");
+}
+
+TEST(AshaTest, ReplayingEveryReportChangesNothing) {
+  // reduction_factor 2, 8 steps: rungs at 1, 2 and 4.
+  Fixture f("{type: asha, max_trials: 20, asha: {min_resource: 1, reduction_factor: 2}}",
+            "minimize", 8);
+  struct Report {
+    int64_t n, step;
+    double v;
+    std::string decision, reason;
+  };
+  const std::vector<Report> script = {
+      {0, 1, 0.5, "promote",
+       "promoted at rung 0 (step 1): value 0.5 within cutoff 0.5, rank 1 of 1"},
+      {1, 1, 0.4, "promote",
+       "promoted at rung 0 (step 1): value 0.4 within cutoff 0.4, rank 1 of 2"},
+      {2, 1, 0.6, "stop", "stopped at rung 0 (step 1): value 0.6 above cutoff 0.4, rank 3 of 3"},
+      {0, 2, 0.3, "promote",
+       "promoted at rung 1 (step 2): value 0.3 within cutoff 0.3, rank 1 of 1"},
+      {0, 3, 0.3, "continue", ""},  // not a rung
+  };
+  for (const auto& r : script) {
+    EXPECT_EQ(f.Decide(r.n, r.step, r.v), r.decision) << r.n << "@" << r.step;
+    EXPECT_EQ(f.last_reason, r.reason);
+  }
+  // The tuner rebuilds its state by replaying stored reports, in order.
+  for (const auto& r : script) {
+    EXPECT_EQ(f.Decide(r.n, r.step, r.v), r.decision) << "replay " << r.n << "@" << r.step;
+    EXPECT_EQ(f.last_reason, r.reason);
+  }
+  EXPECT_EQ(f.s->DecisionAt(2, 1)->decision, Decision::kStop);
+  EXPECT_EQ(f.s->DecisionAt(0, 2)->decision, Decision::kContinue);
+  EXPECT_FALSE(f.s->DecisionAt(1, 2).has_value());  // not decided yet
+  EXPECT_FALSE(f.s->DecisionAt(0, 3).has_value());  // not a rung
+  // Rung 0 still holds three results: a fourth is ranked among four, not seven.
+  EXPECT_EQ(f.Decide(3, 1, 0.55), "stop");
+  EXPECT_EQ(f.last_reason, "stopped at rung 0 (step 1): value 0.55 above cutoff 0.5, rank 3 of 4");
+  // Rung 1 still holds one: the second is ranked among two.
+  EXPECT_EQ(f.Decide(1, 2, 0.35), "stop");
+  EXPECT_EQ(f.last_reason, "stopped at rung 1 (step 2): value 0.35 above cutoff 0.3, rank 2 of 2");
 }
 
 }  // namespace

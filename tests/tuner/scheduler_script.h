@@ -16,18 +16,19 @@
 
 namespace sweep {
 
-// A study with one float parameter x1 in [0, 1], a synthetic task of `steps`
-// steps, and the scheduler `algorithm` asks for.
+// A study with one float parameter x1 in [0, 1] (or `parameters`), a
+// synthetic task of `steps` steps, and the scheduler `algorithm` asks for.
 struct Fixture {
   pb::Study study;
   std::unique_ptr<SearchSpace> space;
   std::unique_ptr<Scheduler> s;
   explicit Fixture(const std::string& algorithm, const std::string& goal = "minimize",
-                   int steps = 9) {
+                   int steps = 9,
+                   const std::string& parameters = "  x1: {type: float, min: 0, max: 1}\n") {
     auto p = ParseStudyYaml(
         "name: t\nobjective: {metric: value, goal: " + goal +
             "}\ntask: {synthetic: {function: curve, steps: " + std::to_string(steps) +
-            "}}\nalgorithm: " + algorithm + "\nparameters:\n  x1: {type: float, min: 0, max: 1}\n",
+            "}}\nalgorithm: " + algorithm + "\nparameters:\n" + parameters,
         "t.yaml");
     EXPECT_TRUE(p.ok()) << p.status().message();
     Status st = ValidateStudy(&*p);
