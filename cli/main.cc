@@ -14,7 +14,7 @@
 #include "search_spaces/validate.h"
 #include "storage/reader.h"
 #include "trial_runner/runner.h"
-#include "tuner/scheduler.h"
+#include "tuner/algorithms/hyperband.h"
 #include "tuner/tuner.h"
 
 namespace {

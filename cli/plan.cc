@@ -2,8 +2,9 @@
 #include "cli/plan.h"
 
 #include "common/json.h"
-#include "search_spaces/validate.h"
-#include "tuner/scheduler.h"
+#include "search_spaces/task_resource.h"
+#include "tuner/algorithms/asha.h"
+#include "tuner/algorithms/hyperband.h"
 
 namespace sweep {
 

@@ -6,6 +6,7 @@
 
 #include "common/task_schema.h"
 #include "search_spaces/space.h"
+#include "search_spaces/task_resource.h"
 #include "search_spaces/validate_internal.h"
 
 namespace sweep {
@@ -17,12 +18,6 @@ using validate_internal::Checker;
 constexpr uint64_t kMaxGridPoints = 1000000;
 
 }  // namespace
-
-int64_t TaskResource(const pb::Task& task) {
-  if (task.has_synthetic()) return task.synthetic().has_steps() ? task.synthetic().steps() : 1;
-  if (task.has_train()) return task.train().has_epochs() ? task.train().epochs() : 10;
-  return 1;
-}
 
 std::vector<std::string> TaskMetrics(const pb::Task& task) {
   // The table is shared with the tasks and the docs: common/task_schema.cc.

@@ -11,9 +11,6 @@ namespace sweep {
 // the file name) and checks everything. Returns all problems, one per line.
 Status ValidateStudy(ParsedStudy* parsed);
 
-// The resource a trial runs: synthetic steps or training epochs.
-int64_t TaskResource(const pb::Task& task);
-
 // The metric names a task reports (for checking objective.metric).
 std::vector<std::string> TaskMetrics(const pb::Task& task);
 

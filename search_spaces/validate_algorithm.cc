@@ -3,6 +3,7 @@
 #include <string>
 
 #include "search_spaces/validate.h"
+#include "search_spaces/task_resource.h"
 #include "search_spaces/validate_internal.h"
 
 namespace sweep::validate_internal {

@@ -1,7 +1,10 @@
 // Sampling scheduler (random, grid, quasi-random) and the factory.
 #include "tuner/scheduler.h"
 
-#include "search_spaces/validate.h"
+#include "tuner/algorithms/asha.h"
+#include "tuner/algorithms/hyperband.h"
+#include "tuner/algorithms/median.h"
+#include "tuner/algorithms/pbt.h"
 
 namespace sweep {
 

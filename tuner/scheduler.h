@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
 #include "proto/sweep.pb.h"
 #include "search_spaces/samplers.h"
 #include "tuner/decision.h"
@@ -74,52 +73,9 @@ class Scheduler {
 // steps they ran (both for resuming).
 std::unique_ptr<Scheduler> MakeSamplingScheduler(const pb::Study& study, const SearchSpace& space,
                                                  int64_t created, int64_t consumed);
-// Asynchronous successive halving (Li et al., MLSys 2020), stopping variant.
-std::unique_ptr<Scheduler> MakeAsha(const pb::Study& study, std::unique_ptr<Scheduler> sampling);
-// The median stopping rule (Golovin et al., 2017).
-std::unique_ptr<Scheduler> MakeMedianStopping(const pb::Study& study,
-                                              std::unique_ptr<Scheduler> sampling);
 
-// Hyperband (Li et al., JMLR 2018): brackets of synchronous successive
-// halving; trials pause at a rung until it is complete.
-std::unique_ptr<Scheduler> MakeHyperband(const pb::Study& study,
-                                         std::unique_ptr<Scheduler> sampling, int64_t created);
-// Population-based training (Jaderberg et al., 2017), generation-synchronous.
-// `created` is how many trials the study already has.
-std::unique_ptr<Scheduler> MakePbt(const pb::Study& study, const SearchSpace& space,
-                                   int64_t created);
-
-// The scheduler a study asks for.
+// The scheduler a study asks for (the factories live in tuner/algorithms/).
 std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpace& space,
                                          int64_t created, int64_t consumed);
-
-// ASHA's rungs for a study: min_resource * eta^k below max_resource.
-std::vector<int64_t> AshaRungs(const pb::Study& study);
-
-// Hyperband's layout: each bracket's rungs as (trials, resource), with n_i
-// and r_i exactly as in the paper, in the order brackets run (s_max..0,
-// repeated while max_trials and budget allow).
-struct Rung {
-  int64_t trials = 0;
-  int64_t resource = 0;  // steps a trial has run when it reaches the rung
-};
-struct Bracket {
-  int s = 0;
-  std::vector<Rung> rungs;
-  int64_t first_trial = 0;  // number of its first trial
-  int64_t cost = 0;         // steps run, continuing from checkpoints
-};
-struct HyperbandPlan {
-  std::vector<Bracket> brackets;
-  int64_t total_resource = 0;
-  int64_t total_trials = 0;
-  std::string note;  // why the sequence ends where it does
-};
-HyperbandPlan PlanHyperband(const pb::Study& study);
-// A Hyperband study whose max_trials or budget cannot hold even its first
-// bracket is an error, named here (`sweep run`, `validate` and `plan`).
-Status CheckPlan(const pb::Study& study);
-// One bracket's rungs for R (in units of the minimum resource) and eta.
-std::vector<Rung> HyperbandBracket(int s, int s_max, double R, double eta, int64_t min_resource);
 
 }  // namespace sweep

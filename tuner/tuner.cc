@@ -15,6 +15,7 @@
 #include "common/values.h"
 #include "search_spaces/validate.h"
 #include "storage/sqlite_store.h"
+#include "tuner/algorithms/hyperband.h"
 #include "tuner/dispatcher.h"
 #include "tuner/event_loop.h"
 #include "tuner/local_runners.h"

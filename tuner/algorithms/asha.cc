@@ -1,13 +1,15 @@
 // ASHA, stopping variant: a trial reaching rung k continues if it is in the
 // top 1/eta of all results recorded so far at that rung (at least the best
 // one continues), and otherwise stops. Nothing waits for stragglers.
+#include "tuner/algorithms/asha.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
 #include "common/json.h"
-#include "search_spaces/validate.h"
+#include "search_spaces/task_resource.h"
 #include "tuner/scheduler.h"
 
 namespace sweep {

@@ -4,12 +4,14 @@
 // the best n_{i+1} resume from their checkpoints and the rest stop. Trial
 // numbers map to brackets by the plan, so brackets overlap freely when
 // runners are idle and the state is rebuilt by replaying reports.
+#include "tuner/algorithms/hyperband.h"
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
 #include "common/json.h"
-#include "search_spaces/validate.h"
+#include "search_spaces/task_resource.h"
 #include "tuner/algorithms/cohort.h"
 #include "tuner/scheduler.h"
 

@@ -1,6 +1,8 @@
 // The median stopping rule: at step t (past the grace period), a trial stops
 // when its best value so far is worse than the median, over the other trials
 // that reached step t, of their running averages up to t.
+#include "tuner/algorithms/median.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>

@@ -6,6 +6,8 @@
 // parameters (explore); the others resume. Waiting for the generation makes
 // every decision independent of arrival order and of how many runners there
 // are, so a resumed tuner and an uninterrupted one decide alike.
+#include "tuner/algorithms/pbt.h"
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -15,7 +17,7 @@
 #include "common/train_knobs.h"
 #include "common/values.h"
 #include "search_spaces/samplers.h"
-#include "search_spaces/validate.h"
+#include "search_spaces/task_resource.h"
 #include "tuner/algorithms/cohort.h"
 #include "tuner/scheduler.h"
 
