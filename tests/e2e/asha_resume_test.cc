@@ -11,9 +11,17 @@
 namespace sweep::e2e {
 namespace {
 
+// Per trial: its status and, for a stopped trial, the step the algorithm
+// decided to stop it at (the median rule's runners do not wait for the
+// decision, so where the runner actually ended depends on how fast the ack
+// came back; ASHA's rungs are exact either way).
 std::map<int64_t, std::string> Outcomes(const std::string& db) {
   std::map<int64_t, std::string> out;
-  for (const auto& row : Query(db, "SELECT number, status, step FROM trials")) {
+  for (const auto& row :
+       Query(db,
+             "SELECT number, status, CASE WHEN status='stopped' THEN (SELECT min(step) FROM "
+             "decisions d WHERE d.trial_id=t.id AND d.decision='stop') ELSE step END FROM trials "
+             "t")) {
     out[std::get<int64_t>(row[0])] =
         std::get<std::string>(row[1]) + "@" + std::to_string(std::get<int64_t>(row[2]));
   }
