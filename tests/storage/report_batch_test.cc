@@ -3,29 +3,20 @@
 // (same trial, attempt, step and metric) replaces the earlier one.
 #include <gtest/gtest.h>
 
-#include "common/values.h"
 #include "e2e/harness.h"
-#include "search_spaces/study_parser.h"
-#include "search_spaces/validate.h"
-#include "storage/sqlite_store.h"
+#include "storage/store_fixture.h"
 
 namespace sweep {
 namespace {
 
-TEST(ReportBatchTest, EveryReportIsCommittedWhateverTheBatchSize) {
-  e2e::TempDir dir;
-  std::string db = dir.File("b.db");
-  auto p = ParseStudyYaml(
-      "name: s\nobjective: {metric: value, goal: minimize}\ntask: {synthetic: {function: curve}}\n"
-      "algorithm: {type: random, max_trials: 10}\nparameters:\n  x1: {type: float, min: 0, max: "
-      "1}\n",
-      "s.yaml");
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  ASSERT_TRUE(ValidateStudy(&*p).ok());
+using ReportBatchTest = StoreFixture;
+
+TEST_F(ReportBatchTest, EveryReportIsCommittedWhateverTheBatchSize) {
+  std::string db = db_;
   auto store = Store::Open(db);
   ASSERT_TRUE(store.ok()) << store.status().message();
   Store& s = **store;
-  auto study = s.OpenStudy(p->study);
+  auto study = s.OpenStudy(study_);
   ASSERT_TRUE(study.ok()) << study.status().message();
   ASSERT_TRUE(s.Begin().ok());
   pb::ParamSet ps;

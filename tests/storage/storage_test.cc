@@ -14,31 +14,13 @@
 #include "storage/checkpoint_files.h"
 #include "storage/reader.h"
 #include "storage/sqlite_store.h"
+#include "storage/store_fixture.h"
 
 namespace sweep {
 namespace {
 
-class StorageTest : public ::testing::Test {
+class StorageTest : public StoreFixture {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("sweep_storage_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-    db_ = (dir_ / "r.db").string();
-    auto p = ParseStudyYaml(
-        "name: s\nobjective: {metric: value, goal: minimize}\ntask: {synthetic: {function: "
-        "curve}}\n"
-        "algorithm: {type: random, max_trials: 10}\nparameters:\n  x1: {type: float, min: 0, max: "
-        "1}\n",
-        "s.yaml");
-    ASSERT_TRUE(p.ok()) << p.status().message();
-    Status valid = ValidateStudy(&*p);
-    ASSERT_TRUE(valid.ok()) << valid.message();
-    study_ = p->study;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // Inserts and completes one trial in its own transaction.
   void AddTrial(Store* s, int64_t study, int64_t number, double value) {
     ASSERT_TRUE(s->Begin().ok());
@@ -53,10 +35,6 @@ class StorageTest : public ::testing::Test {
     ASSERT_TRUE(s->FinishTrial(*id, "completed", value, 1, "{}", "", 2.0).ok());
     ASSERT_TRUE(s->Commit().ok());
   }
-
-  std::filesystem::path dir_;
-  std::string db_;
-  pb::Study study_;
 };
 
 TEST_F(StorageTest, CommittedTrialsSurviveReopen) {
