@@ -244,11 +244,11 @@ Dispatcher::Lease* Dispatcher::CheckLease(const std::string& id, int64_t trial_i
   std::string reason = l == nullptr        ? "unknown trial or lease expired"
                        : l->lease != lease ? "lease expired: the trial was re-assigned or ended"
                                            : "the trial is not running on this runner";
-  if (l) {
-    l->owner->OnRejected(trial_id, what, "from runner '" + Printable(id) + "': " + reason);
-  } else if (!owners_.empty()) {
-    owners_.front()->OnRejected(trial_id, what, "from runner '" + Printable(id) + "': " + reason);
-  }
+  TrialOwner* owner = l ? l->owner : nullptr;
+  for (size_t i = 0; !owner && i < owners_.size(); ++i)
+    if (owners_[i]->Owns(trial_id)) owner = owners_[i];
+  if (!owner && !owners_.empty()) owner = owners_.front();  // nobody's: the first keeps the record
+  if (owner) owner->OnRejected(trial_id, what, "from runner '" + Printable(id) + "': " + reason);
   pb::Envelope env;
   env.mutable_reject()->set_trial_id(trial_id);
   env.mutable_reject()->set_lease(lease);

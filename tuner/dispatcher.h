@@ -38,6 +38,9 @@ class TrialOwner {
   // the trial was presumed hung); `cause` says what happened.
   virtual void OnReleased(int64_t trial_id, bool started, const std::string& cause,
                           bool runner_died) = 0;
+  // Whether the trial is one of its own (to route events about a trial
+  // whose lease has ended).
+  virtual bool Owns(int64_t trial_id) const = 0;
   // A message on a lease that is not (or no longer) valid.
   virtual void OnRejected(int64_t trial_id, const std::string& what, const std::string& reason) = 0;
   // The next trial for the runner named `runner_name`, under `lease`, or

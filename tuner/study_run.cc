@@ -147,12 +147,17 @@ void StudyRun::Move(Trial* t, TrialStatus to, TrialTable::Where where) {
 
 void StudyRun::OnStarted(int64_t trial_id) {}
 
+Trial* StudyRun::Running(int64_t trial_id, uint64_t lease) {
+  Trial* t = table_.Find(trial_id);
+  return t && t->status == TrialStatus::kRunning && t->lease == lease ? t : nullptr;
+}
+
 void StudyRun::OnRejected(int64_t trial_id, const std::string& what, const std::string& reason) {
   Event(table_.Find(trial_id) ? trial_id : 0, what + "_rejected", reason);
 }
 
 void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) {
-  Trial* t = table_.Find(report.trial_id());
+  Trial* t = Running(report.trial_id(), report.lease());
   if (!t) return;
   Write(store_->Begin());
   double now = WallSeconds();
@@ -181,7 +186,7 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
 }
 
 void StudyRun::OnCheckpoint(const pb::Checkpoint& ckpt) {
-  Trial* t = table_.Find(ckpt.trial_id());
+  Trial* t = Running(ckpt.trial_id(), ckpt.lease());
   if (!t) return;
   auto path = WriteCheckpointFile(checkpoint_dir_, t->id, ckpt.step(), ckpt.data());
   if (!path.ok()) {
@@ -211,7 +216,7 @@ void StudyRun::CommitCheckpoint(Trial* t, int64_t step) {
 }
 
 void StudyRun::OnFinal(const pb::Final& fin) {
-  Trial* t = table_.Find(fin.trial_id());
+  Trial* t = Running(fin.trial_id(), fin.lease());
   if (!t) return;
   const std::string& metric = study_.objective().metric();
   std::optional<double> value = t->last_objective;

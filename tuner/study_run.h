@@ -48,7 +48,9 @@ class StudyRun : public TrialOwner {
   // The first write that failed since the study opened, if any.
   const Status& write_error() const { return write_error_; }
   // Ctrl-C: running trials go back to the queue, uncounted (writes only;
-  // the caller commits). Returns how many.
+  // the caller commits). Returns how many. Their leases stay with the
+  // dispatcher (`sweep run` shuts the runners down next); a late message on
+  // one is ignored here, since the trial no longer runs under it.
   int64_t Interrupt();
   // When nothing new should start (Ctrl-C): NextAssign returns nothing.
   void set_draining(bool draining) { draining_ = draining; }
@@ -60,6 +62,7 @@ class StudyRun : public TrialOwner {
   void OnFinal(const pb::Final& final) override;
   void OnReleased(int64_t trial_id, bool started, const std::string& cause,
                   bool runner_died) override;
+  bool Owns(int64_t trial_id) const override { return table_.all().count(trial_id) > 0; }
   void OnRejected(int64_t trial_id, const std::string& what, const std::string& reason) override;
   std::optional<pb::Assign> NextAssign(const std::string& runner_name, uint64_t lease) override;
   // Not with a budget (a trial starts only while it has room), nor with
@@ -98,6 +101,9 @@ class StudyRun : public TrialOwner {
   Trial* CreateTrial(const std::string& runner_name, uint64_t lease);
   void Event(int64_t trial_id, const std::string& kind, const std::string& detail);
   void Write(Status st);
+  // The trial a runner message is about, if it is running under `lease`
+  // (the dispatcher checked its own lease table; this guards the study's).
+  Trial* Running(int64_t trial_id, uint64_t lease);
 
   Store* store_;
   pb::Study study_;

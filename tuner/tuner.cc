@@ -123,6 +123,12 @@ void Tuner::Housekeeping() {
   if (local_) {
     std::vector<LocalRunners::Death> died;
     local_->Supervise(!study_->Done() && g_signals == 0, &died);
+    // What the dead runner sent before it died (its Started above all) is
+    // read first, so its trials are charged exactly.
+    if (!died.empty()) {
+      Status st = dispatcher_->Poll(0);
+      if (!st.ok()) LOG_WARN << st.message();
+    }
     for (const auto& d : died) dispatcher_->LoseRunnerByPid(d.pid, d.how);
   }
   if (progress_) progress_->Update(Counts());

@@ -185,6 +185,14 @@ TEST_F(StudyRunTest, InterruptPutsRunningTrialsBackUncounted) {
   EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM trials WHERE status='queued' AND attempts=0"), 2);
   EXPECT_EQ(run_->Counts().running, 0);
   EXPECT_EQ(run_->Counts().queued, 2);
+  // A runner's late messages on the old lease change nothing.
+  Report(a, 2, 1.0);
+  Final(a, pb::TRIAL_OUTCOME_COMPLETED, 2);
+  Commit();
+  EXPECT_EQ(Status(a.trial_id()), "queued");
+  EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM reports"), 1);
+  EXPECT_TRUE(run_->Owns(a.trial_id()));
+  EXPECT_FALSE(run_->Owns(a.trial_id() + 1000));
 }
 
 }  // namespace
