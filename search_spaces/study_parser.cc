@@ -418,12 +418,12 @@ Result<ParsedStudy> ParseStudyYaml(const std::string& text, const std::string& f
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(filename + ":" + std::to_string(e.mark.line + 1) + ":" +
-                         std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
+                                   std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
   }
   if (!root.IsMap()) {
     return Status::InvalidArgument(filename + ":" + std::to_string(root.Mark().line + 1) + ":" +
-                         std::to_string(root.Mark().column + 1) +
-                         ": a study must be a mapping of keys to values");
+                                   std::to_string(root.Mark().column + 1) +
+                                   ": a study must be a mapping of keys to values");
   }
   out.source.Record("", root.Mark().line + 1, root.Mark().column + 1);
   YamlReader reader(&out.source);
@@ -440,7 +440,7 @@ Result<ParsedStudy> ParseStudyTextProto(const std::string& text, const std::stri
   parser.WriteLocationsTo(&tree);
   if (!parser.ParseFromString(text, &out.study)) {
     return Status::InvalidArgument(errors.first().empty() ? filename + ": invalid text format"
-                                                : errors.first());
+                                                          : errors.first());
   }
   RecordTextLocations(out.study, &tree, "", &out.source);
   return out;
@@ -457,8 +457,8 @@ Result<ParsedStudy> LoadStudyFile(const std::string& path) {
   ss << in.rdbuf();
   std::string text = ss.str();
   if (text.size() > kMaxStudyBytes) {
-    return Status::InvalidArgument(path + ": study file is larger than " + std::to_string(kMaxStudyBytes) +
-                         " bytes");
+    return Status::InvalidArgument(path + ": study file is larger than " +
+                                   std::to_string(kMaxStudyBytes) + " bytes");
   }
   auto ends_with = [&](const char* ext) {
     std::string e(ext);

@@ -2,8 +2,8 @@
 // on trials, budget and resources it shares with the task.
 #include <string>
 
-#include "search_spaces/validate.h"
 #include "search_spaces/task_resource.h"
+#include "search_spaces/validate.h"
 #include "search_spaces/validate_internal.h"
 
 namespace sweep::validate_internal {
