@@ -288,9 +288,6 @@ void Dispatcher::Assign() {
   if (owners_.empty()) return;
   std::vector<bool> dry(owners_.size(), false);  // had nothing this turn
   size_t dry_count = 0;
-  // One trial per runner per pass, so a limit on running trials
-  // (max_concurrent) spreads them over the runners instead of queueing them
-  // all at the first.
   // Runners busy with each owner's trials (their front trial is its).
   std::unordered_map<TrialOwner*, int64_t> busy;
   for (const auto& [identity, r] : runners_) {
@@ -308,6 +305,9 @@ void Dispatcher::Assign() {
     int64_t limit = owner->MaxConcurrent();
     return limit <= 0 || busy[owner] < limit;
   };
+  // One trial per runner per pass, so a limit on running trials
+  // (max_concurrent) spreads them over the runners instead of queueing them
+  // all at the first.
   bool assigned = true;
   while (assigned && dry_count < owners_.size()) {
     assigned = false;

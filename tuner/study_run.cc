@@ -195,8 +195,7 @@ void StudyRun::OnCheckpoint(const pb::Checkpoint& ckpt) {
     Event(t->id, "checkpoint_failed", path.status().message());
     return;
   }
-  if (t->unreported && t->unreported->path != t->checkpoint_path)
-    std::remove(t->unreported->path.c_str());
+  if (auto orphan = t->DropUnreported()) std::remove(orphan->c_str());
   t->unreported = Trial::Unreported{*path, ckpt.step(), static_cast<int64_t>(ckpt.data().size()),
                                     Checksum(ckpt.data())};
 }

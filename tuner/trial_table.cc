@@ -54,9 +54,7 @@ std::optional<std::string> TrialTable::Transition(Trial* t, TrialStatus to, Wher
   t->pausing = false;
   t->pending.reset();
   t->ack.reset();
-  std::optional<std::string> orphan;
-  if (t->unreported && t->unreported->path != t->checkpoint_path) orphan = t->unreported->path;
-  t->unreported.reset();
+  std::optional<std::string> orphan = t->DropUnreported();
   if (to == TrialStatus::kQueued) {
     if (where == Where::kFront)
       queue_.push_front(t->id);

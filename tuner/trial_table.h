@@ -48,6 +48,14 @@ struct Trial {
     uint32_t checksum = 0;
   };
   std::optional<Unreported> unreported;
+  // Forgets the unreported checkpoint; returns its file for deletion unless
+  // it is the committed one.
+  std::optional<std::string> DropUnreported() {
+    std::optional<std::string> orphan;
+    if (unreported && unreported->path != checkpoint_path) orphan = unreported->path;
+    unreported.reset();
+    return orphan;
+  }
   // The latest Ack for its runner, sent after the next commit.
   std::optional<pb::Ack> ack;
   std::string ack_to;  // routing id
