@@ -1,4 +1,5 @@
 // `sweep`: one binary, CLI11 subcommands. Thin: parsing here, work in modules.
+#include <google/protobuf/text_format.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -33,13 +34,22 @@ int Fail(const Status& st) {
   return 1;
 }
 
-int Validate(const std::string& path) {
+int Validate(const std::string& path, bool print) {
   auto parsed = LoadStudyFile(path);
   if (!parsed.ok()) return Fail(parsed.status());
   Status st = ValidateStudy(&*parsed);
   if (st.ok()) st = CheckPlan(parsed->study);
   if (!st.ok()) return Fail(st);
   const pb::Study& s = parsed->study;
+  if (print) {
+    // The study as it will run, every default filled in, as a protobuf text
+    // study file (save it as .textproto to run it).
+    std::string text;
+    if (!google::protobuf::TextFormat::PrintToString(s, &text))
+      return Fail(Status::Internal("could not print the study"));
+    fputs(text.c_str(), stdout);
+    return 0;
+  }
   auto space = SearchSpace::Create(s);
   if (!space.ok()) return Fail(space.status());
   std::string algo = pb::AlgorithmType_Name(s.algorithm().type()).substr(15);
@@ -154,6 +164,9 @@ int main(int argc, char** argv) {
   auto* validate_cmd =
       app.add_subcommand("validate", "Check a study file and print its search space");
   validate_cmd->add_option("study", validate_path, "Study file")->required();
+  bool validate_print = false;
+  validate_cmd->add_flag("--print", validate_print,
+                         "Print the study as it will run, every default filled in (protobuf text)");
 
   QueryArgs q;
   auto add_db = [&](CLI::App* c) {
@@ -205,7 +218,7 @@ int main(int argc, char** argv) {
     return RunTuner(run);
   }
   if (runner_cmd->parsed()) return RunRunner(runner);
-  if (validate_cmd->parsed()) return Validate(validate_path);
+  if (validate_cmd->parsed()) return Validate(validate_path, validate_print);
   if (plan_cmd->parsed()) return Plan(plan_path, plan_format);
   if (studies_cmd->parsed()) {
     return WithReader(q, [](Reader& r, Format f) -> Result<std::string> {

@@ -2,7 +2,7 @@
 #include "cli/plan.h"
 
 #include "common/json.h"
-#include "search_spaces/task_resource.h"
+#include "common/study_defaults.h"
 #include "tuner/algorithms/asha.h"
 #include "tuner/algorithms/hyperband.h"
 
@@ -69,8 +69,8 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
     }
     case pb::ALGORITHM_TYPE_PBT: {
       const pb::PbtConfig& c = alg.pbt();
-      int64_t population = c.has_population() ? c.population() : 8;
-      int64_t interval = c.has_perturbation_interval() ? c.perturbation_interval() : 1;
+      int64_t population = c.population();
+      int64_t interval = c.perturbation_interval();
       int64_t generations = (resource - 1) / interval;
       if (json)
         return "{\"algorithm\": \"pbt\", \"population\": " + Num(population) +

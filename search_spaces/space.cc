@@ -87,7 +87,7 @@ pb::Value SearchSpace::FromUnit(int i, double u) const {
     }
     case pb::PARAM_TYPE_INT: {
       int64_t lo = static_cast<int64_t>(p.min()), hi = static_cast<int64_t>(p.max());
-      int64_t step = p.has_step() ? static_cast<int64_t>(p.step()) : 1;
+      int64_t step = static_cast<int64_t>(p.step());
       int64_t n = (hi - lo) / step + 1;
       if (!p.log()) return IntegerValue(lo + ClampIndex(u, n) * step);
       // Log-uniform over [lo, hi + 1), then snapped to the step grid.
@@ -117,7 +117,7 @@ std::vector<pb::Value> SearchSpace::GridValues(int i) const {
       break;
     }
     case pb::PARAM_TYPE_INT: {
-      int64_t step = p.has_step() ? static_cast<int64_t>(p.step()) : 1;
+      int64_t step = static_cast<int64_t>(p.step());
       for (int64_t v = static_cast<int64_t>(p.min()); v <= static_cast<int64_t>(p.max());
            v += step) {
         out.push_back(IntegerValue(v));
@@ -193,7 +193,8 @@ std::string SearchSpace::Describe() const {
         line += std::string(p.type() == pb::PARAM_TYPE_FLOAT ? "float" : "int") + " [" +
                 FormatDouble(p.min()) + ", " + FormatDouble(p.max()) + "]";
         if (p.log()) line += " log";
-        if (p.has_step()) line += " step " + FormatDouble(p.step());
+        if (p.has_step() && (p.type() == pb::PARAM_TYPE_FLOAT || p.step() != 1))
+          line += " step " + FormatDouble(p.step());
         break;
       case pb::PARAM_TYPE_CATEGORICAL: {
         line += "categorical {";

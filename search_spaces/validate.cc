@@ -4,9 +4,9 @@
 
 #include <cmath>
 
+#include "common/study_defaults.h"
 #include "common/task_schema.h"
 #include "search_spaces/space.h"
-#include "search_spaces/task_resource.h"
 #include "search_spaces/validate_internal.h"
 
 namespace sweep {
@@ -37,6 +37,9 @@ Status ValidateStudy(ParsedStudy* parsed) {
     study.set_name(base);
   }
   if (study.name().size() > 200) c.Fail("name", "must be at most 200 characters");
+  // Every check below sees the study as it will run; a default that does
+  // not fit the task is reported at the field it fills.
+  ResolveDefaults(&study);
 
   if (!study.has_objective()) {
     c.Fail("objective", "is required, e.g. objective: {metric: value, goal: minimize}");

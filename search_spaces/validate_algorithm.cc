@@ -2,7 +2,7 @@
 // on trials, budget and resources it shares with the task.
 #include <string>
 
-#include "search_spaces/task_resource.h"
+#include "common/study_defaults.h"
 #include "search_spaces/validate.h"
 #include "search_spaces/validate_internal.h"
 
@@ -14,10 +14,9 @@ constexpr int64_t kMaxTrials = 100000000;
 
 // Resource bounds shared by hyperband and pbt: max must equal the task's
 // steps (epochs), so that "completed" means fully trained.
-void CheckMaxResource(const pb::Study& study, const char* path, bool has, int64_t value,
-                      Checker* c) {
+void CheckMaxResource(const pb::Study& study, const char* path, int64_t value, Checker* c) {
   int64_t resource = TaskResource(study.task());
-  if (has && value != resource) {
+  if (value != resource) {
     c->Fail(path, std::to_string(value) + " must equal the task's steps or epochs (" +
                       std::to_string(resource) + ")");
   }
@@ -26,35 +25,34 @@ void CheckMaxResource(const pb::Study& study, const char* path, bool has, int64_
 void CheckHyperband(const pb::Study& study, Checker* c) {
   const pb::HyperbandConfig& h = study.algorithm().hyperband();
   int64_t resource = TaskResource(study.task());
-  CheckMaxResource(study, "algorithm.hyperband.max_resource", h.has_max_resource(),
-                   h.max_resource(), c);
-  int64_t min_r = h.has_min_resource() ? h.min_resource() : 1;
+  CheckMaxResource(study, "algorithm.hyperband.max_resource", h.max_resource(), c);
+  int64_t min_r = h.min_resource();
   if (min_r < 1) c->Fail("algorithm.hyperband.min_resource", "must be >= 1");
   if (min_r >= resource) {
     c->Fail("algorithm.hyperband.min_resource", "min_resource (" + std::to_string(min_r) +
                                                     ") must be below the task's steps or epochs (" +
                                                     std::to_string(resource) + ")");
   }
-  if (h.has_reduction_factor() && !(h.reduction_factor() > 1 && h.reduction_factor() <= 100))
+  if (!(h.reduction_factor() > 1 && h.reduction_factor() <= 100))
     c->Fail("algorithm.hyperband.reduction_factor", "must be in (1, 100]");
 }
 
 void CheckPbt(const pb::Study& study, Checker* c) {
   const pb::PbtConfig& p = study.algorithm().pbt();
   int64_t resource = TaskResource(study.task());
-  CheckMaxResource(study, "algorithm.pbt.max_steps", p.has_max_steps(), p.max_steps(), c);
-  if (p.has_population() && (p.population() < 2 || p.population() > 10000))
+  CheckMaxResource(study, "algorithm.pbt.max_steps", p.max_steps(), c);
+  if ((p.population() < 2 || p.population() > 10000))
     c->Fail("algorithm.pbt.population", "must be in [2, 10000]");
-  int64_t interval = p.has_perturbation_interval() ? p.perturbation_interval() : 1;
+  int64_t interval = p.perturbation_interval();
   if (interval < 1 || interval >= resource) {
     c->Fail("algorithm.pbt.perturbation_interval",
             "must be >= 1 and below the task's steps or epochs (" + std::to_string(resource) + ")");
   }
-  if (p.has_quantile() && !(p.quantile() > 0 && p.quantile() <= 0.5))
+  if (!(p.quantile() > 0 && p.quantile() <= 0.5))
     c->Fail("algorithm.pbt.quantile", "must be in (0, 0.5]");
-  if (p.has_resample_prob() && !(p.resample_prob() >= 0 && p.resample_prob() <= 1))
+  if (!(p.resample_prob() >= 0 && p.resample_prob() <= 1))
     c->Fail("algorithm.pbt.resample_prob", "must be in [0, 1]");
-  int64_t population = p.has_population() ? p.population() : 8;
+  int64_t population = p.population();
   if (study.algorithm().has_budget() && study.algorithm().budget() < population * resource) {
     c->Fail("algorithm.budget", "budget " + std::to_string(study.algorithm().budget()) +
                                     " is below population x max_steps (" +
@@ -92,9 +90,9 @@ void CheckAlgorithm(const pb::Study& study, Checker* c) {
   if (alg.type() == pb::ALGORITHM_TYPE_ASHA) {
     const pb::AshaConfig& a = alg.asha();
     int64_t resource = TaskResource(study.task());
-    int64_t min_r = a.has_min_resource() ? a.min_resource() : 1;
+    int64_t min_r = a.min_resource();
     if (min_r < 1) c->Fail("algorithm.asha.min_resource", "must be >= 1");
-    if (a.has_max_resource() && a.max_resource() != resource) {
+    if (a.max_resource() != resource) {
       c->Fail("algorithm.asha.max_resource", "max_resource (" + std::to_string(a.max_resource()) +
                                                  ") must equal the task's steps or epochs (" +
                                                  std::to_string(resource) + ")");
@@ -104,17 +102,16 @@ void CheckAlgorithm(const pb::Study& study, Checker* c) {
                                                  ") must be below the task's steps or epochs (" +
                                                  std::to_string(resource) + ")");
     }
-    if (a.has_reduction_factor() && !(a.reduction_factor() > 1 && a.reduction_factor() <= 100)) {
+    if (!(a.reduction_factor() > 1 && a.reduction_factor() <= 100)) {
       c->Fail("algorithm.asha.reduction_factor", "must be in (1, 100]");
     }
-    if (a.has_grace_period() && a.grace_period() < 1)
-      c->Fail("algorithm.asha.grace_period", "must be >= 1");
+    if (a.grace_period() < 1) c->Fail("algorithm.asha.grace_period", "must be >= 1");
   }
   if (alg.type() == pb::ALGORITHM_TYPE_MEDIAN) {
-    if (alg.median().has_grace_period() && alg.median().grace_period() < 1) {
+    if (alg.median().grace_period() < 1) {
       c->Fail("algorithm.median.grace_period", "must be >= 1");
     }
-    if (alg.median().has_min_trials() && alg.median().min_trials() < 1) {
+    if (alg.median().min_trials() < 1) {
       c->Fail("algorithm.median.min_trials", "must be >= 1");
     }
   }
@@ -130,7 +127,7 @@ void CheckAlgorithm(const pb::Study& study, Checker* c) {
   }
   if (alg.has_max_concurrent() && alg.max_concurrent() < 1)
     c->Fail("algorithm.max_concurrent", "must be >= 1");
-  if (alg.has_max_retries() && (alg.max_retries() < 0 || alg.max_retries() > 100)) {
+  if ((alg.max_retries() < 0 || alg.max_retries() > 100)) {
     c->Fail("algorithm.max_retries", "must be in [0, 100]");
   }
 }

@@ -85,7 +85,7 @@ bool CanTake(const pb::Parameter& p, const pb::Value& v) {
       double d;
       if (!ValueAsDouble(v, &d) || v.kind_case() == pb::Value::kFlag || !IsInteger(d)) return false;
       if (d < p.min() || d > p.max()) return false;
-      double step = p.has_step() ? p.step() : 1;
+      double step = p.step();
       return std::fmod(d - p.min(), step) == 0;
     }
     default:

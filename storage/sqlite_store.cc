@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "common/clock.h"
+#include "common/study_defaults.h"
 #include "storage/schema.h"
 
 namespace sweep {
@@ -164,7 +165,9 @@ Result<int64_t> Store::OpenStudy(const pb::Study& study) {
     std::string blob(static_cast<const char*>(sqlite3_column_blob(find.raw(), 1)),
                      static_cast<size_t>(sqlite3_column_bytes(find.raw(), 1)));
     if (!old.ParseFromString(blob))
-      return Status::Error("study '" + study.name() + "': stored spec is unreadable");
+      return Status::Corruption("study '" + study.name() + "': stored spec is unreadable");
+    // Specs stored before defaults were resolved at validation carry none.
+    ResolveDefaults(&old);
     google::protobuf::util::MessageDifferencer diff;
     std::string report;
     diff.ReportDifferencesToString(&report);

@@ -45,7 +45,9 @@ class Store {
   static Result<std::unique_ptr<Store>> Open(const std::string& path);
 
   // Returns the id of the study named study.name(), creating it if new.
-  // A study of that name created from a different spec is an error.
+  // A study of that name created from a different spec is an error. `study`
+  // has its defaults resolved (ValidateStudy); a stored spec is resolved
+  // before the two are compared.
   Result<int64_t> OpenStudy(const pb::Study& study);
   Result<std::vector<TrialRecord>> LoadTrials(int64_t study_id);
 

@@ -151,7 +151,7 @@ TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx) {
     result.error = "the synthetic function needs parameters x1..x" + std::to_string(need);
     return result;
   }
-  int64_t steps = task.has_steps() ? task.steps() : 1;
+  int64_t steps = task.steps();
   // Faults are drawn per (seed, trial, attempt): a retry may succeed.
   Rng faults(HashKey({assign.seed(), static_cast<uint64_t>(assign.number()),
                       static_cast<uint64_t>(assign.attempt()), 0xFA17}));

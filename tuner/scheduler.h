@@ -75,6 +75,7 @@ std::unique_ptr<Scheduler> MakeSamplingScheduler(const pb::Study& study, const S
                                                  int64_t created, int64_t consumed);
 
 // The scheduler a study asks for (the factories live in tuner/algorithms/).
+// `study` is as ValidateStudy returns it: every default resolved.
 std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpace& space,
                                          int64_t created, int64_t consumed);
 

@@ -19,8 +19,8 @@ StudyRun::StudyRun(Store* store, const pb::Study& study, SearchSpace space,
       space_(std::move(space)),
       checkpoint_dir_(std::move(checkpoint_dir)),
       table_(study.objective().goal() == pb::GOAL_MAXIMIZE) {
-  max_retries_ = study_.algorithm().has_max_retries() ? study_.algorithm().max_retries() : 2;
-  double stall = study_.task().has_stall_timeout_s() ? study_.task().stall_timeout_s() : 1800;
+  max_retries_ = study_.algorithm().max_retries();
+  double stall = study_.task().stall_timeout_s();
   stall_ms_ = static_cast<int64_t>(stall * 1000);
   max_concurrent_ =
       study_.algorithm().has_max_concurrent() ? study_.algorithm().max_concurrent() : 0;

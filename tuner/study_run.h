@@ -24,8 +24,8 @@ namespace sweep {
 
 class StudyRun : public TrialOwner {
  public:
-  // Opens `study` (validated) in `store`, re-queues trials that were running
-  // when a tuner stopped, loads its trials and rebuilds the algorithm's
+  // Opens `study` (as ValidateStudy returns it: checked, defaults resolved) in `store`, re-queues
+  // trials that were running when a tuner stopped, loads its trials and rebuilds the algorithm's
   // state by replaying the committed history. Checkpoint files live in
   // `checkpoint_dir`. Leaves the store's transaction open.
   static Result<std::unique_ptr<StudyRun>> Open(Store* store, const pb::Study& study,

@@ -167,5 +167,32 @@ TEST(E2eCliTest, CtrlCStopsCleanlyAndTheSameCommandResumes) {
   EXPECT_NE(out.find("max_trials"), std::string::npos) << out;
 }
 
+TEST(E2eCliTest, ValidatePrintShowsTheStudyAsItRunsAndThatFileIsTheSameStudy) {
+  TempDir dir;
+  std::string yaml = dir.Write("s.yaml",
+                               "name: printed\nobjective: {metric: value, goal: minimize}\n"
+                               "task: {synthetic: {function: curve, steps: 9}}\n"
+                               "algorithm: {type: asha, max_trials: 6}\nparameters:\n"
+                               "  x1: {type: float, min: 0, max: 1}\n");
+  std::string printed;
+  ASSERT_EQ(RunSweep({"validate", "--print", yaml}, &printed), 0) << printed;
+  // Every default, written out.
+  for (const char* field : {"max_retries: 2", "stall_timeout_s: 1800", "min_resource: 1",
+                            "max_resource: 9", "reduction_factor: 3", "grace_period: 1"}) {
+    EXPECT_NE(printed.find(field), std::string::npos) << field << " in\n" << printed;
+  }
+  std::string text = dir.Write("s.textproto", printed);
+  std::string again;
+  ASSERT_EQ(RunSweep({"validate", "--print", text}, &again), 0) << again;
+  EXPECT_EQ(again, printed);
+  // The YAML file and its printed form are one study: a database made by one
+  // is resumed by the other.
+  std::string db = dir.File("p.db"), out;
+  ASSERT_EQ(RunSweep({"run", yaml, "--db", db, "--local-runners", "1"}, &out), 0) << out;
+  ASSERT_EQ(RunSweep({"run", text, "--db", db, "--local-runners", "1"}, &out), 0) << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM studies"), 1);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials"), 6);
+}
+
 }  // namespace
 }  // namespace sweep::e2e

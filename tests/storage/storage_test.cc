@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/posix_error.h"
+#include "common/study_defaults.h"
 #include "common/values.h"
 #include "search_spaces/study_parser.h"
 #include "search_spaces/validate.h"
@@ -241,6 +242,27 @@ TEST_F(StorageTest, ADifferentStudyUnderTheSameNameIsRefused) {
   auto r = (*s)->OpenStudy(changed);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("max_trials"), std::string::npos) << r.status().message();
+}
+
+TEST_F(StorageTest, AStudyStoredWithoutDefaultsResumesWithThemResolved) {
+  // Earlier versions stored the study as parsed; this one stores it with its
+  // defaults written in (ValidateStudy). Both are one definition.
+  pb::Study parsed = study_;
+  parsed.mutable_algorithm()->clear_max_retries();
+  parsed.mutable_task()->clear_stall_timeout_s();
+  auto s = Store::Open(db_);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto first = (*s)->OpenStudy(parsed);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  pb::Study resolved = parsed;
+  ResolveDefaults(&resolved);
+  ASSERT_TRUE(resolved.algorithm().has_max_retries());
+  auto again = (*s)->OpenStudy(resolved);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(*again, *first);
+  // A real change is still refused.
+  resolved.mutable_algorithm()->set_max_retries(5);
+  EXPECT_FALSE((*s)->OpenStudy(resolved).ok());
 }
 
 TEST_F(StorageTest, AFullDatabaseFailsTheCommitAndKeepsEarlierResults) {

@@ -9,16 +9,15 @@
 #include <set>
 
 #include "common/json.h"
-#include "search_spaces/task_resource.h"
 #include "tuner/scheduler.h"
 
 namespace sweep {
 
 std::vector<int64_t> AshaRungs(const pb::Study& study) {
   const pb::AshaConfig& c = study.algorithm().asha();
-  int64_t r = c.has_min_resource() ? c.min_resource() : 1;
-  int64_t max = c.has_max_resource() ? c.max_resource() : TaskResource(study.task());
-  double eta = c.has_reduction_factor() ? c.reduction_factor() : 3;
+  int64_t r = c.min_resource();
+  int64_t max = c.max_resource();
+  double eta = c.reduction_factor();
   std::vector<int64_t> rungs;
   for (double x = static_cast<double>(r); x < static_cast<double>(max) - 1e-9; x *= eta) {
     int64_t step = static_cast<int64_t>(std::llround(x));
@@ -37,8 +36,8 @@ class Asha : public Scheduler {
         maximize_(study.objective().goal() == pb::GOAL_MAXIMIZE),
         metric_(study.objective().metric()) {
     const pb::AshaConfig& c = study.algorithm().asha();
-    eta_ = c.has_reduction_factor() ? c.reduction_factor() : 3;
-    grace_ = c.has_grace_period() ? c.grace_period() : (rungs_.empty() ? 1 : rungs_.front());
+    eta_ = c.reduction_factor();
+    grace_ = c.grace_period();
     values_.resize(rungs_.size());
   }
 

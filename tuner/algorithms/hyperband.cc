@@ -11,7 +11,6 @@
 #include <utility>
 
 #include "common/json.h"
-#include "search_spaces/task_resource.h"
 #include "tuner/algorithms/cohort.h"
 #include "tuner/scheduler.h"
 
@@ -40,9 +39,9 @@ std::vector<Rung> HyperbandBracket(int s, int s_max, double R, double eta, int64
 HyperbandPlan PlanHyperband(const pb::Study& study) {
   const pb::Algorithm& alg = study.algorithm();
   const pb::HyperbandConfig& c = alg.hyperband();
-  int64_t min_r = c.has_min_resource() ? c.min_resource() : 1;
-  int64_t max_r = c.has_max_resource() ? c.max_resource() : TaskResource(study.task());
-  double eta = c.has_reduction_factor() ? c.reduction_factor() : 3;
+  int64_t min_r = c.min_resource();
+  int64_t max_r = c.max_resource();
+  double eta = c.reduction_factor();
   double R = static_cast<double>(max_r) / static_cast<double>(std::max<int64_t>(1, min_r));
   int s_max = static_cast<int>(std::floor(std::log(R) / std::log(eta) + 1e-9));
   HyperbandPlan plan;

@@ -21,8 +21,8 @@ class MedianStopping : public Scheduler {
         maximize_(study.objective().goal() == pb::GOAL_MAXIMIZE),
         metric_(study.objective().metric()) {
     const pb::MedianConfig& c = study.algorithm().median();
-    grace_ = c.has_grace_period() ? c.grace_period() : 1;
-    min_trials_ = c.has_min_trials() ? c.min_trials() : 3;
+    grace_ = c.grace_period();
+    min_trials_ = c.min_trials();
   }
 
   std::optional<TrialSpec> NextTrial() override { return base_->NextTrial(); }

@@ -17,7 +17,6 @@
 #include "common/train_knobs.h"
 #include "common/values.h"
 #include "search_spaces/samplers.h"
-#include "search_spaces/task_resource.h"
 #include "tuner/algorithms/cohort.h"
 #include "tuner/scheduler.h"
 
@@ -41,11 +40,11 @@ class Pbt : public Scheduler {
         metric_(study.objective().metric()),
         structural_(StructuralParams(study)) {
     const pb::PbtConfig& c = study.algorithm().pbt();
-    population_ = c.has_population() ? c.population() : 8;
-    interval_ = c.has_perturbation_interval() ? c.perturbation_interval() : 1;
-    quantile_ = c.has_quantile() ? c.quantile() : 0.25;
-    resample_ = c.has_resample_prob() ? c.resample_prob() : 0.25;
-    max_steps_ = c.has_max_steps() ? c.max_steps() : TaskResource(study.task());
+    population_ = c.population();
+    interval_ = c.perturbation_interval();
+    quantile_ = c.quantile();
+    resample_ = c.resample_prob();
+    max_steps_ = c.max_steps();
     if (study.algorithm().has_max_trials()) max_trials_ = study.algorithm().max_trials();
     created_ = std::min<int64_t>(created, population_);
     next_number_ = population_;
@@ -234,7 +233,7 @@ class Pbt : public Scheduler {
       } else if (p.type() == pb::PARAM_TYPE_FLOAT) {
         v = NumberValue(std::clamp(old->number() * (dir < 0.5 ? 0.8 : 1.2), p.min(), p.max()));
       } else if (p.type() == pb::PARAM_TYPE_INT) {
-        int64_t step = p.has_step() ? static_cast<int64_t>(p.step()) : 1;
+        int64_t step = static_cast<int64_t>(p.step());
         int64_t x = old->integer() + (dir < 0.5 ? -step : step);
         if (x < static_cast<int64_t>(p.min()) || x > static_cast<int64_t>(p.max()))
           x = old->integer() + (dir < 0.5 ? step : -step);

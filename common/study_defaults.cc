@@ -1,0 +1,102 @@
+// The defaults of a study file (docs/study.md lists the same values).
+#include "common/study_defaults.h"
+
+#include "common/train_knobs.h"
+
+namespace sweep {
+
+namespace {
+
+constexpr int32_t kSyntheticSteps = 1;
+constexpr double kStallTimeoutS = 1800;
+constexpr int32_t kMaxRetries = 2;
+constexpr int64_t kMinResource = 1;
+constexpr double kReductionFactor = 3;
+constexpr int32_t kPbtPopulation = 8;
+constexpr int64_t kPbtInterval = 1;
+constexpr double kPbtQuantile = 0.25;
+constexpr double kPbtResampleProb = 0.25;
+constexpr int64_t kMedianGrace = 1;
+constexpr int32_t kMedianMinTrials = 3;
+
+int32_t DefaultEpochs() { return static_cast<int32_t>(FindTrainKnob("epochs")->default_number); }
+
+bool Searched(const pb::Study& study, const std::string& name) {
+  for (const auto& p : study.parameters())
+    if (p.name() == name) return true;
+  return false;
+}
+
+void ResolveAsha(int64_t resource, pb::AshaConfig* c) {
+  if (!c->has_min_resource()) c->set_min_resource(kMinResource);
+  if (!c->has_max_resource()) c->set_max_resource(resource);
+  if (!c->has_reduction_factor()) c->set_reduction_factor(kReductionFactor);
+  // The first rung; a study with no rungs (min_resource >= max_resource, a
+  // validation error) would stop nothing.
+  if (!c->has_grace_period())
+    c->set_grace_period(c->min_resource() < c->max_resource() ? c->min_resource() : 1);
+}
+
+void ResolveHyperband(int64_t resource, pb::HyperbandConfig* c) {
+  if (!c->has_min_resource()) c->set_min_resource(kMinResource);
+  if (!c->has_max_resource()) c->set_max_resource(resource);
+  if (!c->has_reduction_factor()) c->set_reduction_factor(kReductionFactor);
+}
+
+void ResolvePbt(int64_t resource, pb::PbtConfig* c) {
+  if (!c->has_population()) c->set_population(kPbtPopulation);
+  if (!c->has_perturbation_interval()) c->set_perturbation_interval(kPbtInterval);
+  if (!c->has_quantile()) c->set_quantile(kPbtQuantile);
+  if (!c->has_resample_prob()) c->set_resample_prob(kPbtResampleProb);
+  if (!c->has_max_steps()) c->set_max_steps(resource);
+}
+
+void ResolveMedian(pb::MedianConfig* c) {
+  if (!c->has_grace_period()) c->set_grace_period(kMedianGrace);
+  if (!c->has_min_trials()) c->set_min_trials(kMedianMinTrials);
+}
+
+}  // namespace
+
+int64_t TaskResource(const pb::Task& task) {
+  if (task.has_synthetic())
+    return task.synthetic().has_steps() ? task.synthetic().steps() : kSyntheticSteps;
+  if (task.has_train()) return task.train().has_epochs() ? task.train().epochs() : DefaultEpochs();
+  return 1;
+}
+
+void ResolveDefaults(pb::Study* study) {
+  if (!study->has_seed()) study->set_seed(0);
+  pb::Task* task = study->mutable_task();
+  if (!task->has_stall_timeout_s()) task->set_stall_timeout_s(kStallTimeoutS);
+  if (task->has_synthetic() && !task->synthetic().has_steps())
+    task->mutable_synthetic()->set_steps(kSyntheticSteps);
+  // A searched epochs knob is not fixed in the task (validation refuses both).
+  if (task->has_train() && !task->train().has_epochs() && !Searched(*study, "epochs"))
+    task->mutable_train()->set_epochs(DefaultEpochs());
+
+  pb::Algorithm* alg = study->mutable_algorithm();
+  if (!alg->has_max_retries()) alg->set_max_retries(kMaxRetries);
+  int64_t resource = TaskResource(*task);
+  switch (alg->type()) {
+    case pb::ALGORITHM_TYPE_ASHA:
+      ResolveAsha(resource, alg->mutable_asha());
+      break;
+    case pb::ALGORITHM_TYPE_HYPERBAND:
+      ResolveHyperband(resource, alg->mutable_hyperband());
+      break;
+    case pb::ALGORITHM_TYPE_PBT:
+      ResolvePbt(resource, alg->mutable_pbt());
+      break;
+    case pb::ALGORITHM_TYPE_MEDIAN:
+      ResolveMedian(alg->mutable_median());
+      break;
+    default:
+      break;
+  }
+  for (auto& p : *study->mutable_parameters()) {
+    if (p.type() == pb::PARAM_TYPE_INT && !p.has_step()) p.set_step(1);
+  }
+}
+
+}  // namespace sweep
