@@ -3,14 +3,15 @@
 
 namespace sweep {
 
+bool EndsTrial(Decision d) { return d == Decision::kStop || d == Decision::kExploit; }
+
 const char* DecisionName(Decision d) {
   switch (d) {
     case Decision::kStop:
+    case Decision::kExploit:
       return "stop";
     case Decision::kPause:
       return "pause";
-    case Decision::kExploit:
-      return "exploit";
     case Decision::kContinue:
       return "continue";
   }
@@ -20,11 +21,11 @@ const char* DecisionName(Decision d) {
 pb::Decision ToWire(Decision d) {
   switch (d) {
     case Decision::kStop:
+    case Decision::kExploit:
       return pb::DECISION_STOP;
     case Decision::kPause:
       return pb::DECISION_PAUSE;
     case Decision::kContinue:
-    case Decision::kExploit:
       return pb::DECISION_CONTINUE;
   }
   return pb::DECISION_CONTINUE;

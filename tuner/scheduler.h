@@ -15,27 +15,18 @@
 
 namespace sweep {
 
-struct TrialSpec {
-  int64_t number = 0;  // index of the trial within the study
-  pb::ParamSet params;
-  // PBT: the trial starts from trial `parent`'s committed checkpoint at
-  // `parent_step` (-1: from scratch).
-  int64_t parent = -1;
-  int64_t parent_step = 0;
-};
-
 // A decision about a trial other than the one reporting (a rung or a
 // generation completed): resume a paused trial (kContinue), stop it (kStop),
-// or create a new trial (`spawn`, PBT's exploit). Directives are idempotent:
-// the tuner ignores one for a trial that is not paused at `step` (or a spawn
-// of a trial that exists), so replaying history after a crash may repeat
-// them safely.
+// or replace it (kExploit). Directives are idempotent: the tuner applies one
+// only to a trial paused at `step`, and creates a replacement only if no
+// trial has its number, so replaying history after a crash may repeat them
+// safely. A member that ended before its generation was complete is replaced
+// by a kExploit directive too (its trial has ended, so only the replacement
+// is carried out).
 struct Directive {
   int64_t number = 0;
   int64_t step = 0;  // the rung or generation step the trial is paused at
-  Decision decision = Decision::kContinue;
-  std::string reason;
-  std::optional<TrialSpec> spawn;
+  Action action;
 };
 
 class Scheduler {

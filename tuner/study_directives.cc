@@ -1,7 +1,7 @@
 // Carrying out an algorithm's decisions beyond continue/stop: pausing a
 // trial (Hyperband rungs, PBT generations), resuming or stopping paused
-// trials by directive, and creating PBT's exploit children from verified
-// copies of their parents' checkpoints.
+// trials by directive, and creating the trials that replace PBT's exploited
+// ones from verified copies of their parents' checkpoints.
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/values.h"
@@ -15,7 +15,7 @@ void StudyRun::Pause(Trial* t) {
   Write(store_->Pause(t->id, t->attempts, t->last_step, t->last_objective));
   std::optional<Decision> pending = t->pending;
   Move(t, TrialStatus::kPaused);
-  if (pending == Decision::kStop) {
+  if (pending && EndsTrial(*pending)) {
     Finish(t, TrialStatus::kStopped, t->last_objective, t->last_step, "{}", "");
   } else if (pending == Decision::kContinue) {
     Resume(t);
@@ -40,10 +40,7 @@ void StudyRun::RecordDecision(Trial* t, int64_t step, Decision d, const std::str
 
 void StudyRun::ApplyDirectives() {
   for (const Directive& d : scheduler_->TakeDirectives()) {
-    if (d.spawn) {
-      Spawn(d);
-      continue;
-    }
+    if (d.action.replacement) Replace(*d.action.replacement);
     Trial* t = table_.FindNumber(d.number);
     if (!t) continue;
     bool paused = t->status == TrialStatus::kPaused;
@@ -51,10 +48,10 @@ void StudyRun::ApplyDirectives() {
     // a replay after a restart repeats decisions already carried out.
     if (t->last_step != d.step || (!paused && !(t->status == TrialStatus::kRunning && t->pausing)))
       continue;
-    RecordDecision(t, t->last_step, d.decision, d.reason);
+    RecordDecision(t, t->last_step, d.action.decision, d.action.reason);
     if (!paused) {
-      t->pending = d.decision;
-    } else if (d.decision == Decision::kStop) {
+      t->pending = d.action.decision;
+    } else if (EndsTrial(d.action.decision)) {
       Finish(t, TrialStatus::kStopped, t->last_objective, t->last_step, "{}", "");
     } else {
       Resume(t);
@@ -62,9 +59,9 @@ void StudyRun::ApplyDirectives() {
   }
 }
 
-void StudyRun::Spawn(const Directive& d) {
-  if (table_.FindNumber(d.number)) return;  // created before a restart
-  const TrialSpec& spec = *d.spawn;
+void StudyRun::Replace(const Replacement& r) {
+  const TrialSpec& spec = r.trial;
+  if (table_.FindNumber(spec.number)) return;  // created before a restart
   const Trial* parent = table_.FindNumber(spec.parent);
   Write(store_->Begin());
   auto id =
@@ -81,8 +78,7 @@ void StudyRun::Spawn(const Directive& d) {
   t.status = TrialStatus::kPaused;  // not queued until its checkpoint is in place
   t.parent_id = parent ? parent->id : 0;
   Trial& child = table_.Insert(std::move(t));
-  Write(store_->AddDecision(child.id, spec.parent_step, DecisionName(Decision::kExploit), d.reason,
-                            WallSeconds()));
+  Write(store_->AddDecision(child.id, spec.parent_step, kExploitRow, r.reason, WallSeconds()));
   std::string problem;
   Result<std::string> data = Status::NotFound("no checkpoint");
   if (!parent || parent->checkpoint_step != spec.parent_step || parent->checkpoint_path.empty()) {

@@ -73,20 +73,26 @@ Status StudyRun::Load() {
   // its decisions about other trials that were not yet carried out (none,
   // unless the tuner died between deciding and committing) apply now.
   ASSIGN_OR_RETURN(auto history, store_->LoadHistory(study_id_, study_.objective().metric()));
+  std::vector<Replacement> replacements;
   for (const auto& e : history) {
     switch (e.kind) {
       case Store::HistoryEvent::kCheckpoint:
         scheduler_->OnCheckpoint(e.number, e.step);
         break;
-      case Store::HistoryEvent::kReport:
-        scheduler_->OnReport(e.number, e.step, e.value);
+      case Store::HistoryEvent::kReport: {
+        // A replacement decided here was created then, unless the tuner
+        // died before committing it: it is created now.
+        Action a = scheduler_->OnReport(e.number, e.step, e.value);
+        if (a.replacement) replacements.push_back(std::move(*a.replacement));
         break;
+      }
       case Store::HistoryEvent::kEnd:
         scheduler_->OnEnd(e.number, e.step);
         break;
     }
   }
   ApplyDirectives();
+  for (const Replacement& r : replacements) Replace(r);
   return write_error_;
 }
 
@@ -173,6 +179,7 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
   progress_dirty_.insert(t->id);
   Action action = objective ? scheduler_->OnReport(t->number, report.step(), *objective) : Action{};
   RecordDecision(t, report.step(), action.decision, action.reason);
+  if (action.replacement) Replace(*action.replacement);
   if (action.decision != Decision::kContinue)
     LOG_DEBUG << "trial " << t->id << ": " << action.reason;
   if (action.decision == Decision::kPause) t->pausing = true;
@@ -339,7 +346,8 @@ std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, u
         RecordDecision(t, t->checkpoint_step, d->decision, d->reason);
       if (d && d->decision != Decision::kContinue) {
         t->last_step = t->checkpoint_step;
-        if (d->decision == Decision::kStop) {
+        if (d->replacement) Replace(*d->replacement);
+        if (EndsTrial(d->decision)) {
           Finish(t, TrialStatus::kStopped, t->last_objective, t->last_step, "{}", "");
         } else {
           Write(store_->Begin());

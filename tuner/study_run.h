@@ -94,8 +94,9 @@ class StudyRun : public TrialOwner {
   void RecordDecision(Trial* t, int64_t step, Decision d, const std::string& reason);
   // Records t's unreported checkpoint if it belongs to `step`.
   void CommitCheckpoint(Trial* t, int64_t step);
-  // PBT's exploit: a new trial from a verified copy of its parent's checkpoint.
-  void Spawn(const Directive& d);
+  // PBT's exploit: the replacement, a new trial from a verified copy of its
+  // parent's checkpoint (nothing if a trial has its number already).
+  void Replace(const Replacement& r);
   // A new trial from the algorithm, inserted in the store as running on
   // `runner_name` under `lease` (attempt 1); null if none.
   Trial* CreateTrial(const std::string& runner_name, uint64_t lease);

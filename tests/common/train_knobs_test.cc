@@ -323,14 +323,19 @@ TEST(TrainKnobsTest, PbtNeverPerturbsAKnobThatShapesTheModel) {
   for (int64_t step = 1; step < 4; ++step) {
     double v = 1;
     std::set<int64_t> next = members;
+    std::vector<Replacement> replacements;
     for (int64_t n : members) {
       s->OnCheckpoint(n, step);
-      if (s->OnReport(n, step, v++).decision == Decision::kStop) next.erase(n);
+      Action a = s->OnReport(n, step, v++);
+      if (EndsTrial(a.decision)) next.erase(n);
+      if (a.replacement) replacements.push_back(*a.replacement);
     }
     for (const auto& d : s->TakeDirectives()) {
-      if (d.decision == Decision::kStop) next.erase(d.number);
-      if (!d.spawn) continue;
-      const TrialSpec& child = *d.spawn;
+      if (EndsTrial(d.action.decision)) next.erase(d.number);
+      if (d.action.replacement) replacements.push_back(*d.action.replacement);
+    }
+    for (const Replacement& r : replacements) {
+      const TrialSpec& child = r.trial;
       ASSERT_TRUE(params.count(child.parent));
       const pb::ParamSet& parent = params[child.parent];
       for (const auto& cp : child.params.params()) {

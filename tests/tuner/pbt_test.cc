@@ -21,22 +21,15 @@ TEST(PbtTest, BottomQuantileCopiesATopMemberWithACommittedCheckpoint) {
   EXPECT_EQ(f.Decide(0, 2, 0.4), "pause");
   EXPECT_EQ(f.Decide(1, 2, 0.1), "pause");  // the best
   EXPECT_EQ(f.Decide(2, 2, 0.3), "pause");
-  EXPECT_EQ(f.Decide(3, 2, 0.9), "stop");  // the worst, last in: exploited
+  EXPECT_EQ(f.Decide(3, 2, 0.9), "exploit");  // the worst, last in: stopped and replaced
   EXPECT_EQ(f.last_reason,
             "exploited at generation 1 (step 2): value 0.9, rank 4 of 4 (bottom quantile); "
             "replaced by trial number 4, a copy of number 1 (0.1)");
-  auto dirs = f.s->TakeDirectives();
-  ASSERT_EQ(dirs.size(), 4u);  // three resumes and one new trial
-  auto spawn = std::find_if(dirs.begin(), dirs.end(), [](const auto& d) { return d.spawn; });
-  ASSERT_NE(spawn, dirs.end());
-  int resumes = 0;
-  for (const auto& d : dirs)
-    if (!d.spawn) {
-      EXPECT_EQ(d.decision, Decision::kContinue);
-      ++resumes;
-    }
-  EXPECT_EQ(resumes, 3);
-  const TrialSpec& child = *spawn->spawn;
+  // One decision: the stop and the new trial that takes its place.
+  ASSERT_TRUE(f.last_action.replacement.has_value());
+  const TrialSpec& child = f.last_action.replacement->trial;
+  // (in rank order)
+  EXPECT_EQ(f.Directives(), (std::vector<std::string>{"1:continue", "2:continue", "0:continue"}));
   EXPECT_EQ(child.number, 4);
   EXPECT_EQ(child.parent, 1);
   EXPECT_EQ(child.parent_step, 2);
@@ -46,7 +39,8 @@ TEST(PbtTest, BottomQuantileCopiesATopMemberWithACommittedCheckpoint) {
   EXPECT_TRUE(std::abs(cx - std::min(1.0, px * 0.8)) < 1e-12 ||
               std::abs(cx - std::min(1.0, px * 1.2)) < 1e-12)
       << px << " -> " << cx;
-  EXPECT_NE(spawn->reason.find("copy of trial number 1 at step 2"), std::string::npos);
+  EXPECT_NE(f.last_action.replacement->reason.find("copy of trial number 1 at step 2"),
+            std::string::npos);
   // The child waits only at later generations.
   EXPECT_EQ(f.s->DecisionSteps(4), (std::vector<int64_t>{4}));
   // Generation 2 (step 4) has members 0, 1, 2 and the child 4.
@@ -68,16 +62,36 @@ TEST(PbtTest, AMemberWithoutACheckpointIsNeverASource) {
   std::vector<int64_t> numbers;
   for (const auto& d : dirs) {
     numbers.push_back(d.number);
-    EXPECT_FALSE(d.spawn.has_value());
-    EXPECT_EQ(d.decision, Decision::kContinue);
+    EXPECT_FALSE(d.action.replacement.has_value());
+    EXPECT_EQ(d.action.decision, Decision::kContinue);
     if (d.number == 0) {
-      EXPECT_NE(d.reason.find("not exploited: no top member has a committed checkpoint"),
+      EXPECT_NE(d.action.reason.find("not exploited: no top member has a committed checkpoint"),
                 std::string::npos)
-          << d.reason;
+          << d.action.reason;
     }
   }
   std::sort(numbers.begin(), numbers.end());
   EXPECT_EQ(numbers, (std::vector<int64_t>{0, 1, 2}));
+}
+
+TEST(PbtTest, AMemberThatEndedIsReplacedByAnExploitDirective) {
+  Fixture f("{type: pbt, pbt: {population: 4, perturbation_interval: 2}}", "minimize", 6);
+  for (int n = 0; n < 4; ++n) f.s->NextTrial();
+  for (int n = 0; n < 4; ++n) f.s->OnCheckpoint(n, 2);
+  f.s->OnEnd(2, 1);  // failed before generation 1
+  EXPECT_EQ(f.Decide(0, 2, 0.4), "pause");
+  EXPECT_EQ(f.Decide(1, 2, 0.1), "pause");
+  // 3 of 4 members reported: the bottom quantile of 3 is empty, so nobody is
+  // exploited, and the lost member's place goes to a copy of the best.
+  EXPECT_EQ(f.Decide(3, 2, 0.9), "promote");
+  auto dirs = f.s->TakeDirectives();
+  ASSERT_EQ(dirs.size(), 3u);
+  EXPECT_EQ(dirs[2].number, 2);
+  EXPECT_EQ(dirs[2].action.decision, Decision::kExploit);
+  ASSERT_TRUE(dirs[2].action.replacement.has_value());
+  EXPECT_EQ(dirs[2].action.replacement->trial.number, 4);
+  EXPECT_EQ(dirs[2].action.replacement->trial.parent, 1);
+  EXPECT_EQ(f.s->DecisionSteps(4), (std::vector<int64_t>{4}));
 }
 
 }  // namespace

@@ -37,27 +37,38 @@ struct Fixture {
     space = std::make_unique<SearchSpace>(*SearchSpace::Create(study));
     s = MakeScheduler(study, *space, 0, 0);
   }
-  // "continue", "promote" (continue with a reason), "pause" or "stop".
+  // "continue", "promote" (continue with a reason), "pause", "stop" or
+  // "exploit" (PBT: stopped and replaced, see last_action.replacement).
   std::string Decide(int64_t n, int64_t step, double v) {
-    Action a = s->OnReport(n, step, v);
-    last_reason = a.reason;
-    if (a.decision == Decision::kStop) return "stop";
-    if (a.decision == Decision::kPause) return "pause";
-    return a.reason.empty() ? "continue" : "promote";
+    last_action = s->OnReport(n, step, v);
+    last_reason = last_action.reason;
+    return Word(last_action, true);
   }
-  // Directives as "number:continue" / "number:stop" / "number:spawn<-parent@step".
+  // Directives as "number:continue" / "number:stop" / "number:pause" /
+  // "number:exploit->child".
   std::vector<std::string> Directives() {
     std::vector<std::string> out;
     for (const auto& d : s->TakeDirectives()) {
-      if (d.spawn) {
-        out.push_back(std::to_string(d.number) + ":spawn<-" + std::to_string(d.spawn->parent) +
-                      "@" + std::to_string(d.spawn->parent_step));
-      } else {
-        out.push_back(std::to_string(d.number) + ":" + DecisionName(d.decision));
-      }
+      std::string w = std::to_string(d.number) + ":" + Word(d.action, false);
+      if (d.action.replacement) w += "->" + std::to_string(d.action.replacement->trial.number);
+      out.push_back(w);
     }
     return out;
   }
+  static std::string Word(const Action& a, bool promote) {
+    switch (a.decision) {
+      case Decision::kStop:
+        return "stop";
+      case Decision::kExploit:
+        return "exploit";
+      case Decision::kPause:
+        return "pause";
+      case Decision::kContinue:
+        break;
+    }
+    return promote && !a.reason.empty() ? "promote" : "continue";
+  }
+  Action last_action;
   std::string last_reason;
 };
 

@@ -26,6 +26,8 @@ class Cohort {
   size_t arrived() const { return values_.size() + ended_.size(); }
   bool Complete() const { return resolved_ || arrived() >= members_.size(); }
   bool resolved() const { return resolved_; }
+  // Members that ended before reporting at this step, in number order.
+  const std::set<int64_t>& ended() const { return ended_; }
   void MarkResolved() { resolved_ = true; }
 
   // Returns false when `number` is not a member or already counted.

@@ -240,8 +240,7 @@ class Hyperband : public Scheduler {
                                   side + cutoff + tail};
       }
       decided_[{number, i}] = a;
-      if (number != reporter)
-        directives_.push_back({number, rung.step(), a.decision, a.reason, std::nullopt});
+      if (number != reporter) directives_.push_back({number, rung.step(), a});
     }
     st.rungs[i + 1] = Cohort(plan.rungs[i + 1].resource, std::move(next));
     // Nobody left to wait for (every member failed): later rungs are empty.

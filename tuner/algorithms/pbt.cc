@@ -163,12 +163,14 @@ class Pbt : public Scheduler {
         if (why.empty()) {
           auto [src, src_v] =
               sources[static_cast<size_t>(rng.Next() % static_cast<uint64_t>(sources.size()))];
-          int64_t child = Spawn(g, src, src_v, step, &rng);
+          Replacement r = Spawn(g, src, src_v, step, &rng);
+          int64_t child = r.trial.number;
           next.insert(child);
-          a = {Decision::kStop, "exploited at " + where + ": " + rank + " (bottom quantile); " +
-                                    "replaced by trial number " + std::to_string(child) +
-                                    ", a copy of number " + std::to_string(src) + " (" +
-                                    FormatShort(src_v) + ")"};
+          a = {Decision::kExploit,
+               "exploited at " + where + ": " + rank + " (bottom quantile); " +
+                   "replaced by trial number " + std::to_string(child) + ", a copy of number " +
+                   std::to_string(src) + " (" + FormatShort(src_v) + ")",
+               std::move(r)};
         } else if (!std::isfinite(v)) {
           a = {Decision::kStop, "stopped at " + where + ": " + rank + " is not finite; " + why};
         } else {
@@ -177,16 +179,17 @@ class Pbt : public Scheduler {
       }
       if (a.decision == Decision::kContinue) next.insert(num);
       decided_[{num, g}] = a;
-      if (num != reporter) directives_.push_back({num, step, a.decision, a.reason, std::nullopt});
+      if (num != reporter) directives_.push_back({num, step, a});
     }
     // Members that ended (failed) before this step leave the population: a
     // child of a top member takes each place.
-    int64_t lost = static_cast<int64_t>(gen.size()) - n;
-    for (int64_t k = 0; k < lost && !sources.empty(); ++k) {
-      if (max_trials_ && next_number_ >= *max_trials_) break;
+    for (int64_t lost : gen.ended()) {
+      if (sources.empty() || (max_trials_ && next_number_ >= *max_trials_)) break;
       auto [src, src_v] =
           sources[static_cast<size_t>(rng.Next() % static_cast<uint64_t>(sources.size()))];
-      next.insert(Spawn(g, src, src_v, step, &rng));
+      Replacement r = Spawn(g, src, src_v, step, &rng);
+      next.insert(r.trial.number);
+      directives_.push_back({lost, step, {Decision::kExploit, "", std::move(r)}});
     }
     if (step + interval_ < max_steps_) {
       gens_.push_back(Cohort(step + interval_, std::move(next)));
@@ -195,7 +198,7 @@ class Pbt : public Scheduler {
   }
 
   // A new member from `src`'s checkpoint at `step`, with explored parameters.
-  int64_t Spawn(size_t g, int64_t src, double src_v, int64_t step, Rng* rng) {
+  Replacement Spawn(size_t g, int64_t src, double src_v, int64_t step, Rng* rng) {
     int64_t child = next_number_++;
     std::string changes;
     params_[child] = Explore(params_[src], rng, &changes);
@@ -205,13 +208,10 @@ class Pbt : public Scheduler {
     spec.params.mutable_params()->CopyFrom(params_[child]);
     spec.parent = src;
     spec.parent_step = step;
-    directives_.push_back({child, step, Decision::kContinue,
-                           "exploit at generation " + std::to_string(g + 1) +
-                               ": copy of trial number " + std::to_string(src) + " at step " +
-                               std::to_string(step) + " (" + metric_ + " " + FormatShort(src_v) +
-                               "); explore: " + (changes.empty() ? "no change" : changes),
-                           std::move(spec)});
-    return child;
+    return {std::move(spec), "exploit at generation " + std::to_string(g + 1) +
+                                 ": copy of trial number " + std::to_string(src) + " at step " +
+                                 std::to_string(step) + " (" + metric_ + " " + FormatShort(src_v) +
+                                 "); explore: " + (changes.empty() ? "no change" : changes)};
   }
 
   // Continuous values times 0.8 or 1.2 (within bounds), discrete ones to a
