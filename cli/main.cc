@@ -72,7 +72,7 @@ int Validate(const std::string& path, bool print) {
 
 int Plan(const std::string& path, const std::string& format) {
   if (format != "table" && format != "json")
-    return Fail(Status::Error("--format must be table or json"));
+    return Fail(Status::InvalidArgument("--format must be table or json"));
   auto parsed = LoadStudyFile(path);
   if (!parsed.ok()) return Fail(parsed.status());
   Status st = ValidateStudy(&*parsed);
@@ -234,11 +234,12 @@ int main(int argc, char** argv) {
     });
   }
   if (best_cmd->parsed()) {
-    if (q.format == "csv") return Fail(Status::Error("best prints table or json"));
+    if (q.format == "csv") return Fail(Status::InvalidArgument("best prints table or json"));
     return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {
       ASSIGN_OR_RETURN(StudyRef s, r.ResolveStudy(q.study));
       ASSIGN_OR_RETURN(auto trials, r.Trials(s, "", 1));
-      if (trials.empty()) return Status::Error("study '" + s.name + "' has no completed trial yet");
+      if (trials.empty())
+        return Status::NotFound("study '" + s.name + "' has no completed trial yet");
       return f == Format::kJson ? TrialJson(trials[0]) + "\n" : FormatTrials(trials, f, s.metric);
     });
   }

@@ -25,7 +25,7 @@ enum class StatusCode {
   kFailedPrecondition,  // the state forbids it (another tuner holds the study, ...)
   kResourceExhausted,   // out of memory, a size cap, a full queue
   kInternal,            // a broken invariant: a bug of ours
-  kUnknown,             // not classified yet
+  kUnknown,             // a foreign error no other code fits
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -38,8 +38,8 @@ class [[nodiscard]] Status {
     rep_ = std::make_shared<const Rep>(Rep{code, std::move(message)});
   }
   static Status Ok() { return Status(); }
-  // An error not classified by a code (kUnknown); prefer the named ones.
-  static Status Error(std::string message) { return {StatusCode::kUnknown, std::move(message)}; }
+  // A foreign error with no better code (an unmapped SQLite code).
+  static Status Unknown(std::string m) { return {StatusCode::kUnknown, std::move(m)}; }
   static Status InvalidArgument(std::string m) {
     return {StatusCode::kInvalidArgument, std::move(m)};
   }

@@ -18,14 +18,14 @@ namespace sweep::nn {
 #ifndef SWEEP_HAVE_CUDA
 
 Result<std::unique_ptr<Backend>> MakeCudaBackend(int) {
-  return Status::Error(
+  return Status::Unavailable(
       "this sweep was built without the CUDA backend (no CUDA toolkit, cuDNN or NCCL at build "
       "time; see docs/gpu.md)");
 }
 int CudaDeviceCount() { return 0; }
 bool HaveCudaBackend() { return false; }
 Result<std::unique_ptr<AllReduce>> AllReduce::Create(const std::vector<Backend*>&) {
-  return Status::Error("this sweep was built without CUDA (no NCCL)");
+  return Status::Unavailable("this sweep was built without CUDA (no NCCL)");
 }
 
 #else
@@ -95,19 +95,19 @@ int CudaDeviceCount() {
 
 Result<std::unique_ptr<Backend>> MakeCudaBackend(int device) {
   const CudaModule& m = Module();
-  if (!m.handle) return Status::Error(m.error);
+  if (!m.handle) return Status::Unavailable(m.error);
   char err[1024] = {0};
   Backend* b = m.make_backend(device, err, sizeof err);
-  if (!b) return Status::Error(err);
+  if (!b) return Status::Unavailable(err);
   return std::unique_ptr<Backend>(b);
 }
 
 Result<std::unique_ptr<AllReduce>> AllReduce::Create(const std::vector<Backend*>& ranks) {
   const CudaModule& m = Module();
-  if (!m.handle) return Status::Error(m.error);
+  if (!m.handle) return Status::Unavailable(m.error);
   char err[1024] = {0};
   AllReduce* a = m.make_allreduce(ranks.data(), static_cast<int>(ranks.size()), err, sizeof err);
-  if (!a) return Status::Error(err);
+  if (!a) return Status::Unavailable(err);
   return std::unique_ptr<AllReduce>(a);
 }
 

@@ -358,39 +358,40 @@ std::string Trainer::SaveCheckpoint() const {
 
 Status Trainer::LoadCheckpoint(const std::string& in) {
   if (in.size() < 8 || std::memcmp(in.data(), kMagic, 4) != 0)
-    return Status::Error("checkpoint: not a sweep checkpoint");
+    return Status::Corruption("checkpoint: not a sweep checkpoint");
   uint32_t crc_stored;
   std::memcpy(&crc_stored, in.data() + in.size() - 4, 4);
   uint32_t crc =
       static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(in.data()), in.size() - 4));
   if (crc != crc_stored)
-    return Status::Error("checkpoint: checksum mismatch (the file is corrupt)");
+    return Status::Corruption("checkpoint: checksum mismatch (the file is corrupt)");
   size_t pos = 4;
   uint32_t version = 0;
   uint64_t arch;
   int64_t epoch, steps;
   if (!Get(in, &pos, &version) || version != kCheckpointVersion) {
-    return Status::Error("checkpoint: format version " + std::to_string(version) +
-                         " is not supported (expected " + std::to_string(kCheckpointVersion) + ")");
+    return Status::FailedPrecondition("checkpoint: format version " + std::to_string(version) +
+                                      " is not supported (expected " +
+                                      std::to_string(kCheckpointVersion) + ")");
   }
   if (!Get(in, &pos, &arch) || arch != ArchitectureHash()) {
-    return Status::Error(
+    return Status::FailedPrecondition(
         "checkpoint: written for a different model or optimizer than this trial's");
   }
   if (!Get(in, &pos, &epoch) || !Get(in, &pos, &steps))
-    return Status::Error("checkpoint: truncated header");
+    return Status::Corruption("checkpoint: truncated header");
   std::vector<float> blocks[3];
   for (auto& b : blocks) {
     uint64_t n;
     if (!Get(in, &pos, &n) || pos + n * sizeof(float) > in.size() - 4)
-      return Status::Error("checkpoint: truncated");
+      return Status::Corruption("checkpoint: truncated");
     b.resize(n);
     std::memcpy(b.data(), in.data() + pos, n * sizeof(float));
     pos += n * sizeof(float);
   }
   if (blocks[0].size() != model_->param_count() || blocks[1].size() != model_->state_count() ||
       blocks[2].size() != optimizer_->state_size()) {
-    return Status::Error("checkpoint: buffer sizes do not match this model");
+    return Status::InvalidArgument("checkpoint: buffer sizes do not match this model");
   }
   backend_->FromHost(blocks[0].data(), model_->params(), blocks[0].size());
   backend_->FromHost(blocks[1].data(), model_->state(), blocks[1].size());

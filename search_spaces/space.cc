@@ -36,7 +36,8 @@ Result<SearchSpace> SearchSpace::Create(const pb::Study& study) {
   for (size_t i = 0; i < s.params_.size(); ++i) {
     for (const auto& c : s.params_[i].when()) {
       auto it = index.find(c.parent());
-      if (it == index.end()) return Status::Error("unknown parent parameter '" + c.parent() + "'");
+      if (it == index.end())
+        return Status::InvalidArgument("unknown parent parameter '" + c.parent() + "'");
       s.parent_index_[i].push_back(it->second);
       children[it->second].push_back(static_cast<int>(i));
       ++pending[i];
@@ -52,7 +53,7 @@ Result<SearchSpace> SearchSpace::Create(const pb::Study& study) {
         break;
       }
     }
-    if (pick < 0) return Status::Error("parameter conditions form a cycle");
+    if (pick < 0) return Status::InvalidArgument("parameter conditions form a cycle");
     done[pick] = true;
     s.order_.push_back(pick);
     for (int c : children[pick]) --pending[c];
@@ -170,7 +171,7 @@ Result<uint64_t> SearchSpace::GridSize(uint64_t limit) const {
   uint64_t count = 0;
   Enumerate(0, &chosen, limit, &count, nullptr);
   if (count > limit) {
-    return Status::Error("the grid has more than " + std::to_string(limit) + " points");
+    return Status::InvalidArgument("the grid has more than " + std::to_string(limit) + " points");
   }
   return count;
 }

@@ -70,7 +70,7 @@ Status ValidateStudy(ParsedStudy* parsed) {
     if (!c.ok()) return c.status();
     auto space = SearchSpace::Create(study);
     if (!space.ok())
-      return Status::Error(parsed->source.Where("parameters") + space.status().message());
+      return Status::InvalidArgument(parsed->source.Where("parameters") + space.status().message());
     auto size = space->GridSize(kMaxGridPoints);
     if (!size.ok())
       c.Fail("parameters", size.status().message() + "; narrow the space or use random search");

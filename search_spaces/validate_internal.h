@@ -27,7 +27,7 @@ class Checker {
     if (errors_.empty()) return Status::Ok();
     std::string all;
     for (const auto& e : errors_) all += (all.empty() ? "" : "\n") + e;
-    return Status::Error(all);
+    return Status::InvalidArgument(all);
   }
 
  private:

@@ -22,7 +22,7 @@ Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id
                                         const std::string& data) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return Status::Error("cannot create checkpoint directory " + dir + ": " + ec.message());
+  if (ec) return PosixError("create checkpoint directory", dir, ec.value());
   std::string path =
       dir + "/trial-" + std::to_string(trial_id) + "-step-" + std::to_string(step) + ".ckpt";
   std::string tmp = path + ".tmp";

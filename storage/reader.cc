@@ -66,14 +66,15 @@ Result<Table> Collect(Stmt* s) {
 Result<Table> Reader::Query(const std::string& sql) {
   const char* tail = nullptr;
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(), sql, &tail));
-  if (s.raw() == nullptr) return Status::Error("empty query");
+  if (s.raw() == nullptr) return Status::InvalidArgument("empty query");
   for (const char* p = tail; p && *p; ++p) {
     if (!std::isspace(static_cast<unsigned char>(*p)) && *p != ';') {
-      return Status::Error("sweep query runs one statement at a time; found more after the first");
+      return Status::InvalidArgument(
+          "sweep query runs one statement at a time; found more after the first");
     }
   }
   if (!s.readonly()) {
-    return Status::Error(
+    return Status::InvalidArgument(
         "sweep query is read-only: this statement would modify the database, so it was not run");
   }
   return Collect(&s);

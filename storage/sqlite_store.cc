@@ -35,7 +35,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
     ASSIGN_OR_RETURN(Stmt mode, Stmt::Prepare(db, "PRAGMA journal_mode"));
     ASSIGN_OR_RETURN(bool row, mode.Step());
     if (!row || mode.Text(0) != "wal") {
-      return Status::Error(
+      return Status::FailedPrecondition(
           path + ": could not switch the database to WAL mode (is it on a network file system?)");
     }
   }
@@ -51,9 +51,9 @@ Status Store::Migrate() {
   v = Stmt();
   const auto& migrations = SchemaMigrations();
   if (version > static_cast<int>(migrations.size())) {
-    return Status::Error("database schema version " + std::to_string(version) +
-                         " is newer than this sweep (" + std::to_string(migrations.size()) +
-                         "); upgrade sweep");
+    return Status::FailedPrecondition("database schema version " + std::to_string(version) +
+                                      " is newer than this sweep (" +
+                                      std::to_string(migrations.size()) + "); upgrade sweep");
   }
   // Migration 2 was edited after its release: the first builds with it named
   // the checksum column crc32. Their databases sit at version 2, or at 3 or
@@ -173,7 +173,7 @@ Result<int64_t> Store::OpenStudy(const pb::Study& study) {
     diff.ReportDifferencesToString(&report);
     if (!diff.Compare(old, study)) {
       if (report.size() > 600) report = report.substr(0, 600) + "...";
-      return Status::Error(
+      return Status::FailedPrecondition(
           "study '" + study.name() +
           "' already exists in this database with a different definition; resume with the "
           "original study file, or use another --db or study name. Differences:\n" +
@@ -223,7 +223,8 @@ Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
     t.attempts = static_cast<int>(q.Int(3));
     if (!t.params.ParseFromArray(sqlite3_column_blob(q.raw(), 4),
                                  sqlite3_column_bytes(q.raw(), 4))) {
-      return Status::Error("trial " + std::to_string(t.id) + ": stored parameters are unreadable");
+      return Status::Corruption("trial " + std::to_string(t.id) +
+                                ": stored parameters are unreadable");
     }
     if (!q.IsNull(5)) t.value = q.Double(5);
     t.step = q.IsNull(6) ? 0 : q.Int(6);

@@ -33,7 +33,7 @@ Status SqliteError(sqlite3* db, int rc, const std::string& what) {
     case SQLITE_RANGE:
       return Status::Internal(msg);  // our SQL broke an invariant
     default:
-      return Status::Error(msg);
+      return Status::Unknown(msg);
   }
 }
 
@@ -155,9 +155,8 @@ Status Exec(sqlite3* db, const std::string& sql) {
   char* err = nullptr;
   int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
   if (rc != SQLITE_OK) {
-    std::string msg = err ? err : sqlite3_errstr(rc);
-    sqlite3_free(err);
-    return Status::Error("SQL failed: " + msg);
+    sqlite3_free(err);  // sqlite3_errmsg(db) holds the same text
+    return SqliteError(db, rc, "SQL failed");
   }
   return Status::Ok();
 }

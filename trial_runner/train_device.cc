@@ -15,24 +15,25 @@ Status ResolveTrainDevice(const RunnerOptions& o, std::string* description) {
   int visible = o.backend == "cpu" || (o.backend == "auto" && !driver) ? 0 : nn::CudaDeviceCount();
   bool cuda = o.backend == "cuda" || (o.backend == "auto" && visible > 0);
   if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")
-    return Status::Error("--backend must be auto, cpu or cuda (got '" + o.backend + "')");
+    return Status::InvalidArgument("--backend must be auto, cpu or cuda (got '" + o.backend + "')");
   if (!cuda) {
     if (!o.gpus.empty() && o.backend == "cpu")
-      return Status::Error("--gpus makes no sense with --backend cpu");
+      return Status::InvalidArgument("--gpus makes no sense with --backend cpu");
     SetTrainDevice({});
     *description = "cpu";
     return Status::Ok();
   }
   if (!nn::HaveCudaBackend()) {
-    return Status::Error(
+    return Status::InvalidArgument(
         "--backend cuda: this sweep was built without the CUDA backend (no CUDA "
         "toolkit, cuDNN or NCCL at build time)");
   }
   if (visible == 0) {
     // The backend's own reason: the module could not load, or no device.
     auto probe = nn::MakeCudaBackend(0);
-    return Status::Error("--backend cuda: " + (probe.ok() ? std::string("no CUDA device is visible")
-                                                          : probe.status().message()));
+    return Status::Unavailable("--backend cuda: " + (probe.ok()
+                                                         ? std::string("no CUDA device is visible")
+                                                         : probe.status().message()));
   }
   TrainDevice d;
   d.cuda = true;
@@ -41,8 +42,8 @@ Status ResolveTrainDevice(const RunnerOptions& o, std::string* description) {
     for (int i = 0; i < visible; ++i) d.gpus.push_back(i);
   for (int g : d.gpus) {
     if (g < 0 || g >= visible)
-      return Status::Error("--gpus: no CUDA device " + std::to_string(g) + " (" +
-                           std::to_string(visible) + " visible)");
+      return Status::InvalidArgument("--gpus: no CUDA device " + std::to_string(g) + " (" +
+                                     std::to_string(visible) + " visible)");
   }
   // Open the first device now, so a broken one fails at start-up, not per trial.
   auto probe = nn::MakeCudaBackend(d.gpus[0]);

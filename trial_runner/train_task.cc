@@ -86,7 +86,7 @@ Result<T> Word(std::string_view knob, const std::string& word,
       if (w == word) return value;
     err = "value '" + word + "' has no meaning in the train task";
   }
-  return Status::Error("train knob '" + std::string(knob) + "': " + err);
+  return Status::InvalidArgument("train knob '" + std::string(knob) + "': " + err);
 }
 
 // Data sets are loaded once per runner process and shared by its trials.
@@ -177,7 +177,7 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, std::string* data_di
   if (c.epochs < 1 || c.batch_size < 1 || !(c.lr > 0) || c.hidden_layers < 0 ||
       c.hidden_units < 1 || c.conv_blocks < 0 || c.channels < 1 || c.kernel_size < 1 ||
       c.kernel_size % 2 == 0 || c.dropout < 0 || c.dropout >= 1) {
-    return Status::Error(
+    return Status::InvalidArgument(
         "invalid training knobs (epochs, batch_size, lr, sizes must be positive; kernel_size odd; "
         "dropout in [0, 1))");
   }

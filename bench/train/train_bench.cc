@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
                "without the data set)");
   CLI11_PARSE(app, argc, argv);
 
-  sweep::Result<Splits> data = sweep::Status::Error("");
+  sweep::Result<Splits> data = sweep::Status::Unknown("");
   if (synthetic) {
     Splits s;
     auto make = [](int n, uint64_t seed) {

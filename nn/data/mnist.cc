@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <numeric>
 
+#include "common/posix_error.h"
 #include "common/rng.h"
 
 namespace sweep::nn {
@@ -16,7 +17,7 @@ namespace {
 
 Result<std::vector<uint8_t>> ReadMaybeGz(const std::string& path) {
   gzFile f = gzopen(path.c_str(), "rb");  // reads plain files too
-  if (!f) return Status::Error(path + ": cannot open: " + std::strerror(errno));
+  if (!f) return PosixError("open", path, errno);
   std::vector<uint8_t> out;
   uint8_t buf[1 << 16];
   int n;
@@ -25,7 +26,7 @@ Result<std::vector<uint8_t>> ReadMaybeGz(const std::string& path) {
   const char* msg = gzerror(f, &err);
   gzclose(f);
   if (n < 0 || (err != Z_OK && err != Z_STREAM_END))
-    return Status::Error(path + ": read error: " + msg);
+    return Status::IOError(path + ": read error: " + msg);
   return out;
 }
 
@@ -63,10 +64,10 @@ Result<ImageSet> LoadIdx(const std::string& images_path, const std::string& labe
   ASSIGN_OR_RETURN(std::vector<uint8_t> img, ReadMaybeGz(images_path));
   ASSIGN_OR_RETURN(std::vector<uint8_t> lab, ReadMaybeGz(labels_path));
   if (img.size() < 16 || BigEndian(img.data()) != 0x803) {
-    return Status::Error(images_path + ": not an IDX image file (magic 0x00000803)");
+    return Status::Corruption(images_path + ": not an IDX image file (magic 0x00000803)");
   }
   if (lab.size() < 8 || BigEndian(lab.data()) != 0x801) {
-    return Status::Error(labels_path + ": not an IDX label file (magic 0x00000801)");
+    return Status::Corruption(labels_path + ": not an IDX label file (magic 0x00000801)");
   }
   ImageSet s;
   s.n = static_cast<int>(BigEndian(img.data() + 4));
@@ -74,12 +75,12 @@ Result<ImageSet> LoadIdx(const std::string& images_path, const std::string& labe
   s.w = static_cast<int>(BigEndian(img.data() + 12));
   size_t want = 16 + static_cast<size_t>(s.n) * s.h * s.w;
   if (img.size() != want) {
-    return Status::Error(images_path + ": truncated (" + std::to_string(img.size()) +
-                         " bytes, expected " + std::to_string(want) + ")");
+    return Status::Corruption(images_path + ": truncated (" + std::to_string(img.size()) +
+                              " bytes, expected " + std::to_string(want) + ")");
   }
   if (BigEndian(lab.data() + 4) != static_cast<uint32_t>(s.n) ||
       lab.size() != 8 + static_cast<size_t>(s.n)) {
-    return Status::Error(labels_path + ": label count does not match " + images_path);
+    return Status::Corruption(labels_path + ": label count does not match " + images_path);
   }
   s.pixels.assign(img.begin() + 16, img.end());
   s.labels.assign(lab.begin() + 8, lab.end());
@@ -92,8 +93,8 @@ Result<Splits> LoadMnistSplits(const std::string& dir, int validation, uint64_t 
   ASSIGN_OR_RETURN(ImageSet test, LoadIdx(Find(dir, "t10k-images-idx3-ubyte"),
                                           Find(dir, "t10k-labels-idx1-ubyte")));
   if (validation < 0 || validation >= train.n) {
-    return Status::Error("validation (" + std::to_string(validation) + ") must be in [0, " +
-                         std::to_string(train.n) + ")");
+    return Status::InvalidArgument("validation (" + std::to_string(validation) +
+                                   ") must be in [0, " + std::to_string(train.n) + ")");
   }
   std::vector<int32_t> perm = EpochOrder(train.n, seed, -1);
   Splits s;

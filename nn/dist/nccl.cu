@@ -14,6 +14,13 @@ namespace {
 
 std::string NcclMessage(ncclResult_t r) { return std::string("NCCL: ") + ncclGetErrorString(r); }
 
+// NCCL's result codes become Status here, once: a misuse is our bug, the
+// rest (a system, network or CUDA failure) the device's.
+Status NcclError(ncclResult_t r) {
+  if (r == ncclInvalidArgument || r == ncclInvalidUsage) return Status::Internal(NcclMessage(r));
+  return Status::Unavailable(NcclMessage(r));
+}
+
 class NcclAllReduce : public AllReduce {
  public:
   NcclAllReduce(std::vector<ncclComm_t> comms, std::vector<Backend*> ranks)
@@ -24,19 +31,20 @@ class NcclAllReduce : public AllReduce {
   int ranks() const override { return static_cast<int>(ranks_.size()); }
 
   Status Average(const std::vector<float*>& buffers, size_t n) override {
-    if (buffers.size() != ranks_.size()) return Status::Error("AllReduce: one buffer per rank");
+    if (buffers.size() != ranks_.size()) return Status::Internal("AllReduce: one buffer per rank");
     ncclResult_t r = ncclGroupStart();
     for (size_t i = 0; r == ncclSuccess && i < ranks_.size(); ++i) {
       r = ncclAllReduce(buffers[i], buffers[i], n, ncclFloat, ncclAvg, comms_[i],
                         CudaStreamOf(ranks_[i]));
     }
     ncclResult_t end = ncclGroupEnd();
-    if (r != ncclSuccess) return Status::Error(NcclMessage(r));
-    if (end != ncclSuccess) return Status::Error(NcclMessage(end));
+    if (r != ncclSuccess) return NcclError(r);
+    if (end != ncclSuccess) return NcclError(end);
     for (Backend* b : ranks_) {
       b->BindThread();
       cudaError_t e = cudaStreamSynchronize(CudaStreamOf(b));
-      if (e != cudaSuccess) return Status::Error(std::string("NCCL: ") + cudaGetErrorString(e));
+      if (e != cudaSuccess)
+        return Status::Unavailable(std::string("NCCL: ") + cudaGetErrorString(e));
     }
     return Status::Ok();
   }

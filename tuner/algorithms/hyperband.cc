@@ -86,8 +86,8 @@ Status CheckPlan(const pb::Study& study) {
   if (study.algorithm().type() != pb::ALGORITHM_TYPE_HYPERBAND) return Status::Ok();
   HyperbandPlan plan = PlanHyperband(study);
   if (plan.brackets.empty())
-    return Status::Error("algorithm: hyperband cannot start: " + plan.note +
-                         "; raise it or lower max_resource (see: sweep plan)");
+    return Status::FailedPrecondition("algorithm: hyperband cannot start: " + plan.note +
+                                      "; raise it or lower max_resource (see: sweep plan)");
   return Status::Ok();
 }
 
