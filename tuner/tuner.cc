@@ -55,7 +55,7 @@ class Tuner {
   Status Setup();
   Status Turn();
   void Housekeeping();
-  void StartLocalRunners();
+  void StartLocalRunners(const pb::Study& study);
   int Shutdown(const std::string& reason);
   void PrintSummary();
   ProgressCounts Counts() const {
@@ -85,6 +85,15 @@ Status Tuner::Setup() {
         "--gpus lists " + std::to_string(o_.gpus.size()) + " devices but the study needs " +
         std::to_string(study.resources().gpus_per_trial()) + " per trial");
   }
+  DispatcherOptions d;
+  d.bind = o_.bind;
+  d.heartbeat_ms = o_.heartbeat_ms;
+  d.liveness = o_.liveness;
+  ASSIGN_OR_RETURN(dispatcher_, Dispatcher::Listen(d));
+  // Local runners start now, while the database opens: a process start
+  // costs about as much as opening the study, and their Hello waits in the
+  // socket until the first turn. (A study found complete stops them again.)
+  StartLocalRunners(study);
   ASSIGN_OR_RETURN(store_, Store::Open(o_.db_path));
   ASSIGN_OR_RETURN(study_, StudyRun::Open(store_.get(), study, o_.db_path + ".checkpoints"));
   RETURN_IF_ERROR(study_->write_error());
@@ -94,11 +103,6 @@ Status Tuner::Setup() {
     LOG_INFO << "resuming study '" << study.name() << "' from " << o_.db_path << ": " << c.completed
              << " completed, " << c.failed << " failed, " << c.queued << " to run again";
   }
-  DispatcherOptions d;
-  d.bind = o_.bind;
-  d.heartbeat_ms = o_.heartbeat_ms;
-  d.liveness = o_.liveness;
-  ASSIGN_OR_RETURN(dispatcher_, Dispatcher::Listen(d));
   loop_ = std::make_unique<EventLoop>(store_.get(), dispatcher_.get(), o_.heartbeat_ms);
   loop_->Add(study_.get());
   LOG_INFO << "study '" << study.name() << "': tuner listening on " << dispatcher_->endpoint()
@@ -134,7 +138,7 @@ void Tuner::Housekeeping() {
   if (progress_) progress_->Update(Counts());
 }
 
-void Tuner::StartLocalRunners() {
+void Tuner::StartLocalRunners(const pb::Study& study) {
   int n = o_.local_runners < 0 ? static_cast<int>(std::thread::hardware_concurrency())
                                : o_.local_runners;
   // GPU runners: one per set of gpus_per_trial devices, trials_per_gpu
@@ -142,7 +146,7 @@ void Tuner::StartLocalRunners() {
   // context, so one trial's device error cannot take another down).
   std::vector<std::vector<std::string>> gpu_args;
   if (!o_.gpus.empty()) {
-    size_t per = static_cast<size_t>(std::max(1, study_->study().resources().gpus_per_trial()));
+    size_t per = static_cast<size_t>(std::max(1, study.resources().gpus_per_trial()));
     for (size_t s = 0; s + per <= o_.gpus.size(); s += per) {
       std::string list;
       for (size_t g = s; g < s + per; ++g)
@@ -205,12 +209,12 @@ int Tuner::Run() {
   start_ms_ = NowMs();
   Status st = Setup();
   if (!st.ok()) {
+    if (local_) local_->StopAll(2000);
     fprintf(stderr, "sweep: %s\n", st.message().c_str());
     return 1;
   }
   bool live = o_.progress == 1 || (o_.progress < 0 && isatty(STDERR_FILENO));
   progress_ = std::make_unique<Progress>(study_->study().name(), live);
-  if (!study_->Done()) StartLocalRunners();
   struct sigaction sa = {};
   sa.sa_handler = OnSignal;
   sigaction(SIGINT, &sa, nullptr);
