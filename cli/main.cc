@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cli/format.h"
+#include "cli/keys.h"
 #include "cli/plan.h"
 #include "cli/why.h"
 #include "common/log.h"
@@ -136,6 +137,10 @@ int main(int argc, char** argv) {
                    "With --gpus: local runners (separate processes) per GPU set")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
+  run_cmd->add_option("--keys", run.keys_dir,
+                      "Folder with tuner.key and the *.pub keys of the runners it admits");
+  run_cmd->add_flag("--insecure", run.insecure,
+                    "No runner authentication: anyone who reaches --bind may join");
   run_cmd->add_option("--heartbeat-ms", run.heartbeat_ms, "Heartbeat interval")
       ->check(CLI::Range(50, 60000))
       ->capture_default_str();
@@ -159,6 +164,20 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   runner_cmd->add_option("--gpus", runner.gpus, "CUDA devices to use, e.g. 0,1 (default: all)")
       ->delimiter(',');
+  std::string server_key_file, key_file;
+  int key_fd = -1;
+  runner_cmd->add_option("--server-key", server_key_file,
+                         "The tuner's public key file (tuner.pub from `sweep keys new tuner`)");
+  runner_cmd->add_option("--key", key_file, "This runner's key file (NAME.key, mode 0600)");
+  runner_cmd->add_option("--key-fd", key_fd, "Keys on an inherited descriptor (local runners)")
+      ->group("");
+
+  auto* keys_cmd = app.add_subcommand("keys", "Make CURVE keys for a tuner and its runners");
+  keys_cmd->require_subcommand(1);
+  auto* keys_new_cmd = keys_cmd->add_subcommand("new", "Write NAME.key (secret) and NAME.pub");
+  std::string key_name, key_dir = ".";
+  keys_new_cmd->add_option("name", key_name, "tuner, or a runner's name")->required();
+  keys_new_cmd->add_option("--dir", key_dir, "Folder for the key files")->capture_default_str();
 
   std::string validate_path;
   auto* validate_cmd =
@@ -217,7 +236,12 @@ int main(int argc, char** argv) {
     run.progress = progress == "live" ? 1 : progress == "plain" ? 0 : -1;
     return RunTuner(run);
   }
-  if (runner_cmd->parsed()) return RunRunner(runner);
+  if (runner_cmd->parsed()) {
+    Status st = LoadRunnerKeys(server_key_file, key_file, key_fd, &runner);
+    if (!st.ok()) return Fail(st);
+    return RunRunner(runner);
+  }
+  if (keys_new_cmd->parsed()) return KeysNew(key_name, key_dir);
   if (validate_cmd->parsed()) return Validate(validate_path, validate_print);
   if (plan_cmd->parsed()) return Plan(plan_path, plan_format);
   if (studies_cmd->parsed()) {

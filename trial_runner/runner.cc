@@ -80,7 +80,12 @@ class Runner {
           return 1;
         }
         LOG_WARN << "tuner at " << o_.endpoint << " silent for " << missed_
-                 << " heartbeats; reconnecting in " << backoff << " ms";
+                 << " heartbeats; reconnecting in " << backoff << " ms"
+                 << (heard_since_connect_ ? ""
+                     : o_.keys ? " (if it is running: does it allow this runner's key, and is "
+                                 "--server-key its public key?)"
+                               : " (if it is running: a tuner that authenticates runners never "
+                                 "answers one without --server-key and --key)");
         Abandon("lost the tuner");
         sock_.Close();
         outq_.clear();  // for a tuner that is gone; the new connection starts afresh
@@ -123,6 +128,13 @@ class Runner {
     if (st.ok()) st = sock_.SetInt(ZMQ_LINGER, 0, "ZMQ_LINGER");
     if (st.ok())
       st = sock_.SetInt64(ZMQ_MAXMSGSIZE, static_cast<int64_t>(kMaxMessageBytes), "ZMQ_MAXMSGSIZE");
+    if (st.ok() && o_.keys) {
+      st = sock_.SetBytes(ZMQ_CURVE_SERVERKEY, o_.server_key, "ZMQ_CURVE_SERVERKEY");
+      if (st.ok())
+        st = sock_.SetBytes(ZMQ_CURVE_PUBLICKEY, o_.keys->public_key, "ZMQ_CURVE_PUBLICKEY");
+      if (st.ok())
+        st = sock_.SetBytes(ZMQ_CURVE_SECRETKEY, o_.keys->secret_key, "ZMQ_CURVE_SECRETKEY");
+    }
     if (st.ok()) st = sock_.Connect(o_.endpoint);
     if (!st.ok()) {
       LOG_ERROR << st.message();

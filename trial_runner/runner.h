@@ -3,9 +3,11 @@
 // (Paranoid Pirate: liveness in missed beats, reconnect with back-off).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/curve_keys.h"
 #include "common/status.h"
 #include "common/wire.h"
 
@@ -24,6 +26,10 @@ struct RunnerOptions {
   // CPU), "cpu" or "cuda" (an error when there is no usable device).
   std::string backend = "auto";
   std::vector<int> gpus;  // CUDA devices this runner may use (default: all)
+  // CURVE: the tuner's public key (pinned) and this runner's key pair. Unset:
+  // no authentication, which only a tuner started with --insecure accepts.
+  std::string server_key;
+  std::optional<CurveKeyPair> keys;
 };
 
 // Resolves --backend/--gpus into what the train task uses, or says why not.

@@ -25,13 +25,13 @@ constexpr int64_t kFastTrialMs = 250;
 constexpr int64_t kQueuedWorkUs = 5000;
 constexpr size_t kMaxQueuedTrials = 16;
 
-bool IsLoopback(const std::string& endpoint) {
+}  // namespace
+
+bool IsLoopbackEndpoint(const std::string& endpoint) {
   return endpoint.rfind("ipc://", 0) == 0 || endpoint.rfind("inproc://", 0) == 0 ||
          endpoint.rfind("tcp://127.", 0) == 0 || endpoint.rfind("tcp://localhost:", 0) == 0 ||
          endpoint.rfind("tcp://[::1]:", 0) == 0;
 }
-
-}  // namespace
 
 std::string Printable(const std::string& id) {
   std::string out;
@@ -49,7 +49,16 @@ Result<std::unique_ptr<Dispatcher>> Dispatcher::Listen(const DispatcherOptions& 
 Dispatcher::~Dispatcher() { sock_.Close(); }
 
 Status Dispatcher::Bind() {
+  if (o_.curve) {
+    ASSIGN_OR_RETURN(zap_, ZapHandler::Start(ctx_));
+  }
   ASSIGN_OR_RETURN(sock_, ZmqSocket::Open(ctx_, ZMQ_ROUTER));
+  if (o_.curve) {
+    RETURN_IF_ERROR(sock_.SetInt(ZMQ_CURVE_SERVER, 1, "ZMQ_CURVE_SERVER"));
+    RETURN_IF_ERROR(
+        sock_.SetBytes(ZMQ_CURVE_SECRETKEY, o_.curve->secret_key, "ZMQ_CURVE_SECRETKEY"));
+    RETURN_IF_ERROR(sock_.SetBytes(ZMQ_ZAP_DOMAIN, "sweep", "ZMQ_ZAP_DOMAIN"));
+  }
   RETURN_IF_ERROR(sock_.SetInt(ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY"));
   RETURN_IF_ERROR(sock_.SetInt(ZMQ_LINGER, 0, "ZMQ_LINGER"));
   RETURN_IF_ERROR(
@@ -58,9 +67,10 @@ Status Dispatcher::Bind() {
   RETURN_IF_ERROR(sock_.SetInt(ZMQ_RCVHWM, 100000, "ZMQ_RCVHWM"));
   RETURN_IF_ERROR(sock_.Bind(o_.bind));
   ASSIGN_OR_RETURN(endpoint_, sock_.LastEndpoint());
-  if (!IsLoopback(endpoint_)) {
+  if (!IsLoopbackEndpoint(endpoint_) && !o_.curve) {
     LOG_WARN << "listening on " << endpoint_
-             << ", beyond loopback: any host that reaches this port can join as a runner";
+             << " WITHOUT AUTHENTICATION (--insecure): any host that reaches this port can join "
+                "as a runner, receive trials and report results";
   }
   uint64_t seed = HashKey({static_cast<uint64_t>(getpid()), static_cast<uint64_t>(NowMs()),
                            static_cast<uint64_t>(WallSeconds() * 1e6)});
@@ -81,8 +91,12 @@ Status Dispatcher::Poll(int timeout_ms) {
     for (auto& [id, l] : leases_) l.progress_ms += gap;
   }
   last_poll_ms_ = now;
-  zmq_pollitem_t item = {sock_.get(), 0, ZMQ_POLLIN, 0};
-  if (zmq_poll(&item, 1, timeout_ms) < 0 && zmq_errno() != EINTR) return ZmqError("zmq_poll");
+  zmq_pollitem_t items[2] = {{sock_.get(), 0, ZMQ_POLLIN, 0},
+                             {zap_ ? zap_->socket() : nullptr, 0, ZMQ_POLLIN, 0}};
+  if (zmq_poll(items, zap_ ? 2 : 1, timeout_ms) < 0 && zmq_errno() != EINTR)
+    return ZmqError("zmq_poll");
+  if (zap_ && (items[1].revents & ZMQ_POLLIN)) zap_->Serve();
+  zmq_pollitem_t& item = items[0];
   for (int n = 0; n < 10000 && (item.revents & ZMQ_POLLIN); ++n) {
     zmq_msg_t id, body;
     zmq_msg_init(&id);
@@ -95,7 +109,9 @@ Status Dispatcher::Poll(int timeout_ms) {
     zmq_msg_init(&body);
     zmq_msg_recv(&body, sock_.get(), ZMQ_DONTWAIT);
     bool extra = zmq_msg_more(&body);
-    Handle(identity, zmq_msg_data(&body), zmq_msg_size(&body));
+    // The key the ZAP handler authenticated this connection with.
+    const char* key = zap_ ? zmq_msg_gets(&body, "User-Id") : nullptr;
+    Handle(identity, key ? key : "", zmq_msg_data(&body), zmq_msg_size(&body));
     zmq_msg_close(&body);
     while (extra) {  // a well-behaved runner sends one frame; drop the rest
       zmq_msg_t junk;
@@ -133,7 +149,8 @@ bool Dispatcher::SendNow(const std::string& id, pb::Envelope* env) {
   return true;
 }
 
-void Dispatcher::Handle(const std::string& id, const void* data, size_t size) {
+void Dispatcher::Handle(const std::string& id, const std::string& key, const void* data,
+                        size_t size) {
   auto env = DecodeEnvelope(data, size);
   if (!env.ok()) {
     if (++bad_messages_ <= 20)
@@ -147,7 +164,7 @@ void Dispatcher::Handle(const std::string& id, const void* data, size_t size) {
   if (it != runners_.end()) it->second.last_seen_ms = NowMs();
   switch (env->body_case()) {
     case pb::Envelope::kHello:
-      HandleHello(id, env->hello());
+      HandleHello(id, key, env->hello());
       return;
     case pb::Envelope::kStarted: {
       const pb::Started& s = env->started();
@@ -214,12 +231,15 @@ void Dispatcher::Handle(const std::string& id, const void* data, size_t size) {
   }
 }
 
-void Dispatcher::HandleHello(const std::string& id, const pb::Hello& hello) {
+void Dispatcher::HandleHello(const std::string& id, const std::string& key,
+                             const pb::Hello& hello) {
   std::string name = hello.runner().substr(0, 128);
-  // The same process on a new connection: its old connection is gone.
+  // The same runner on a new connection: its old connection is gone. With
+  // CURVE a runner is its key and its name, so a peer that takes another
+  // runner's name without its key disturbs nothing.
   std::vector<std::string> stale;
   for (auto& [rid, r] : runners_) {
-    if (rid != id && r.name == name) stale.push_back(rid);
+    if (rid != id && r.name == name && r.key == key) stale.push_back(rid);
   }
   for (const auto& rid : stale) LoseRunner(rid, "runner reconnected");
   auto [it, fresh] = runners_.try_emplace(id);
@@ -231,6 +251,7 @@ void Dispatcher::HandleHello(const std::string& id, const pb::Hello& hello) {
   // Hello means "idle, nothing pending": whatever it held is void.
   ReleaseTrials(&r, "it registered again while running it", true);
   r.name = name;
+  r.key = key;
   r.pid = static_cast<int64_t>(hello.pid());
   r.ready = true;
   r.last_seen_ms = NowMs();

@@ -16,9 +16,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/curve_keys.h"
 #include "common/status.h"
 #include "common/zmq_socket.h"
 #include "proto/sweep.pb.h"
+#include "tuner/zap_handler.h"
 
 namespace sweep {
 
@@ -61,6 +63,9 @@ struct DispatcherOptions {
   std::string bind;
   int heartbeat_ms = 1000;
   int liveness = 5;
+  // With a key pair, runners must authenticate with CURVE (their public key
+  // allowed by AllowKey); without one, anyone who reaches `bind` may join.
+  std::optional<CurveKeyPair> curve;
 };
 
 class Dispatcher {
@@ -71,6 +76,13 @@ class Dispatcher {
   const std::string& endpoint() const { return endpoint_; }
   const std::string& instance() const { return instance_; }
   int runners() const { return static_cast<int>(runners_.size()); }
+  bool authenticated() const { return zap_ != nullptr; }
+  // With CURVE: admits runners holding the secret of `public_key_z85`.
+  void AllowKey(const std::string& public_key_z85) {
+    if (zap_) zap_->Allow(public_key_z85);
+  }
+  // Connections the ZAP handler refused (no key, or a key not allowed).
+  int64_t refused() const { return zap_ ? zap_->refused() : 0; }
 
   // Owners in the order they are offered runners; the first also gets the
   // events about trials nobody owns.
@@ -95,6 +107,7 @@ class Dispatcher {
  private:
   struct Runner {
     std::string name;
+    std::string key;  // its authenticated CURVE public key ("" without CURVE)
     int64_t last_seen_ms = 0;
     int64_t last_sent_ms = 0;
     // Trials assigned to this runner: the front one runs, the rest wait.
@@ -114,8 +127,8 @@ class Dispatcher {
 
   explicit Dispatcher(const DispatcherOptions& o) : o_(o) {}
   Status Bind();
-  void Handle(const std::string& id, const void* data, size_t size);
-  void HandleHello(const std::string& id, const pb::Hello& hello);
+  void Handle(const std::string& id, const std::string& key, const void* data, size_t size);
+  void HandleHello(const std::string& id, const std::string& key, const pb::Hello& hello);
   // The lease of a trial message, if it is valid and from its holder; else
   // rejects the message (Reject to the runner, OnRejected to the owner).
   Lease* CheckLease(const std::string& id, int64_t trial_id, uint64_t lease, const char* what);
@@ -129,6 +142,7 @@ class Dispatcher {
 
   DispatcherOptions o_;
   ZmqContext ctx_;
+  std::unique_ptr<ZapHandler> zap_;  // before sock_: it outlives the socket it vets
   ZmqSocket sock_;
   std::string endpoint_;
   std::string instance_;
@@ -142,6 +156,10 @@ class Dispatcher {
   int64_t bad_messages_ = 0;
   int64_t last_poll_ms_ = 0;
 };
+
+// ipc://, inproc:// and tcp:// on 127.x, localhost or [::1]: only this
+// machine can connect (and, for ipc://, only users the file lets in).
+bool IsLoopbackEndpoint(const std::string& endpoint);
 
 // Routing ids are bytes chosen by the peer: print them safely.
 std::string Printable(const std::string& id);

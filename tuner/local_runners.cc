@@ -1,6 +1,7 @@
 // Spawning and supervising local runner processes.
 #include "tuner/local_runners.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -14,6 +15,11 @@
 #include "common/log.h"
 
 namespace sweep {
+
+namespace {
+// Where a local runner finds its keys (--key-fd).
+constexpr int kKeyFd = 3;
+}  // namespace
 
 int64_t RestartDelayMs(int quick_deaths) {
   int64_t delay = 1000;
@@ -31,9 +37,30 @@ LocalRunners::~LocalRunners() { StopAll(2000); }
 
 pid_t LocalRunners::Spawn(int index) {
   std::string name = "local-" + std::to_string(index);
+  const std::string& keys = slots_[static_cast<size_t>(index)].keys;
+  // The keys go through a pipe the child inherits as descriptor 3: written
+  // in full before the fork (far below a pipe's capacity), read by the child.
+  int key_pipe[2] = {-1, -1};
+  if (!keys.empty()) {
+    if (pipe2(key_pipe, O_CLOEXEC) != 0 ||
+        write(key_pipe[1], keys.data(), keys.size()) != static_cast<ssize_t>(keys.size())) {
+      LOG_ERROR << "cannot hand a local runner its keys: " << std::strerror(errno);
+      for (int fd : key_pipe)
+        if (fd >= 0) close(fd);
+      return -1;
+    }
+    close(key_pipe[1]);
+  }
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    if (key_pipe[0] >= 0) {
+      if (key_pipe[0] == kKeyFd) {
+        fcntl(kKeyFd, F_SETFD, 0);
+      } else if (dup2(key_pipe[0], kKeyFd) < 0) {
+        _exit(127);
+      }
+    }
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(0);
     signal(SIGINT, SIG_IGN);
@@ -56,6 +83,10 @@ pid_t LocalRunners::Spawn(int index) {
                                      threads};
     const auto& extra = slots_[static_cast<size_t>(index)].args;
     args.insert(args.end(), extra.begin(), extra.end());
+    if (key_pipe[0] >= 0) {
+      args.push_back("--key-fd");
+      args.push_back(std::to_string(kKeyFd));
+    }
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -63,6 +94,7 @@ pid_t LocalRunners::Spawn(int index) {
     _exit(127);
   }
   if (pid < 0) LOG_ERROR << "cannot start a local runner: " << std::strerror(errno);
+  if (key_pipe[0] >= 0) close(key_pipe[0]);
   return pid;
 }
 

@@ -24,6 +24,9 @@ class LocalRunners {
   void SetArgs(int i, std::vector<std::string> args) {
     slots_[static_cast<size_t>(i)].args = std::move(args);
   }
+  // Slot i's runner gets `text` (its CURVE keys and the tuner's public key)
+  // on an inherited descriptor, never on its command line or environment.
+  void SetKeys(int i, std::string text) { slots_[static_cast<size_t>(i)].keys = std::move(text); }
   void StartAll();
   struct Death {
     pid_t pid;
@@ -49,6 +52,7 @@ class LocalRunners {
     int quick_deaths = 0;  // in a row, each within kQuickDeathMs of its start
     int restarts = 0;
     std::vector<std::string> args;
+    std::string keys;
     bool refused = false;
   };
   pid_t Spawn(int index);

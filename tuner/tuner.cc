@@ -7,9 +7,11 @@
 
 #include <atomic>
 #include <cstring>
+#include <set>
 #include <thread>
 
 #include "common/clock.h"
+#include "common/curve_keys.h"
 #include "common/json.h"
 #include "common/log.h"
 #include "common/values.h"
@@ -53,6 +55,10 @@ class Tuner {
 
  private:
   Status Setup();
+  // The dispatcher's CURVE key pair and the runner keys it admits (from
+  // --keys), or no key pair with --insecure.
+  Status LoadKeys(DispatcherOptions* d, std::set<std::string>* allowed);
+  std::string JoinHint() const;
   Status Turn();
   void Housekeeping();
   void StartLocalRunners(const pb::Study& study);
@@ -71,6 +77,7 @@ class Tuner {
   std::unique_ptr<EventLoop> loop_;
   std::unique_ptr<LocalRunners> local_;
   std::unique_ptr<Progress> progress_;
+  std::string server_public_key_;  // with CURVE: what local runners pin
   int64_t start_ms_ = 0;
 };
 
@@ -89,7 +96,11 @@ Status Tuner::Setup() {
   d.bind = o_.bind;
   d.heartbeat_ms = o_.heartbeat_ms;
   d.liveness = o_.liveness;
+  std::set<std::string> allowed;
+  RETURN_IF_ERROR(LoadKeys(&d, &allowed));
   ASSIGN_OR_RETURN(dispatcher_, Dispatcher::Listen(d));
+  for (const auto& k : allowed) dispatcher_->AllowKey(k);
+  if (d.curve) server_public_key_ = d.curve->public_key;
   // Local runners start now, while the database opens: a process start
   // costs about as much as opening the study, and their Hello waits in the
   // socket until the first turn. (A study found complete stops them again.)
@@ -106,9 +117,47 @@ Status Tuner::Setup() {
   loop_ = std::make_unique<EventLoop>(store_.get(), dispatcher_.get(), o_.heartbeat_ms);
   loop_->Add(study_.get());
   LOG_INFO << "study '" << study.name() << "': tuner listening on " << dispatcher_->endpoint()
-           << " (join with: sweep runner --connect "
-           << LocalConnectEndpoint(dispatcher_->endpoint()) << ")";
+           << " (" << JoinHint() << ")";
   return Status::Ok();
+}
+
+Status Tuner::LoadKeys(DispatcherOptions* d, std::set<std::string>* allowed) {
+  if (o_.insecure) {
+    if (!o_.keys_dir.empty())
+      return Status::InvalidArgument("--insecure and --keys contradict each other; pick one");
+    LOG_WARN << "--insecure: runners are not authenticated. Anyone who can reach " << o_.bind
+             << " can join, receive trials with their parameters and checkpoints, and report "
+                "forged results";
+    return Status::Ok();
+  }
+  if (o_.keys_dir.empty()) {
+    if (!IsLoopbackEndpoint(o_.bind)) {
+      return Status::InvalidArgument(
+          "--bind " + o_.bind +
+          " listens beyond this machine, so runners must authenticate: make keys with `sweep "
+          "keys new tuner --dir KEYS` and `sweep keys new RUNNER --dir KEYS`, then pass --keys "
+          "KEYS (or --insecure to admit anyone; see docs/security.md)");
+    }
+    ASSIGN_OR_RETURN(CurveKeyPair k, NewCurveKeyPair());
+    d->curve = k;  // admits only the local runners' fresh keys
+    return Status::Ok();
+  }
+  ASSIGN_OR_RETURN(CurveKeyPair k, ReadCurveSecretFile(o_.keys_dir + "/tuner.key"));
+  d->curve = k;
+  ASSIGN_OR_RETURN(*allowed, ReadCurveAllowList(o_.keys_dir, "tuner.pub"));
+  LOG_INFO << "admitting runners with the " << allowed->size() << " public keys in " << o_.keys_dir;
+  return Status::Ok();
+}
+
+std::string Tuner::JoinHint() const {
+  std::string connect = "sweep runner --connect " + LocalConnectEndpoint(dispatcher_->endpoint());
+  if (o_.insecure) return "join with: " + connect;
+  if (o_.keys_dir.empty()) {
+    return "only its own local runners can join; to admit others see `sweep keys new` and "
+           "--keys";
+  }
+  return "join with: " + connect + " --server-key " + o_.keys_dir +
+         "/tuner.pub --key NAME.key, NAME.pub in " + o_.keys_dir;
 }
 
 Status Tuner::Turn() {
@@ -168,6 +217,15 @@ void Tuner::StartLocalRunners(const pb::Study& study) {
   for (int i = 0; i < n; ++i) {
     local_->SetArgs(i, gpu_args.empty() ? std::vector<std::string>{"--backend", "cpu"}
                                         : gpu_args[static_cast<size_t>(i)]);
+    if (server_public_key_.empty()) continue;
+    // Each local runner has a key pair of its own, made now and admitted.
+    auto keys = NewCurveKeyPair();
+    if (!keys.ok()) {
+      LOG_ERROR << keys.status().message();
+      continue;
+    }
+    dispatcher_->AllowKey(keys->public_key);
+    local_->SetKeys(i, FormatCurveKeys(*keys, true) + "server-key = " + server_public_key_ + "\n");
   }
   local_->StartAll();
 }

@@ -24,6 +24,13 @@ struct TunerOptions {
   // runner per core).
   std::vector<int> gpus;
   int trials_per_gpu = 1;
+  // Runner authentication (docs/security.md). By default the tuner makes
+  // fresh CURVE keys and admits only its own local runners. keys_dir: its
+  // key pair (tuner.key) and the runners it admits (their *.pub files).
+  // insecure: no authentication; required to bind beyond loopback without
+  // keys_dir.
+  std::string keys_dir;
+  bool insecure = false;
 };
 
 // Returns the process exit code: 0 done, 1 error, 130 interrupted.

@@ -5,6 +5,12 @@
 # this script makes) and Ray Tune on the same objective and counts. sweep runs
 # twice per N: with the study's defaults and with max_concurrent: 8.
 # Usage: bench/dispatch/run.sh [N ...]   (default N: 1000 10000; R=10; 2 runners)
+# Rates: sweep's row is the whole `sweep run` command (process start, database
+# creation, runners, shutdown); the peers' rows time their in-process loop
+# (create_study + optimize; no interpreter start or import), as the issue
+# measures them. Two extra rows show each side the other way: "sweep-loop"
+# (first trial started to last trial ended, from the database) and
+# "optuna5-command" (the whole python command, import included).
 # Env: R=10, REPEAT=1 (rounds, alternating the tools within each),
 #      PEERS="optuna-sqlite optuna-memory optuna5-memory ray" (subset to skip
 #      some), RAY_MAX_N=10000 (skip Ray above this N),
@@ -50,12 +56,15 @@ YAML
   build/cli/sweep run "$work/study.yaml" --db "$work/sweep.db" --local-runners 2 --progress plain >/dev/null 2>"$work/sweep.log"
   end=$(date +%s.%N)
   reports=$(build/cli/sweep query "SELECT count(*) FROM reports" --db "$work/sweep.db" --format csv | tail -1)
-  python3 - "$label" "$n" "$R" "$start" "$end" "$reports" <<'PY'
+  loop=$(build/cli/sweep query "SELECT max(ended_at) - min(started_at) FROM trials" --db "$work/sweep.db" --format csv | tail -1)
+  python3 - "$label" "$n" "$R" "$start" "$end" "$reports" "$loop" <<'PY'
 import sys
-label, n, r, s, e, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
+label, n, r, s, e, reps, loop = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]), float(sys.argv[7])
 assert reps == n * r, f"expected {n*r} durable reports, found {reps}"
 secs = e - s
 print(f"{label} {n} {r} {secs:.3f} {n/secs:.1f} {n*r/secs:.1f}")
+if label == "sweep":
+    print(f"sweep-loop {n} {r} {loop:.3f} {n/loop:.1f} {n*r/loop:.1f}")
 PY
 }
 
@@ -66,7 +75,11 @@ for n in "${sizes[@]}"; do
     case "$peer" in
       optuna-sqlite) rm -f "$work/optuna.db"; /usr/bin/python3 bench/dispatch/optuna_bench.py "$n" "$R" "sqlite:///$work/optuna.db" ;;
       optuna-memory) /usr/bin/python3 bench/dispatch/optuna_bench.py "$n" "$R" memory ;;
-      optuna5-memory) "$OPTUNA5_VENV/bin/python" bench/dispatch/optuna_bench.py "$n" "$R" memory | sed 's/^optuna-memory/optuna5-memory/' ;;
+      optuna5-memory)
+        start=$(date +%s.%N)
+        "$OPTUNA5_VENV/bin/python" bench/dispatch/optuna_bench.py "$n" "$R" memory | sed 's/^optuna-memory/optuna5-memory/'
+        end=$(date +%s.%N)
+        python3 -c "import sys; n,r,s,e=int(sys.argv[1]),int(sys.argv[2]),float(sys.argv[3]),float(sys.argv[4]); t=e-s; print(f'optuna5-command {n} {r} {t:.3f} {n/t:.1f} {n*r/t:.1f}')" "$n" "$R" "$start" "$end" ;;
       ray) if [ "$n" -le "$RAY_MAX_N" ]; then python3 bench/dispatch/ray_bench.py "$n" "$R" 2>/dev/null | grep '^ray-tune'; fi ;;
     esac
   done

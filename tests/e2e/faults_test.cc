@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "common/curve_keys.h"
 #include "common/wire.h"
 #include "e2e/harness.h"
 
@@ -28,21 +29,23 @@ struct Cluster {
   TempDir dir;
   std::string endpoint = "ipc://" + dir.File("tuner.sock");
   std::string db = dir.File("f.db");
+  Keys keys{dir, {"r0", "r1", "r2", "r3", "honest", "hostile"}};
   std::unique_ptr<Process> tuner;
   std::vector<std::unique_ptr<Process>> runners;
 
   void Start(const std::string& study, int runner_count) {
     tuner = std::make_unique<Process>(
-        std::vector<std::string>{"run", study, "--db", db, "--bind", endpoint, "--local-runners",
-                                 "0", "--heartbeat-ms", "200", "--progress", "plain"},
+        Concat({"run", study, "--db", db, "--bind", endpoint, "--local-runners", "0",
+                "--heartbeat-ms", "200", "--progress", "plain"},
+               keys.TunerArgs()),
         dir.File("tuner.log"));
     for (int i = 0; i < runner_count; ++i) AddRunner("r" + std::to_string(i));
   }
   Process* AddRunner(const std::string& name) {
-    runners.push_back(
-        std::make_unique<Process>(std::vector<std::string>{"runner", "--connect", endpoint,
-                                                           "--name", name, "--heartbeat-ms", "200"},
-                                  dir.File(name + ".log")));
+    runners.push_back(std::make_unique<Process>(
+        Concat({"runner", "--connect", endpoint, "--name", name, "--heartbeat-ms", "200"},
+               keys.RunnerArgs(name)),
+        dir.File(name + ".log")));
     return runners.back().get();
   }
   // Id of a trial running on `runner` past `step`, or -1.
@@ -186,6 +189,13 @@ TEST(E2eFaultsTest, HostileMessagesAreDroppedAndTheSweepGoesOn) {
   void* s = zmq_socket(ctx, ZMQ_DEALER);
   int linger = 0;
   zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+  // An insider: a peer holding an admitted key that sends garbage.
+  auto hostile = ReadCurveSecretFile(c.keys.dir() + "/hostile.key");
+  auto server = ReadCurvePublicFile(c.keys.dir() + "/tuner.pub");
+  ASSERT_TRUE(hostile.ok() && server.ok());
+  zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, server->data(), server->size());
+  zmq_setsockopt(s, ZMQ_CURVE_PUBLICKEY, hostile->public_key.data(), hostile->public_key.size());
+  zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, hostile->secret_key.data(), hostile->secret_key.size());
   ASSERT_EQ(zmq_connect(s, c.endpoint.c_str()), 0);
   auto send = [&](const std::string& bytes) { zmq_send(s, bytes.data(), bytes.size(), 0); };
   send("garbage that is not a protobuf \xff\xff\xff");

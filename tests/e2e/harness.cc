@@ -87,6 +87,21 @@ std::string Process::Log() const {
   return ss.str();
 }
 
+Keys::Keys(const TempDir& dir, const std::vector<std::string>& runner_names)
+    : dir_(dir.File("keys")) {
+  std::vector<std::string> names = runner_names;
+  names.push_back("tuner");
+  for (const auto& n : names) {
+    std::string out;
+    EXPECT_EQ(RunSweep({"keys", "new", n, "--dir", dir_}, &out), 0) << out;
+  }
+}
+
+std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 int RunSweep(const std::vector<std::string>& args, std::string* output, int timeout_ms) {
   TempDir logs;
   Process p(args, logs.File("out.log"));

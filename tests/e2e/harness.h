@@ -48,6 +48,27 @@ class Process {
 // Runs `sweep args...` to completion; returns exit code, fills output.
 int RunSweep(const std::vector<std::string>& args, std::string* output, int timeout_ms = 120000);
 
+// Keys for a tuner and its remote runners, made with `sweep keys new` in
+// dir/keys: tuner.key plus one key per runner name (a tuner reads the
+// allow-list when it starts, so name every runner up front).
+class Keys {
+ public:
+  Keys(const TempDir& dir, const std::vector<std::string>& runner_names);
+  // {"--keys", dir}: for `sweep run`.
+  std::vector<std::string> TunerArgs() const { return {"--keys", dir_}; }
+  // {"--server-key", ..., "--key", ...}: for `sweep runner` as `name`.
+  std::vector<std::string> RunnerArgs(const std::string& name) const {
+    return {"--server-key", dir_ + "/tuner.pub", "--key", dir_ + "/" + name + ".key"};
+  }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
+// `a` followed by `b`.
+std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b);
+
 // Polls `pred` every 20 ms; true if it held within the timeout.
 bool WaitFor(const std::function<bool()>& pred, int timeout_ms);
 

@@ -68,15 +68,17 @@ TEST(E2eSweepTest, GridWithFourRemoteRunnersRunsEveryPointOnce) {
   TempDir dir;
   std::string endpoint = "ipc://" + dir.File("tuner.sock");
   std::string db = dir.File("g.db");
-  Process tuner({"run", std::string(SWEEP_SOURCE_DIR) + "/examples/grid_4x5.yaml", "--db", db,
-                 "--bind", endpoint, "--local-runners", "0", "--progress", "plain"},
+  Keys keys(dir, {"r0", "r1", "r2", "r3"});
+  Process tuner(Concat({"run", std::string(SWEEP_SOURCE_DIR) + "/examples/grid_4x5.yaml", "--db",
+                        db, "--bind", endpoint, "--local-runners", "0", "--progress", "plain"},
+                       keys.TunerArgs()),
                 dir.File("tuner.log"));
   std::vector<std::unique_ptr<Process>> runners;
   for (int i = 0; i < 4; ++i) {
-    runners.push_back(
-        std::make_unique<Process>(std::vector<std::string>{"runner", "--connect", endpoint,
-                                                           "--name", "r" + std::to_string(i)},
-                                  dir.File("runner" + std::to_string(i) + ".log")));
+    std::string name = "r" + std::to_string(i);
+    runners.push_back(std::make_unique<Process>(
+        Concat({"runner", "--connect", endpoint, "--name", name}, keys.RunnerArgs(name)),
+        dir.File("runner" + std::to_string(i) + ".log")));
   }
   ASSERT_EQ(tuner.Wait(120000), 0) << tuner.Log();
   for (auto& r : runners) EXPECT_EQ(r->Wait(10000), 0) << r->Log();  // Shutdown ends them cleanly

@@ -37,15 +37,18 @@ TEST(E2eTrainTest, KilledRunnerResumesFromItsCheckpointBitExactly) {
   TempDir dir;
   std::string study = dir.Write("s.yaml", kStudy);
   std::string endpoint = "ipc://" + dir.File("t.sock"), db = dir.File("k.db");
-  Process tuner({"run", study, "--db", db, "--bind", endpoint, "--local-runners", "0",
-                 "--heartbeat-ms", "200", "--progress", "plain"},
+  Keys keys(dir, {"r0", "r1", "r2"});
+  Process tuner(Concat({"run", study, "--db", db, "--bind", endpoint, "--local-runners", "0",
+                        "--heartbeat-ms", "200", "--progress", "plain"},
+                       keys.TunerArgs()),
                 dir.File("tuner.log"));
   std::vector<std::unique_ptr<Process>> runners;
   auto add_runner = [&](const std::string& name) {
-    runners.push_back(std::make_unique<Process>(
-        std::vector<std::string>{"runner", "--connect", endpoint, "--name", name, "--heartbeat-ms",
-                                 "200", "--threads", "1"},
-        dir.File(name + ".log")));
+    runners.push_back(
+        std::make_unique<Process>(Concat({"runner", "--connect", endpoint, "--name", name,
+                                          "--heartbeat-ms", "200", "--threads", "1"},
+                                         keys.RunnerArgs(name)),
+                                  dir.File(name + ".log")));
   };
   add_runner("r0");
   add_runner("r1");

@@ -1,0 +1,72 @@
+// Key files for `sweep keys new` and `sweep runner`.
+#include "cli/keys.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "common/curve_keys.h"
+#include "common/posix_error.h"
+
+namespace sweep {
+
+namespace {
+
+// Everything a descriptor holds, then closes it (a local runner's keys).
+Result<std::string> ReadDescriptor(int fd) {
+  std::string text;
+  char buf[512];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0 && text.size() < 4096) text.append(buf, n);
+  int err = errno;
+  close(fd);
+  if (n < 0) return PosixError("read", "key descriptor " + std::to_string(fd), err);
+  return text;
+}
+
+}  // namespace
+
+int KeysNew(const std::string& name, const std::string& dir) {
+  auto keys = NewCurveKeyPair();
+  Result<std::string> path =
+      keys.ok() ? WriteCurveKeyFiles(dir, name, *keys) : Result<std::string>(keys.status());
+  if (!path.ok()) {
+    fprintf(stderr, "sweep: %s\n", path.status().message().c_str());
+    return 1;
+  }
+  printf("wrote %s (secret: keep it on this machine, mode 0600) and %s/%s.pub (public)\n",
+         path->c_str(), dir.c_str(), name.c_str());
+  if (name == "tuner") {
+    printf("a tuner: sweep run STUDY --bind tcp://0.0.0.0:5555 --keys %s\n", dir.c_str());
+    printf("  (it admits the runners whose NAME.pub files are in %s)\n", dir.c_str());
+  } else {
+    printf("a runner: copy %s/%s.pub into the tuner's --keys folder, then\n", dir.c_str(),
+           name.c_str());
+    printf("  sweep runner --connect tcp://HOST:5555 --server-key tuner.pub --key %s\n",
+           path->c_str());
+  }
+  return 0;
+}
+
+Status LoadRunnerKeys(const std::string& server_key_file, const std::string& key_file, int key_fd,
+                      RunnerOptions* o) {
+  if (key_fd >= 0) {
+    ASSIGN_OR_RETURN(std::string text, ReadDescriptor(key_fd));
+    ASSIGN_OR_RETURN(o->server_key, ParseCurveServerKey(text, "key descriptor"));
+    ASSIGN_OR_RETURN(CurveKeyPair k, ParseCurveKeys(text, "key descriptor", true));
+    o->keys = k;
+    return Status::Ok();
+  }
+  if (server_key_file.empty() != key_file.empty()) {
+    return Status::InvalidArgument(
+        "--server-key (the tuner's public key) and --key (this runner's key file) go together");
+  }
+  if (key_file.empty()) return Status::Ok();
+  ASSIGN_OR_RETURN(o->server_key, ReadCurvePublicFile(server_key_file));
+  ASSIGN_OR_RETURN(CurveKeyPair k, ReadCurveSecretFile(key_file));
+  o->keys = k;
+  return Status::Ok();
+}
+
+}  // namespace sweep
