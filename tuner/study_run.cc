@@ -159,12 +159,26 @@ Trial* StudyRun::Running(int64_t trial_id, uint64_t lease) {
 }
 
 void StudyRun::OnRejected(int64_t trial_id, const std::string& what, const std::string& reason) {
-  Event(table_.Find(trial_id) ? trial_id : 0, what + "_rejected", reason);
+  // Rows are rate-limited per kind: the first ten, then one per thousand
+  // with the count, so a flood of bad messages cannot fill the disk.
+  int64_t n = ++rejected_[what];
+  if (n > kRejectedRowsInFull && n % 1000 != 0) return;
+  Event(table_.Find(trial_id) ? trial_id : 0, what + "_rejected",
+        n <= kRejectedRowsInFull ? reason
+                                 : reason + " (" + std::to_string(n) + " " + what +
+                                       " messages rejected so far; one row per thousand)");
 }
 
 void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) {
   Trial* t = Running(report.trial_id(), report.lease());
   if (!t) return;
+  if (report.step() < 1 || report.step() <= t->last_step) {
+    // Steps only move forward within an attempt.
+    OnRejected(t->id, "report",
+               "step " + std::to_string(report.step()) + " after step " +
+                   std::to_string(t->last_step) + " (steps must increase)");
+    return;
+  }
   Write(store_->Begin());
   double now = WallSeconds();
   std::optional<double> objective;
@@ -234,6 +248,14 @@ void StudyRun::OnFinal(const pb::Final& fin) {
   }
   metrics += "}";
   int64_t step = std::max(fin.step(), t->last_step);
+  // A completed trial reported its steps, unless it resumed from a
+  // checkpoint taken at its last step and had nothing left to run.
+  bool resumed_done = t->checkpoint_step > 0 && fin.step() == t->checkpoint_step;
+  if (fin.outcome() == pb::TRIAL_OUTCOME_COMPLETED && t->last_step == 0 && !resumed_done) {
+    OnRejected(t->id, "final", "a completed result with no reports");
+    LoseAttempt(t, "its runner sent a completed result without reporting a step", false);
+    return;
+  }
   if (fin.outcome() == pb::TRIAL_OUTCOME_FAILED) {
     Finish(t, TrialStatus::kFailed, std::nullopt, step, metrics,
            fin.error().empty() ? "the task failed" : fin.error().substr(0, 4096));

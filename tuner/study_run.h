@@ -5,6 +5,7 @@
 // REQUIRES: external synchronization (the tuner's thread).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -112,6 +113,9 @@ class StudyRun : public TrialOwner {
   std::string checkpoint_dir_;
   std::unique_ptr<Scheduler> scheduler_;
   TrialTable table_;
+  // Rejected messages per kind (report, final, ...), for rate-limiting their rows.
+  std::map<std::string, int64_t> rejected_;
+  static constexpr int64_t kRejectedRowsInFull = 10;
   int64_t study_id_ = 0;
   int max_retries_ = 2;
   int64_t stall_ms_ = 0;

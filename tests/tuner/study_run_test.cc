@@ -195,5 +195,40 @@ TEST_F(StudyRunTest, InterruptPutsRunningTrialsBackUncounted) {
   EXPECT_FALSE(run_->Owns(a.trial_id() + 1000));
 }
 
+TEST_F(StudyRunTest, StepsOnlyMoveForwardAndACompletedTrialMustHaveReported) {
+  Open("{type: random, max_trials: 2, max_retries: 1}",
+       "{synthetic: {function: branin, steps: 5}}");
+  pb::Assign a = Assign();
+  Report(a, 3, 0.5);
+  Report(a, 2, 0.1);  // backwards: rejected, nothing recorded
+  Report(a, 3, 0.2);  // a repeat: rejected
+  Commit();
+  EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM reports"), 1);
+  EXPECT_EQ(QueryInt(db_, "SELECT max(step) FROM reports"), 3);
+  EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM events WHERE kind='report_rejected'"), 2);
+  // A completed Final without any report costs the attempt instead of
+  // recording a result nobody measured.
+  pb::Assign b = Assign();
+  Final(b, pb::TRIAL_OUTCOME_COMPLETED, 5);
+  Commit();
+  EXPECT_EQ(Status(b.trial_id()), "queued");
+  EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM events WHERE kind='final_rejected'"), 1);
+  EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM trials WHERE value IS NOT NULL"), 0);
+}
+
+TEST_F(StudyRunTest, RejectedMessagesAreRateLimitedInTheEventsTable) {
+  Open("{type: random, max_trials: 1}", "{synthetic: {function: branin, steps: 5}}");
+  pb::Assign a = Assign();
+  Report(a, 4, 0.5);
+  for (int i = 0; i < 5000; ++i) Report(a, 1, 0.5);
+  Commit();
+  // 10 rows in full, then one per thousand (at 1000 .. 5000) with the count.
+  EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM events WHERE kind='report_rejected'"), 15);
+  EXPECT_EQ(QueryInt(db_,
+                     "SELECT count(*) FROM events WHERE detail LIKE '%5000 report messages "
+                     "rejected so far%'"),
+            1);
+}
+
 }  // namespace
 }  // namespace sweep
