@@ -24,6 +24,11 @@ constexpr int64_t kFastTrialMs = 250;
 // How much work, in time, a runner with very short trials keeps queued.
 constexpr int64_t kQueuedWorkUs = 5000;
 constexpr size_t kMaxQueuedTrials = 16;
+// Runners one key may hold at once (a key is one machine or one user).
+constexpr int kMaxRunnersPerKey = 256;
+// A connection that has not completed its handshake by then is dropped, so
+// peers without keys cannot hold sockets open.
+constexpr int kHandshakeMs = 5000;
 
 }  // namespace
 
@@ -58,6 +63,7 @@ Status Dispatcher::Bind() {
     RETURN_IF_ERROR(
         sock_.SetBytes(ZMQ_CURVE_SECRETKEY, o_.curve->secret_key, "ZMQ_CURVE_SECRETKEY"));
     RETURN_IF_ERROR(sock_.SetBytes(ZMQ_ZAP_DOMAIN, "sweep", "ZMQ_ZAP_DOMAIN"));
+    RETURN_IF_ERROR(sock_.SetInt(ZMQ_HANDSHAKE_IVL, kHandshakeMs, "ZMQ_HANDSHAKE_IVL"));
   }
   RETURN_IF_ERROR(sock_.SetInt(ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY"));
   RETURN_IF_ERROR(sock_.SetInt(ZMQ_LINGER, 0, "ZMQ_LINGER"));
@@ -242,6 +248,16 @@ void Dispatcher::HandleHello(const std::string& id, const std::string& key,
     if (rid != id && r.name == name && r.key == key) stale.push_back(rid);
   }
   for (const auto& rid : stale) LoseRunner(rid, "runner reconnected");
+  if (!runners_.count(id) && !key.empty() &&
+      std::count_if(runners_.begin(), runners_.end(),
+                    [&](const auto& kv) { return kv.second.key == key; }) >= kMaxRunnersPerKey) {
+    LOG_WARN << "refused runner '" << Printable(name) << "': its key already holds "
+             << kMaxRunnersPerKey << " runners";
+    pb::Envelope err;
+    err.mutable_error()->set_reason("too many runners with this key");
+    SendNow(id, &err);
+    return;
+  }
   auto [it, fresh] = runners_.try_emplace(id);
   Runner& r = it->second;
   if (fresh)

@@ -14,7 +14,8 @@
 # Env: R=10, REPEAT=1 (rounds, alternating the tools within each),
 #      PEERS="optuna-sqlite optuna-memory optuna5-memory ray" (subset to skip
 #      some), RAY_MAX_N=10000 (skip Ray above this N),
-#      OPTUNA5_VENV=bench/.venv-optuna5.
+#      OPTUNA5_VENV=bench/.venv-optuna5, AUTH_COMPARE=1 (adds a sweep run with
+#      --insecure: the cost of runner authentication).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R="${R:-10}"
@@ -38,8 +39,8 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "tool N R seconds trials/s reports/s"
-sweep_once() {  # N, label, extra algorithm fields
-  local n=$1 label=$2 extra=$3
+sweep_once() {  # N, label, extra algorithm fields, extra `sweep run` flags
+  local n=$1 label=$2 extra=$3 flags=${4:-}
   cat > "$work/study.yaml" <<YAML
 name: dispatch
 objective: {metric: value, goal: minimize}
@@ -53,7 +54,8 @@ parameters:
 YAML
   rm -f "$work"/sweep.db*
   start=$(date +%s.%N)
-  build/cli/sweep run "$work/study.yaml" --db "$work/sweep.db" --local-runners 2 --progress plain >/dev/null 2>"$work/sweep.log"
+  # shellcheck disable=SC2086
+  build/cli/sweep run "$work/study.yaml" --db "$work/sweep.db" --local-runners 2 --progress plain $flags >/dev/null 2>"$work/sweep.log"
   end=$(date +%s.%N)
   reports=$(build/cli/sweep query "SELECT count(*) FROM reports" --db "$work/sweep.db" --format csv | tail -1)
   loop=$(build/cli/sweep query "SELECT max(ended_at) - min(started_at) FROM trials" --db "$work/sweep.db" --format csv | tail -1)
@@ -84,5 +86,7 @@ for n in "${sizes[@]}"; do
     esac
   done
   sweep_once "$n" sweep-max8 ", max_concurrent: 8"
+  # What CURVE authentication costs: the same run without it.
+  [ "${AUTH_COMPARE:-0}" = 1 ] && sweep_once "$n" sweep-insecure "" --insecure
 done
 done
