@@ -59,12 +59,14 @@ TEST(HostileStudyTest, AWideIntRangeIsNotBuiltForRandomSearch) {
   TempDir dir;
   std::string f = dir.Write("wide.yaml", std::string(kHead) +
                                              "algorithm: {type: random, max_trials: 3}\n"
-                                             "parameters:\n"
-                                             "  x1: {type: float, min: 0, max: 1}\n"
-                                             "  n: {type: int, min: 0, max: 2000000000}\n");
+                                             "parameters:\n" +
+                                             kX1 + "  n: {type: int, min: 0, max: 2000000000}\n");
+  // Before, this built all 2e9 values and aborted with bad_alloc. (x1 has a
+  // step: a float without one used to end the walk early by accident.)
   Outcome o = Sweep("validate", f);
   EXPECT_EQ(o.rc, 0) << o.out;
   EXPECT_NE(o.out.find("is valid"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("grid points: infinite or more than 1000000"), std::string::npos) << o.out;
   EXPECT_LT(o.seconds, 10);
 }
 
