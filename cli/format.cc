@@ -15,6 +15,32 @@ Result<Format> ParseFormat(const std::string& name) {
   return Status::InvalidArgument("unknown format '" + name + "' (expected table, csv or json)");
 }
 
+std::string EscapeControl(std::string_view s, bool keep_newlines) {
+  std::string out;
+  out.reserve(s.size());
+  auto hex = [&](unsigned char c) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02x", c);
+    out += buf;
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    auto next = i + 1 < s.size() ? static_cast<unsigned char>(s[i + 1]) : 0;
+    if (c == '\n' && keep_newlines) {
+      out.push_back('\n');
+    } else if (c < 0x20 || c == 0x7f) {
+      hex(c);
+    } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {  // U+0080..U+009F
+      hex(c);
+      hex(next);
+      ++i;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
 namespace {
 
 std::string CellText(const Cell& c, Format f) {
@@ -29,9 +55,11 @@ std::string CellText(const Cell& c, Format f) {
     }
     return FormatDouble(*d);
   }
-  const std::string& s = std::get<std::string>(c);
-  if (f == Format::kJson) return JsonString(s);
-  if (f == Format::kCsv && s.find_first_of(",\"\n\r") != std::string::npos) {
+  if (f == Format::kJson) return JsonString(std::get<std::string>(c));
+  // CSV keeps a newline, quoted as RFC 4180 has it; a table row stays one
+  // line. A carriage return, which can hide text, is escaped in both.
+  std::string s = EscapeControl(std::get<std::string>(c), f == Format::kCsv);
+  if (f == Format::kCsv && s.find_first_of(",\"\n") != std::string::npos) {
     std::string q = "\"";
     for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
     return q + "\"";
@@ -66,7 +94,9 @@ std::string FormatRows(const Table& t, Format f) {
   }
   std::vector<size_t> width(t.columns.size());
   std::vector<std::vector<std::string>> text;
-  for (size_t c = 0; c < t.columns.size(); ++c) width[c] = t.columns[c].size();
+  std::vector<std::string> columns;
+  for (const auto& name : t.columns) columns.push_back(EscapeControl(name));
+  for (size_t c = 0; c < columns.size(); ++c) width[c] = columns[c].size();
   for (const auto& row : t.rows) {
     std::vector<std::string> cells;
     for (size_t c = 0; c < row.size(); ++c) {
@@ -87,7 +117,7 @@ std::string FormatRows(const Table& t, Format f) {
     }
     return l + "\n";
   };
-  out += line(t.columns, nullptr);
+  out += line(columns, nullptr);
   for (size_t r = 0; r < text.size(); ++r) out += line(text[r], &t.rows[r]);
   if (t.rows.empty()) out += "(no rows)\n";
   return out;

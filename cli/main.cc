@@ -31,7 +31,8 @@ std::string SelfExe(const char* argv0) {
 }
 
 int Fail(const Status& st) {
-  fprintf(stderr, "sweep: %s\n", st.message().c_str());
+  // Messages may quote a study file or a database: no raw escape sequences.
+  fprintf(stderr, "sweep: %s\n", EscapeControl(st.message()).c_str());
   return 1;
 }
 
@@ -55,13 +56,20 @@ int Validate(const std::string& path, bool print) {
   if (!space.ok()) return Fail(space.status());
   std::string algo = pb::AlgorithmType_Name(s.algorithm().type()).substr(15);
   for (char& c : algo) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  printf("study '%s' is valid\n", s.name().c_str());
+  printf("study '%s' is valid\n", EscapeControl(s.name()).c_str());
   printf("objective: %s %s\n", s.objective().goal() == pb::GOAL_MAXIMIZE ? "maximize" : "minimize",
-         s.objective().metric().c_str());
+         EscapeControl(s.objective().metric()).c_str());
   printf("algorithm: %s", algo.c_str());
   if (s.algorithm().has_max_trials())
     printf(", max_trials %lld", static_cast<long long>(s.algorithm().max_trials()));
-  printf("\nparameters:\n%s", space->Describe().c_str());
+  // One line per parameter; the values in them come from the study file.
+  std::string all = space->Describe(), described;
+  for (size_t start = 0; start < all.size();) {
+    size_t end = std::min(all.find('\n', start), all.size());
+    described += EscapeControl(std::string_view(all).substr(start, end - start)) + "\n";
+    start = end + 1;
+  }
+  printf("\nparameters:\n%s", described.c_str());
   auto size = space->GridSize(1000000);
   if (size.ok()) {
     printf("grid points: %llu\n", static_cast<unsigned long long>(*size));

@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "cli/format.h"
 #include "common/json.h"
 
 namespace sweep {
@@ -17,11 +18,11 @@ Result<std::string> ExplainTrial(Reader& reader, int64_t id) {
   ASSIGN_OR_RETURN(TrialDetail d, reader.Trial(id));
   const TrialView& t = d.trial;
   std::string out = "trial " + Num(id) + " (number " + Num(t.number) + ") of study '" +
-                    d.study.name + "': " + t.status + " at step " + Opt(t.step) + " after " +
-                    Num(t.attempts) + " attempt(s); " + d.study.metric + " = " + Opt(t.value) +
-                    "\n";
-  out += "params " + d.params_json + "\n";
-  if (!t.failure.empty()) out += "failure: " + t.failure + "\n";
+                    EscapeControl(d.study.name) + "': " + EscapeControl(t.status) + " at step " +
+                    Opt(t.step) + " after " + Num(t.attempts) + " attempt(s); " +
+                    EscapeControl(d.study.metric) + " = " + Opt(t.value) + "\n";
+  out += "params " + EscapeControl(d.params_json) + "\n";
+  if (!t.failure.empty()) out += "failure: " + EscapeControl(t.failure) + "\n";
   if (t.parent) {
     out += "parent: trial " + Num(*t.parent) + " (number " + Opt(d.parent_number) +
            "), copied at step " + Opt(t.parent_step) + "\n";
@@ -37,12 +38,14 @@ Result<std::string> ExplainTrial(Reader& reader, int64_t id) {
   } else {
     out += "decisions:\n";
     for (const DecisionView& dv : decisions)
-      out += "  step " + Num(dv.step) + "  " + dv.decision + ": " + dv.reason + "\n";
+      out += "  step " + Num(dv.step) + "  " + EscapeControl(dv.decision) + ": " +
+             EscapeControl(dv.reason) + "\n";
   }
   ASSIGN_OR_RETURN(std::vector<EventView> events, reader.Events(id));
   if (!events.empty()) {
     out += "events:\n";
-    for (const EventView& e : events) out += "  " + e.kind + ": " + e.detail + "\n";
+    for (const EventView& e : events)
+      out += "  " + EscapeControl(e.kind) + ": " + EscapeControl(e.detail) + "\n";
   }
   return out;
 }

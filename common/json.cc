@@ -9,7 +9,19 @@ namespace sweep {
 
 void AppendJsonString(std::string* out, std::string_view s) {
   out->push_back('"');
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    // DEL and the C1 controls (UTF-8 C2 80..9F) are escaped too, so JSON
+    // printed to a terminal carries no escape sequence either.
+    if (c == 0x7f ||
+        (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+         static_cast<unsigned char>(s[i + 1]) <= 0x9f)) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x",
+                    c == 0x7f ? 0x7fu : static_cast<unsigned char>(s[++i]));
+      out->append(buf);
+      continue;
+    }
     switch (c) {
       case '"':
         out->append("\\\"");

@@ -13,7 +13,8 @@ namespace {
 
 // Number of points min, min+step, ..., max (validated to fit exactly).
 int64_t StepCount(double min, double max, double step) {
-  return static_cast<int64_t>(std::floor((max - min) / step + 1e-9)) + 1;
+  double n = std::floor((max - min) / step + 1e-9) + 1;
+  return n >= 9e18 ? INT64_MAX : static_cast<int64_t>(n);
 }
 
 int64_t ClampIndex(double u, int64_t n) {
@@ -106,32 +107,44 @@ pb::Value SearchSpace::FromUnit(int i, double u) const {
   }
 }
 
-std::vector<pb::Value> SearchSpace::GridValues(int i) const {
+std::optional<uint64_t> SearchSpace::GridCount(int i) const {
   const pb::Parameter& p = params_[i];
-  std::vector<pb::Value> out;
   switch (p.type()) {
-    case pb::PARAM_TYPE_FLOAT: {
-      int64_t n = StepCount(p.min(), p.max(), p.step());
-      for (int64_t k = 0; k < n; ++k) {
-        out.push_back(NumberValue(std::min(p.max(), p.min() + static_cast<double>(k) * p.step())));
-      }
-      break;
-    }
+    case pb::PARAM_TYPE_FLOAT:
     case pb::PARAM_TYPE_INT: {
-      int64_t step = static_cast<int64_t>(p.step());
-      for (int64_t v = static_cast<int64_t>(p.min()); v <= static_cast<int64_t>(p.max());
-           v += step) {
-        out.push_back(IntegerValue(v));
+      if (p.type() == pb::PARAM_TYPE_FLOAT && !(p.has_step() && p.step() > 0)) return std::nullopt;
+      double step = p.type() == pb::PARAM_TYPE_INT ? std::max(1.0, p.step()) : p.step();
+      // In doubles first: bounds up to 1e308 must not overflow an integer.
+      double n = std::floor((p.max() - p.min()) / step + 1e-9) + 1;
+      if (!(n >= 1)) return 1;
+      if (n >= 1.8e19) return UINT64_MAX;
+      if (p.type() == pb::PARAM_TYPE_INT && n < 9e18) {
+        int64_t lo = static_cast<int64_t>(p.min()), hi = static_cast<int64_t>(p.max());
+        return static_cast<uint64_t>((hi - lo) / static_cast<int64_t>(step)) + 1;
       }
-      break;
+      return static_cast<uint64_t>(n);
     }
     case pb::PARAM_TYPE_CATEGORICAL:
-      out.assign(p.values().begin(), p.values().end());
-      break;
+      return static_cast<uint64_t>(p.values_size());
     default:
-      out.push_back(p.value());
+      return 1;
   }
-  return out;
+}
+
+pb::Value SearchSpace::GridValue(int i, uint64_t k) const {
+  const pb::Parameter& p = params_[i];
+  switch (p.type()) {
+    case pb::PARAM_TYPE_FLOAT:
+      return NumberValue(std::min(p.max(), p.min() + static_cast<double>(k) * p.step()));
+    case pb::PARAM_TYPE_INT:
+      return IntegerValue(static_cast<int64_t>(p.min()) +
+                          static_cast<int64_t>(k) *
+                              std::max<int64_t>(1, static_cast<int64_t>(p.step())));
+    case pb::PARAM_TYPE_CATEGORICAL:
+      return p.values(static_cast<int>(k));
+    default:
+      return p.value();
+  }
 }
 
 Params SearchSpace::ToParams(const std::vector<std::optional<pb::Value>>& chosen) const {
@@ -158,8 +171,11 @@ void SearchSpace::Enumerate(size_t pos, std::vector<std::optional<pb::Value>>* c
     Enumerate(pos + 1, chosen, limit, count, out);
     return;
   }
-  for (const pb::Value& v : GridValues(i)) {
-    (*chosen)[i] = v;
+  // One value at a time: a wide range is never built, and the loop stops
+  // once the count passes the limit.
+  uint64_t n = GridCount(i).value_or(0);
+  for (uint64_t k = 0; k < n; ++k) {
+    (*chosen)[i] = GridValue(i, k);
     Enumerate(pos + 1, chosen, limit, count, out);
     if (*count > limit) break;
   }
@@ -167,6 +183,25 @@ void SearchSpace::Enumerate(size_t pos, std::vector<std::optional<pb::Value>>* c
 }
 
 Result<uint64_t> SearchSpace::GridSize(uint64_t limit) const {
+  // An upper bound first, exact when no parameter has conditions.
+  uint64_t product = 1;
+  bool conditional = false;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    std::optional<uint64_t> n = GridCount(static_cast<int>(i));
+    if (!n) {
+      return Status::InvalidArgument("parameter '" + params_[i].name() +
+                                     "' (float without a step) has infinitely many grid points");
+    }
+    conditional = conditional || params_[i].when_size() > 0;
+    if (__builtin_mul_overflow(product, *n, &product)) product = UINT64_MAX;
+  }
+  if (product > limit && !conditional) {
+    return Status::InvalidArgument("the grid has " +
+                                   (product == UINT64_MAX
+                                        ? std::string("more than 18446744073709551615")
+                                        : std::to_string(product)) +
+                                   " points, more than " + std::to_string(limit));
+  }
   std::vector<std::optional<pb::Value>> chosen(params_.size());
   uint64_t count = 0;
   Enumerate(0, &chosen, limit, &count, nullptr);

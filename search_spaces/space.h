@@ -30,8 +30,12 @@ class SearchSpace {
   bool Active(int i, const std::vector<std::optional<pb::Value>>& chosen) const;
   // Maps u in [0, 1) to a value of parameter i.
   pb::Value FromUnit(int i, double u) const;
-  // Every value of parameter i, for grid search (float needs a step).
-  std::vector<pb::Value> GridValues(int i) const;
+  // How many grid values parameter i has, computed without building them:
+  // nullopt for a float without a step (a continuum); saturates at
+  // UINT64_MAX.
+  std::optional<uint64_t> GridCount(int i) const;
+  // The k-th grid value of parameter i, k < GridCount(i).
+  pb::Value GridValue(int i, uint64_t k) const;
 
   // Draws one point: `unit(i)` gives the draw for parameter i.
   template <typename F>
@@ -43,7 +47,10 @@ class SearchSpace {
     return ToParams(chosen);
   }
 
-  // Number of grid points, or an error if it exceeds `limit`.
+  // Number of grid points, or an error if it exceeds `limit` (saying how
+  // many there are where that is known). Bounded work: the product of the
+  // counts is computed first, with overflow checks, and the enumeration
+  // (only needed with conditions) stops past `limit`.
   Result<uint64_t> GridSize(uint64_t limit) const;
   // All grid points in enumeration order (at most `limit`).
   std::vector<Params> GridPoints(uint64_t limit) const;

@@ -3,14 +3,17 @@
 // unknown key or wrong type is caught with its line and column.
 #include "search_spaces/study_parser.h"
 
+#include <fcntl.h>
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -40,7 +43,11 @@ std::string SourceMap::Where(const std::string& path) const {
 
 namespace {
 
-constexpr size_t kMaxStudyBytes = 4 << 20;
+// A study is a few kilobytes; the caps stop a hostile file early: the size is
+// checked before the file is read, and the walk counts every node it visits,
+// so YAML aliases (which share nodes) cannot expand into billions of values.
+constexpr size_t kMaxStudyBytes = 1 << 20;
+constexpr int64_t kMaxStudyNodes = 100000;
 
 std::string Join(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
@@ -131,6 +138,7 @@ class YamlReader {
 
   Status Fill(const YAML::Node& node, gp::Message* msg, const std::string& path,
               const gp::FieldDescriptor* key_field = nullptr) {
+    RETURN_IF_ERROR(Count(node, path));
     if (node.IsNull()) return Status::Ok();
     if (!node.IsMap())
       return Error(node, path, std::string("expected a mapping, got ") + NodeKind(node));
@@ -163,6 +171,14 @@ class YamlReader {
     return " (expected one of: " + names + ")";
   }
 
+  // Every node the walk visits counts, an aliased one each time it is used.
+  Status Count(const YAML::Node& n, const std::string& path) {
+    if (++visited_ <= kMaxStudyNodes) return Status::Ok();
+    return Error(n, path,
+                 "the study expands to more than " + std::to_string(kMaxStudyNodes) +
+                     " values (YAML aliases repeating large lists?); a study needs far fewer");
+  }
+
   void Record(YAML::Node n, const std::string& path) {
     YAML::Mark m = n.Mark();
     if (m.line >= 0) source_->Record(path, m.line + 1, m.column + 1);
@@ -179,6 +195,7 @@ class YamlReader {
 
   Status FillField(const YAML::Node& v, gp::Message* msg, const gp::FieldDescriptor* f,
                    const std::string& path) {
+    RETURN_IF_ERROR(Count(v, path));
     const gp::Reflection* r = msg->GetReflection();
     if (!f->is_repeated()) {
       if (f->cpp_type() == gp::FieldDescriptor::CPPTYPE_MESSAGE) {
@@ -250,6 +267,7 @@ class YamlReader {
   }
 
   Status ReadValue(const YAML::Node& v, pb::Value* out, const std::string& path) {
+    RETURN_IF_ERROR(Count(v, path));
     if (!v.IsScalar()) {
       return Error(v, path,
                    std::string("expected a number, string or boolean, got ") + NodeKind(v));
@@ -355,6 +373,7 @@ class YamlReader {
   }
 
   SourceMap* source_;
+  int64_t visited_ = 0;
 };
 
 // Records text-format locations under the same paths the YAML reader uses.
@@ -447,19 +466,54 @@ Result<ParsedStudy> ParseStudyTextProto(const std::string& text, const std::stri
 }
 
 Result<ParsedStudy> LoadStudyFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer. The checks use the
+  // opened descriptor, so the file cannot be swapped between them.
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     int err = errno;
     std::string msg = path + ": cannot open study file: " + std::strerror(err);
     return err == ENOENT ? Status::NotFound(msg) : Status::IOError(msg);
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  if (text.size() > kMaxStudyBytes) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int err = errno;
+    close(fd);
+    return Status::IOError(path + ": cannot stat study file: " + std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
+    return Status::InvalidArgument(path + ": a study file must be a regular file, this is " + kind);
+  }
+  auto too_large = [&] {
     return Status::InvalidArgument(path + ": study file is larger than " +
                                    std::to_string(kMaxStudyBytes) + " bytes");
+  };
+  if (static_cast<uint64_t>(st.st_size) > kMaxStudyBytes) {
+    close(fd);
+    return too_large();
   }
+  // Read at most one byte past the cap, in case the file grew since fstat.
+  std::string text;
+  char buf[1 << 16];
+  while (text.size() <= kMaxStudyBytes) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      close(fd);
+      return Status::IOError(path + ": cannot read study file: " + std::strerror(err));
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  if (text.size() > kMaxStudyBytes) return too_large();
   auto ends_with = [&](const char* ext) {
     std::string e(ext);
     return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;

@@ -7,7 +7,7 @@
 #include <zlib.h>
 
 #include <cerrno>
-#include <filesystem>
+#include <cstdio>
 
 #include "common/posix_error.h"
 
@@ -18,15 +18,44 @@ uint32_t Checksum(const std::string& data) {
       adler32(1, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
 }
 
+Status CheckCheckpointDir(const std::string& dir, bool create) {
+  struct stat st;
+  if (lstat(dir.c_str(), &st) != 0) {
+    int err = errno;
+    if (err != ENOENT || !create) return PosixError("stat checkpoint folder", dir, err);
+    if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+      return PosixError("create checkpoint folder", dir, errno);
+    if (lstat(dir.c_str(), &st) != 0) return PosixError("stat checkpoint folder", dir, errno);
+  }
+  auto refuse = [&](const std::string& what) {
+    return Status::FailedPrecondition("checkpoint folder " + dir + " " + what +
+                                      "; remove it (or use another --db) and run again");
+  };
+  if (S_ISLNK(st.st_mode)) return refuse("is a symbolic link");
+  if (!S_ISDIR(st.st_mode)) return refuse("is not a directory");
+  if (st.st_uid != geteuid()) {
+    return refuse("is owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
+                  std::to_string(geteuid()) + ")");
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return refuse(std::string("is writable by ") +
+                  ((st.st_mode & S_IWOTH) ? "everyone" : "its group") + " (mode " + mode + ")");
+  }
+  return Status::Ok();
+}
+
 Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id, int64_t step,
                                         const std::string& data) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return PosixError("create checkpoint directory", dir, ec.value());
+  RETURN_IF_ERROR(CheckCheckpointDir(dir, /*create=*/true));
   std::string path =
       dir + "/trial-" + std::to_string(trial_id) + "-step-" + std::to_string(step) + ".ckpt";
   std::string tmp = path + ".tmp";
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A temporary file left by a crash (or anything planted at its name) is
+  // removed, not opened: O_EXCL | O_NOFOLLOW create a new file or fail.
+  if (unlink(tmp.c_str()) != 0 && errno != ENOENT) return PosixError("unlink stale", tmp, errno);
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return PosixError("open", tmp, errno);
   // Each error is converted where it happens, before close or unlink can
   // change errno; the descriptor is closed on every path.
@@ -58,7 +87,7 @@ Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id
 }
 
 Result<std::string> ReadCheckpointFile(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return PosixError("open checkpoint", path, errno);
   std::string out;
   char buf[1 << 16];

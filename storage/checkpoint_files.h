@@ -10,9 +10,19 @@
 
 namespace sweep {
 
-// Writes `data` to dir/trial-<id>-step-<step>.ckpt; returns the path.
+// Checks the checkpoint folder: a directory (not a symlink) owned by this
+// user and not writable by group or others, so nobody else can plant files
+// in it. `create`: a missing folder is made, mode 0700. Anything else is
+// kFailedPrecondition naming the folder and what is wrong with it.
+Status CheckCheckpointDir(const std::string& dir, bool create);
+
+// Writes `data` to dir/trial-<id>-step-<step>.ckpt; returns the path. The
+// folder passes CheckCheckpointDir first; the temporary file is created
+// afresh (O_EXCL | O_NOFOLLOW, mode 0600) and renamed into place, so a
+// symlink at either name is replaced, never followed.
 Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id, int64_t step,
                                         const std::string& data);
+// Reads a checkpoint; a symlink at `path` is refused (O_NOFOLLOW).
 Result<std::string> ReadCheckpointFile(const std::string& path);
 // Adler-32 (a CRC of a file that ends in its own CRC is a constant).
 uint32_t Checksum(const std::string& data);

@@ -5,6 +5,7 @@
 
 #include <cctype>
 
+#include "storage/schema.h"
 #include "storage/sqlite_util.h"
 
 namespace sweep {
@@ -19,12 +20,18 @@ Result<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
   ASSIGN_OR_RETURN(r->db_, Connection::Open(path, SQLITE_OPEN_READONLY));
   sqlite3_busy_timeout(r->db_.get(), 5000);
   RETURN_IF_ERROR(Exec(r->db_.get(), "PRAGMA query_only=ON").Wrap(path));
-  ASSIGN_OR_RETURN(
-      Stmt v,
-      Stmt::Prepare(r->db_.get(), "SELECT count(*) FROM sqlite_master WHERE name='studies'"));
-  auto row = v.Step();
-  if (!row.ok()) return row.status().Wrap(path);
-  if (!*row || v.Int(0) == 0) return Status::Corruption(path + ": not a sweep results database");
+  ASSIGN_OR_RETURN(int version, InspectDatabase(r->db_.get(), path));
+  int latest = static_cast<int>(SchemaMigrations().size());
+  if (version == 0)
+    return Status::Corruption(path + ": not a sweep results database (it is empty)");
+  if (version < latest) {
+    // The typed reads need the current schema; only the tuner migrates.
+    return Status::FailedPrecondition(path + ": database schema version " +
+                                      std::to_string(version) + " is older than this sweep's (" +
+                                      std::to_string(latest) +
+                                      "); resume the study once with this sweep's `sweep run` to "
+                                      "upgrade it");
+  }
   return r;
 }
 

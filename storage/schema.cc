@@ -1,6 +1,8 @@
 // Schema migrations.
 #include "storage/schema.h"
 
+#include "storage/sqlite_util.h"
+
 namespace sweep {
 
 const std::vector<std::string>& SchemaMigrations() {
@@ -92,6 +94,45 @@ CREATE TABLE checkpoint_history(
 )sql",
   };
   return kMigrations;
+}
+
+Result<int> InspectDatabase(sqlite3* db, const std::string& path) {
+  auto fail = [&](const std::string& what) {
+    return Status::FailedPrecondition(path + ": " + what +
+                                      "; sweep did not change it (use another --db)");
+  };
+  // The first read of a file that is not SQLite fails here (SQLITE_NOTADB,
+  // a kCorruption); other errors (busy, I/O) pass through as they are.
+  auto not_sqlite = [&](const Status& st) {
+    return st.IsCorruption() ? fail("not a sweep results database (" + st.message() + ")")
+                             : st.Wrap(path);
+  };
+  auto version_stmt = Stmt::Prepare(db, "PRAGMA user_version");
+  if (!version_stmt.ok()) return not_sqlite(version_stmt.status());
+  auto row = version_stmt->Step();
+  if (!row.ok()) return not_sqlite(row.status());
+  int version = *row ? static_cast<int>(version_stmt->Int(0)) : 0;
+  ASSIGN_OR_RETURN(
+      Stmt objects,
+      Stmt::Prepare(db,
+                    "SELECT count(*), coalesce(sum(type='table' AND name='studies'), 0) "
+                    "FROM sqlite_master"));
+  ASSIGN_OR_RETURN(row, objects.Step());
+  int64_t count = *row ? objects.Int(0) : 0;
+  bool studies = *row && objects.Int(1) > 0;
+  int latest = static_cast<int>(SchemaMigrations().size());
+  if (version > latest) {
+    return Status::FailedPrecondition(path + ": database schema version " +
+                                      std::to_string(version) + " is newer than this sweep (" +
+                                      std::to_string(latest) + "); upgrade sweep");
+  }
+  if (version == 0 && count == 0) return 0;  // empty: a new database
+  if (!studies || version == 0) {
+    return fail("not a sweep results database (it holds " + std::to_string(count) +
+                " tables or indexes, schema version " + std::to_string(version) +
+                ", and no sweep schema)");
+  }
+  return version;
 }
 
 }  // namespace sweep

@@ -23,9 +23,14 @@ std::string AlgorithmName(pb::AlgorithmType type) {
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   std::unique_ptr<Store> s(new Store());
   s->path_ = path;
+  // The lock comes first: a second tuner is refused before it reads or
+  // writes anything.
+  ASSIGN_OR_RETURN(s->lock_, DbLock::Acquire(path));
   ASSIGN_OR_RETURN(s->db_, Connection::Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
   sqlite3* db = s->db();
   sqlite3_busy_timeout(db, 5000);
+  // Before the first write (WAL mode is one): refuse what is not ours.
+  RETURN_IF_ERROR(InspectDatabase(db, path).status());
   // WAL: readers never block the writer. synchronous=FULL: a commit survives
   // power loss, not only a crash of the process.
   RETURN_IF_ERROR(

@@ -13,6 +13,7 @@
 
 #include "common/status.h"
 #include "proto/sweep.pb.h"
+#include "storage/db_lock.h"
 #include "storage/sqlite_util.h"
 
 namespace sweep {
@@ -41,7 +42,10 @@ class Store {
   // Finalizes every statement, then closes the connection (members, in
   // reverse declaration order).
   ~Store() = default;
-  // Opens (creating and migrating as needed) the database at `path`.
+  // Opens (creating and migrating as needed) the database at `path`, holding
+  // its lock (storage/db_lock.h) until the Store is destroyed: a database
+  // another Store holds is kUnavailable, naming that process. A file that is
+  // not a sweep database is refused before anything is written to it.
   static Result<std::unique_ptr<Store>> Open(const std::string& path);
 
   // Returns the id of the study named study.name(), creating it if new.
@@ -109,6 +113,8 @@ class Store {
   Status Migrate();
   Status PrepareAll();
 
+  // Destroyed last: the lock outlives the connection.
+  DbLock lock_;
   // Declared before the statements, so that it is destroyed after them.
   Connection db_;
   std::string path_;

@@ -2,6 +2,8 @@
 // for its trials, how trials end or lose an attempt, and what runs next.
 #include "tuner/study_run.h"
 
+#include <sys/stat.h>
+
 #include <cmath>
 
 #include "common/clock.h"
@@ -29,6 +31,11 @@ StudyRun::StudyRun(Store* store, const pb::Study& study, SearchSpace space,
 Result<std::unique_ptr<StudyRun>> StudyRun::Open(Store* store, const pb::Study& study,
                                                  std::string checkpoint_dir) {
   ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Create(study));
+  // A folder someone else made (or left open to others) is refused now, not
+  // at the first checkpoint; a missing one is made when first needed.
+  struct stat st;
+  if (lstat(checkpoint_dir.c_str(), &st) == 0)
+    RETURN_IF_ERROR(CheckCheckpointDir(checkpoint_dir, /*create=*/false));
   std::unique_ptr<StudyRun> run(
       new StudyRun(store, study, std::move(space), std::move(checkpoint_dir)));
   RETURN_IF_ERROR(run->Load());

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/json.h"
 #include "common/values.h"
 
 namespace sweep {
@@ -151,6 +152,39 @@ TEST(FormatTrialsTest, JsonIsAnArrayOfTrialJson) {
 TEST(FormatTrialsTest, NoTrialsIsAnEmptyTable) {
   EXPECT_EQ(FormatTrials({}, Format::kTable, "loss"),
             "id  status  value  step  attempts  failure\n(no rows)\n");
+}
+
+// Text from a runner or a study file reaches no terminal raw (issue 10).
+TEST(EscapeControlTest, ControlCharactersBecomeHexAndTheRestIsUnchanged) {
+  EXPECT_EQ(EscapeControl("\x1b[2Jred\x1b[0m"), "\\x1b[2Jred\\x1b[0m");
+  EXPECT_EQ(EscapeControl(std::string("a\0b\tc\nd\re\x7f", 10)), "a\\x00b\\x09c\\x0ad\\x0de\\x7f");
+  EXPECT_EQ(EscapeControl("\xc2\x9b"
+                          "31m"),
+            "\\xc2\\x9b31m");  // C1 CSI in UTF-8
+  EXPECT_EQ(EscapeControl("caf\xc3\xa9 \xc2\xa0 ok"), "caf\xc3\xa9 \xc2\xa0 ok");
+  EXPECT_EQ(JsonString("\x1b\x7f\xc2\x9b"), "\"\\u001b\\u007f\\u009b\"");
+}
+
+TEST(EscapeControlTest, EveryTableAndCsvCellAndColumnIsEscaped) {
+  Table t;
+  t.columns = {"id", "na\x1bme"};
+  t.rows.push_back({int64_t{1}, std::string("\x1b]0;owned\x07,\n")});
+  std::string table = FormatRows(t, Format::kTable);
+  std::string csv = FormatRows(t, Format::kCsv);
+  EXPECT_EQ(table.find('\x1b'), std::string::npos) << table;
+  EXPECT_EQ(csv.find('\x1b'), std::string::npos) << csv;
+  // CSV keeps the newline (quoted); a table escapes it too.
+  EXPECT_EQ(csv, "id,na\\x1bme\n1,\"\\x1b]0;owned\\x07,\n\"\n");
+  EXPECT_NE(table.find("\\x1b]0;owned\\x07,\\x0a"), std::string::npos) << table;
+  TrialView v = Trial(5, "failed", std::nullopt, 0.1);
+  v.failure = "runner said \x1b[31mno";
+  v.metrics = {{"acc\x1b[1m", 0.5}};
+  for (Format f : {Format::kTable, Format::kCsv, Format::kJson}) {
+    std::string out = FormatTrials({v}, f, "loss");
+    EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+  }
+  EXPECT_NE(FormatTrials({v}, Format::kCsv, "loss").find("runner said \\x1b[31mno"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 #include "common/json.h"
@@ -82,8 +83,72 @@ HyperbandPlan PlanHyperband(const pb::Study& study) {
   return plan;
 }
 
+namespace {
+
+// Bounds on what PlanHyperband and the scheduler build: extreme settings that
+// validation accepts (reduction_factor 1.0001, max_trials 1e8) would
+// otherwise ask for billions of rungs or trial numbers.
+constexpr int kMaxBrackets = 100;
+constexpr double kMaxPlanRungs = 1e6;
+constexpr double kMaxPlanTrials = 2e6;
+
+// Whole numbers as digits (doubles here hold counts up to ~1e300).
+std::string Count(double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+// The plan's size from the settings alone, in doubles (no overflow), before
+// any table is built.
+Status BoundPlan(const pb::Study& study) {
+  const pb::Algorithm& alg = study.algorithm();
+  const pb::HyperbandConfig& c = alg.hyperband();
+  double eta = c.reduction_factor();
+  double R = static_cast<double>(c.max_resource()) /
+             static_cast<double>(std::max<int64_t>(1, c.min_resource()));
+  if (!(eta > 1) || !(R >= 1)) return Status::Ok();  // validation reports these
+  double s_max = std::floor(std::log(R) / std::log(eta) + 1e-9);
+  auto fail = [](const std::string& what) {
+    return Status::FailedPrecondition("algorithm: the hyperband plan would have " + what +
+                                      "; raise reduction_factor or min_resource, or lower "
+                                      "max_trials or budget (see: sweep plan)");
+  };
+  if (s_max + 1 > kMaxBrackets) {
+    return fail(Count(s_max + 1) + " brackets per iteration (at most " +
+                std::to_string(kMaxBrackets) + ")");
+  }
+  double trials = 0, cost = 0, rungs = 0;
+  for (int s = static_cast<int>(s_max); s >= 0; --s) {
+    double n = std::ceil((s_max + 1) * std::pow(eta, s) / (s + 1) - 1e-9);
+    trials += n;
+    cost += n;  // a lower bound: every first-rung trial runs a step at least
+    rungs += s + 1;
+  }
+  double iterations = 1;
+  if (alg.has_max_trials() || alg.has_budget()) {
+    iterations = 10000;
+    if (alg.has_max_trials())
+      iterations = std::min(iterations, static_cast<double>(alg.max_trials()) / trials + 1);
+    if (alg.has_budget())
+      iterations = std::min(iterations, static_cast<double>(alg.budget()) / cost + 1);
+    iterations = std::ceil(iterations);
+  }
+  double total_trials = trials * iterations;
+  if (alg.has_max_trials())
+    total_trials = std::min(total_trials, static_cast<double>(alg.max_trials()));
+  if (rungs * iterations > kMaxPlanRungs)
+    return fail(Count(rungs * iterations) + " rungs (at most " + Count(kMaxPlanRungs) + ")");
+  if (total_trials > kMaxPlanTrials)
+    return fail(Count(total_trials) + " trials (at most " + Count(kMaxPlanTrials) + ")");
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status CheckPlan(const pb::Study& study) {
   if (study.algorithm().type() != pb::ALGORITHM_TYPE_HYPERBAND) return Status::Ok();
+  RETURN_IF_ERROR(BoundPlan(study));
   HyperbandPlan plan = PlanHyperband(study);
   if (plan.brackets.empty())
     return Status::FailedPrecondition("algorithm: hyperband cannot start: " + plan.note +

@@ -1,0 +1,82 @@
+// The exclusive lock file beside a results database.
+#include "storage/db_lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+
+#include "common/posix_error.h"
+
+namespace sweep {
+
+namespace {
+
+// The pid the holder wrote, or "" while it is still writing it.
+std::string ReadPid(int fd) {
+  char buf[32];
+  ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+  if (n <= 0) return "";
+  std::string s(buf, static_cast<size_t>(n));
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  for (char c : s)
+    if (c < '0' || c > '9') return "";
+  return s;
+}
+
+}  // namespace
+
+DbLock& DbLock::operator=(DbLock&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = o.fd_;
+    path_ = std::move(o.path_);
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+DbLock::~DbLock() {
+  // Closing the descriptor releases the flock.
+  if (fd_ >= 0) close(fd_);
+}
+
+Result<DbLock> DbLock::Acquire(const std::string& db_path) {
+  DbLock lock;
+  lock.path_ = db_path + ".lock";
+  // O_NOFOLLOW: a symlink planted at the lock's name is refused, not followed.
+  lock.fd_ = open(lock.path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (lock.fd_ < 0) {
+    int err = errno;
+    if (err == ELOOP)
+      return Status::FailedPrecondition(lock.path_ + ": is a symbolic link; refusing to use it");
+    return PosixError("open lock file", lock.path_, err);
+  }
+  struct stat st;
+  if (fstat(lock.fd_, &st) != 0) return PosixError("fstat", lock.path_, errno);
+  if (!S_ISREG(st.st_mode))
+    return Status::FailedPrecondition(lock.path_ + ": is not a regular file");
+  while (flock(lock.fd_, LOCK_EX | LOCK_NB) != 0) {
+    int err = errno;
+    if (err == EINTR) continue;
+    if (err == EWOULDBLOCK) {
+      std::string pid = ReadPid(lock.fd_);
+      return Status::Unavailable(
+          db_path + ": in use by another sweep run (pid " + (pid.empty() ? "unknown" : pid) +
+          ", holding " + lock.path_ +
+          "); only one tuner may write a database: wait for it to finish, stop it, or use "
+          "another --db");
+    }
+    return PosixError("flock", lock.path_, err);
+  }
+  std::string pid = std::to_string(getpid()) + "\n";
+  if (ftruncate(lock.fd_, 0) != 0) return PosixError("ftruncate", lock.path_, errno);
+  if (pwrite(lock.fd_, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size()))
+    return PosixError("write", lock.path_, errno);
+  return lock;
+}
+
+}  // namespace sweep

@@ -1,0 +1,140 @@
+// The one-writer lock and the checks made before anything is written
+// (issue 10, findings 4 and 8): a database another Store holds is refused
+// with the holder's pid; the lock dies with its process; readers ignore it;
+// a foreign or newer database is refused unchanged, by writers and readers.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "storage/db_lock.h"
+#include "storage/reader.h"
+#include "storage/store_fixture.h"
+
+namespace sweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+using LockTest = StoreFixture;
+
+std::string Bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void Sql(const std::string& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_close(h), SQLITE_OK);
+}
+
+TEST_F(LockTest, ASecondStoreIsRefusedWithTheHoldersPid) {
+  auto first = Store::Open(db_);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  auto second = Store::Open(db_);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(second.status().message().find("in use by another sweep run (pid " +
+                                           std::to_string(getpid()) + ","),
+            std::string::npos)
+      << second.status().message();
+  // Readers never take the lock.
+  auto reader = Reader::Open(db_);
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  first->reset();
+  auto again = Store::Open(db_);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+}
+
+TEST_F(LockTest, TheLockDiesWithItsProcess) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto lock = DbLock::Acquire(db_);
+    char c = lock.ok() ? 'y' : 'n';
+    (void)!write(ready[1], &c, 1);
+    while (true) pause();
+  }
+  close(ready[1]);
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  close(ready[0]);
+  ASSERT_EQ(c, 'y');
+  auto refused = Store::Open(db_);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("(pid " + std::to_string(child) + ","),
+            std::string::npos)
+      << refused.status().message();
+  EXPECT_FALSE(fs::exists(db_)) << "a refused Store created the database";
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  // The lock file stays, but no longer blocks anyone.
+  ASSERT_TRUE(fs::exists(db_ + ".lock"));
+  auto s = Store::Open(db_);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(Bytes(db_ + ".lock"), std::to_string(getpid()) + "\n");
+}
+
+TEST_F(LockTest, ASymlinkAtTheLockNameIsRefused) {
+  std::string victim = (dir_ / "victim").string();
+  std::ofstream(victim) << "precious";
+  fs::create_symlink(victim, db_ + ".lock");
+  auto s = Store::Open(db_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("symbolic link"), std::string::npos) << s.status().message();
+  EXPECT_EQ(Bytes(victim), "precious");
+}
+
+TEST_F(LockTest, AForeignDatabaseIsRefusedBeforeAnythingIsWritten) {
+  Sql(db_, "CREATE TABLE notes(x TEXT); INSERT INTO notes VALUES('keep')");
+  std::string before = Bytes(db_);
+  auto s = Store::Open(db_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.status().message().rfind(db_ + ": not a sweep results database", 0), 0u)
+      << s.status().message();
+  EXPECT_EQ(Bytes(db_), before);
+  EXPECT_FALSE(fs::exists(db_ + "-wal"));
+  auto r = Reader::Open(db_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("not a sweep results database"), std::string::npos);
+}
+
+TEST_F(LockTest, ANewerSchemaIsRefusedBeforeTheSwitchToWal) {
+  Sql(db_, "CREATE TABLE studies(id INTEGER PRIMARY KEY); PRAGMA user_version=" +
+               std::to_string(kSchemaVersion + 1));
+  std::string before = Bytes(db_);
+  auto s = Store::Open(db_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("is newer than this sweep"), std::string::npos)
+      << s.status().message();
+  EXPECT_EQ(Bytes(db_), before);
+  EXPECT_FALSE(fs::exists(db_ + "-wal"));
+  auto r = Reader::Open(db_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("is newer than this sweep"), std::string::npos)
+      << r.status().message();
+}
+
+TEST_F(LockTest, ReadersRefuseAnOlderSchemaTheyCannotRead) {
+  Sql(db_, "CREATE TABLE studies(id INTEGER PRIMARY KEY); PRAGMA user_version=1");
+  auto r = Reader::Open(db_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("schema version 1 is older than this sweep's"),
+            std::string::npos)
+      << r.status().message();
+}
+
+}  // namespace
+}  // namespace sweep
