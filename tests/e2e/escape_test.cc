@@ -22,11 +22,15 @@ TEST(E2eEscapeTest, RunnerAndStudyTextIsEscapedInEveryTextOutput) {
                 "  color: {type: categorical, values: [\"\\e[31mred\", \"\\x9bblue\"]}\n");
   std::string db = dir.File("r.db");
   std::string endpoint = "ipc://" + dir.File("t.sock");
-  Process tuner(
-      {"run", study, "--db", db, "--bind", endpoint, "--local-runners", "0", "--progress", "plain"},
-      dir.File("t.log"));
-  Process runner({"runner", "--connect", endpoint, "--name", "r\x1b[2J", "--give-up-after", "30"},
-                 dir.File("r.log"));
+  Keys keys(dir, {"esc"});
+  Process tuner(Concat({"run", study, "--db", db, "--bind", endpoint, "--local-runners", "0",
+                        "--progress", "plain"},
+                       keys.TunerArgs()),
+                dir.File("t.log"));
+  Process runner(
+      Concat({"runner", "--connect", endpoint, "--name", "r\x1b[2J", "--give-up-after", "30"},
+             keys.RunnerArgs("esc")),
+      dir.File("r.log"));
   ASSERT_EQ(tuner.Wait(60000), 0) << tuner.Log() << runner.Log();
   ASSERT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE runner = 'r' || char(27) || '[2J'"), 3)
       << tuner.Log();
