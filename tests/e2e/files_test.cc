@@ -18,21 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void Sql(const std::string& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-  char* err = nullptr;
-  ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << err;
-  ASSERT_EQ(sqlite3_close(h), SQLITE_OK);
-}
-
 const char* kStudy =
     "name: locked\nobjective: {metric: value, goal: minimize}\n"
     "task: {synthetic: {function: curve, steps: 10, step_ms: 60}}\n"
@@ -58,10 +43,10 @@ TEST(E2eFilesTest, ASecondTunerIsRefusedAndChangesNothingAndSigkillLeavesNoLock)
   EXPECT_EQ(RunSweep({"trials", "--db", db}, &out), 0) << out;
   // Frozen, the first tuner writes nothing while the second one tries.
   first.Signal(SIGSTOP);
-  std::string before = Bytes(db), before_wal = Bytes(db + "-wal");
+  std::string before = FileBytes(db), before_wal = FileBytes(db + "-wal");
   int rc = RunSweep({"run", study, "--db", db, "--local-runners", "1", "--progress", "plain"}, &out,
                     30000);
-  std::string after = Bytes(db), after_wal = Bytes(db + "-wal");
+  std::string after = FileBytes(db), after_wal = FileBytes(db + "-wal");
   first.Signal(SIGCONT);
   EXPECT_NE(rc, 0) << out;
   EXPECT_NE(out.find("in use by another sweep run (pid " + std::to_string(first.pid()) + ","),
@@ -84,14 +69,14 @@ TEST(E2eFilesTest, AFileThatIsNotASweepDatabaseIsRefusedUnchanged) {
   TempDir dir;
   std::string study = dir.Write("s.yaml", kStudy);
   std::string other = dir.File("notes.db");
-  Sql(other,
-      "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes(text) "
-      "VALUES('keep me')");
+  ExecSql(other,
+          "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes(text) "
+          "VALUES('keep me')");
   std::string newer = dir.File("newer.db");
-  Sql(newer, "CREATE TABLE studies(id INTEGER PRIMARY KEY); PRAGMA user_version=99");
+  ExecSql(newer, "CREATE TABLE studies(id INTEGER PRIMARY KEY); PRAGMA user_version=99");
   std::string text = dir.Write("text.db", "this is not a database at all, just words\n");
   for (const std::string& f : {other, newer, text}) {
-    std::string before = Bytes(f);
+    std::string before = FileBytes(f);
     std::string out;
     int rc = RunSweep({"run", study, "--db", f, "--local-runners", "0", "--progress", "plain"},
                       &out, 30000);
@@ -100,7 +85,7 @@ TEST(E2eFilesTest, AFileThatIsNotASweepDatabaseIsRefusedUnchanged) {
     std::string want =
         f == newer ? "schema version 99 is newer than this sweep" : "not a sweep results database";
     EXPECT_NE(out.find(want), std::string::npos) << out;
-    EXPECT_TRUE(Bytes(f) == before) << f << " was changed";
+    EXPECT_TRUE(FileBytes(f) == before) << f << " was changed";
     EXPECT_FALSE(fs::exists(f + "-wal")) << f;
     EXPECT_FALSE(fs::exists(f + ".checkpoints")) << f;
     // The read commands check the same way.
@@ -109,7 +94,7 @@ TEST(E2eFilesTest, AFileThatIsNotASweepDatabaseIsRefusedUnchanged) {
       EXPECT_NE(rc, 0) << cmd << " " << f << ": " << out;
       EXPECT_NE(out.find(want), std::string::npos) << cmd << ": " << out;
     }
-    EXPECT_TRUE(Bytes(f) == before) << f << " was changed by a read command";
+    EXPECT_TRUE(FileBytes(f) == before) << f << " was changed by a read command";
   }
 }
 

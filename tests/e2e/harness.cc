@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -95,6 +96,24 @@ Keys::Keys(const TempDir& dir, const std::vector<std::string>& runner_names)
     std::string out;
     EXPECT_EQ(RunSweep({"keys", "new", n, "--dir", dir_}, &out), 0) << out;
   }
+}
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void ExecSql(const std::string& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  char* err = nullptr;
+  int rc = sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err);
+  std::string why = err ? err : "";
+  sqlite3_free(err);
+  sqlite3_close(h);
+  ASSERT_EQ(rc, SQLITE_OK) << why;
 }
 
 std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b) {

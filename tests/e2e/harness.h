@@ -69,6 +69,12 @@ class Keys {
 // `a` followed by `b`.
 std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b);
 
+// A file's bytes ("" if it cannot be read), to check a file is unchanged.
+std::string FileBytes(const std::string& path);
+// Runs `sql` on `db` through SQLite directly (to make foreign or old
+// databases); a failure is a test failure.
+void ExecSql(const std::string& db, const std::string& sql);
+
 // Polls `pred` every 20 ms; true if it held within the timeout.
 bool WaitFor(const std::function<bool()>& pred, int timeout_ms);
 

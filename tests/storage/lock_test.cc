@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "e2e/harness.h"
 #include "storage/db_lock.h"
 #include "storage/reader.h"
 #include "storage/store_fixture.h"
@@ -20,22 +21,10 @@ namespace sweep {
 namespace {
 
 namespace fs = std::filesystem;
+using e2e::ExecSql;
+using e2e::FileBytes;
 
 using LockTest = StoreFixture;
-
-std::string Bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void Sql(const std::string& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  ASSERT_EQ(sqlite3_close(h), SQLITE_OK);
-}
 
 TEST_F(LockTest, ASecondStoreIsRefusedWithTheHoldersPid) {
   auto first = Store::Open(db_);
@@ -83,7 +72,7 @@ TEST_F(LockTest, TheLockDiesWithItsProcess) {
   ASSERT_TRUE(fs::exists(db_ + ".lock"));
   auto s = Store::Open(db_);
   ASSERT_TRUE(s.ok()) << s.status().message();
-  EXPECT_EQ(Bytes(db_ + ".lock"), std::to_string(getpid()) + "\n");
+  EXPECT_EQ(FileBytes(db_ + ".lock"), std::to_string(getpid()) + "\n");
 }
 
 TEST_F(LockTest, ASymlinkAtTheLockNameIsRefused) {
@@ -93,18 +82,18 @@ TEST_F(LockTest, ASymlinkAtTheLockNameIsRefused) {
   auto s = Store::Open(db_);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("symbolic link"), std::string::npos) << s.status().message();
-  EXPECT_EQ(Bytes(victim), "precious");
+  EXPECT_EQ(FileBytes(victim), "precious");
 }
 
 TEST_F(LockTest, AForeignDatabaseIsRefusedBeforeAnythingIsWritten) {
-  Sql(db_, "CREATE TABLE notes(x TEXT); INSERT INTO notes VALUES('keep')");
-  std::string before = Bytes(db_);
+  ExecSql(db_, "CREATE TABLE notes(x TEXT); INSERT INTO notes VALUES('keep')");
+  std::string before = FileBytes(db_);
   auto s = Store::Open(db_);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(s.status().message().rfind(db_ + ": not a sweep results database", 0), 0u)
       << s.status().message();
-  EXPECT_EQ(Bytes(db_), before);
+  EXPECT_EQ(FileBytes(db_), before);
   EXPECT_FALSE(fs::exists(db_ + "-wal"));
   auto r = Reader::Open(db_);
   ASSERT_FALSE(r.ok());
@@ -112,14 +101,14 @@ TEST_F(LockTest, AForeignDatabaseIsRefusedBeforeAnythingIsWritten) {
 }
 
 TEST_F(LockTest, ANewerSchemaIsRefusedBeforeTheSwitchToWal) {
-  Sql(db_, "CREATE TABLE studies(id INTEGER PRIMARY KEY); PRAGMA user_version=" +
-               std::to_string(kSchemaVersion + 1));
-  std::string before = Bytes(db_);
+  ExecSql(db_, "CREATE TABLE studies(id INTEGER PRIMARY KEY); PRAGMA user_version=" +
+                   std::to_string(kSchemaVersion + 1));
+  std::string before = FileBytes(db_);
   auto s = Store::Open(db_);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("is newer than this sweep"), std::string::npos)
       << s.status().message();
-  EXPECT_EQ(Bytes(db_), before);
+  EXPECT_EQ(FileBytes(db_), before);
   EXPECT_FALSE(fs::exists(db_ + "-wal"));
   auto r = Reader::Open(db_);
   ASSERT_FALSE(r.ok());
@@ -128,7 +117,7 @@ TEST_F(LockTest, ANewerSchemaIsRefusedBeforeTheSwitchToWal) {
 }
 
 TEST_F(LockTest, ReadersRefuseAnOlderSchemaTheyCannotRead) {
-  Sql(db_, "CREATE TABLE studies(id INTEGER PRIMARY KEY); PRAGMA user_version=1");
+  ExecSql(db_, "CREATE TABLE studies(id INTEGER PRIMARY KEY); PRAGMA user_version=1");
   auto r = Reader::Open(db_);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("schema version 1 is older than this sweep's"),
