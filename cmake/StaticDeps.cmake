@@ -34,7 +34,9 @@ if(SWEEP_STATIC_DEPS)
   find_library(_openblas_a NAMES libopenblas.a NO_CACHE)
   find_library(_gfortran NAMES gfortran libgfortran.so.5 NO_CACHE)
   if(_openblas_a AND _gfortran)
-    set(OPENBLAS_LIB "${_openblas_a}" CACHE FILEPATH "OpenBLAS" FORCE)
+    # A normal variable: find_library(OPENBLAS_LIB) in nn/ then keeps it
+    # (CMP0125), and a later SWEEP_STATIC_DEPS=OFF finds the shared one.
+    set(OPENBLAS_LIB "${_openblas_a}")
     set(OPENBLAS_DEPS "${_gfortran};Threads::Threads;m")
   endif()
   message(STATUS "sweep: static protobuf, yaml-cpp, SQLite and OpenBLAS (SWEEP_STATIC_DEPS)")

@@ -156,8 +156,23 @@ Result<std::string> ReadCurvePublicFile(const std::string& path) {
 
 Result<std::set<std::string>> ReadCurveAllowList(const std::string& dir,
                                                  const std::string& except) {
-  DIR* d = opendir(dir.c_str());
-  if (!d) return PosixError("opendir", dir, errno);
+  // Whoever can add a file here can admit a runner: the folder must be
+  // ours, a real folder, and writable by us alone.
+  int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return PosixError("open", dir, errno);
+  struct stat st_dir;
+  if (fstat(fd, &st_dir) != 0 || st_dir.st_uid != geteuid() || (st_dir.st_mode & 022) != 0) {
+    close(fd);
+    return Status::FailedPrecondition(
+        dir + ": a key folder must be yours and writable by you alone (chmod 700 " + dir +
+        "), since any .pub file in it admits a runner");
+  }
+  DIR* d = fdopendir(fd);
+  if (!d) {
+    int err = errno;
+    close(fd);
+    return PosixError("opendir", dir, err);
+  }
   std::set<std::string> keys;
   Status st;
   while (dirent* e = readdir(d)) {

@@ -264,6 +264,7 @@ TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& c
   if (!a.checkpoint().empty()) {
     Status st = trainer.LoadCheckpoint(a.checkpoint());
     if (!st.ok()) return fail("cannot resume: " + st.message());
+    result.step = trainer.epoch();  // a checkpoint of the last epoch leaves none to run
   }
   while (trainer.epoch() < config->epochs) {
     if (ctx->StopRequested()) {

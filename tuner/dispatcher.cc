@@ -27,8 +27,10 @@ constexpr size_t kMaxQueuedTrials = 16;
 // Runners one key may hold at once (a key is one machine or one user).
 constexpr int kMaxRunnersPerKey = 256;
 // A connection that has not completed its handshake by then is dropped, so
-// peers without keys cannot hold sockets open.
-constexpr int kHandshakeMs = 5000;
+// peers without keys cannot hold sockets open. The ZAP handler answers on
+// this thread, so this also bounds how long a turn (opening a large study
+// replays its history) may keep a joining runner waiting.
+constexpr int kHandshakeMs = 30000;
 
 }  // namespace
 
@@ -167,6 +169,8 @@ void Dispatcher::Handle(const std::string& id, const std::string& key, const voi
     return;
   }
   auto it = runners_.find(id);
+  // A connection speaks for the key it registered with, nothing else.
+  if (it != runners_.end() && it->second.key != key && !env->has_hello()) return;
   if (it != runners_.end()) it->second.last_seen_ms = NowMs();
   switch (env->body_case()) {
     case pb::Envelope::kHello:

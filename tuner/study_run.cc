@@ -257,7 +257,7 @@ void StudyRun::OnFinal(const pb::Final& fin) {
   int64_t step = std::max(fin.step(), t->last_step);
   // A completed trial reported its steps, unless it resumed from a
   // checkpoint taken at its last step and had nothing left to run.
-  bool resumed_done = t->checkpoint_step > 0 && fin.step() == t->checkpoint_step;
+  bool resumed_done = t->checkpoint_step > 0 && fin.step() <= t->checkpoint_step;
   if (fin.outcome() == pb::TRIAL_OUTCOME_COMPLETED && t->last_step == 0 && !resumed_done) {
     OnRejected(t->id, "final", "a completed result with no reports");
     LoseAttempt(t, "its runner sent a completed result without reporting a step", false);
@@ -390,7 +390,9 @@ std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, u
       t->lease = lease;
       t->runner = runner_name;
       t->last_step = 0;
-      t->last_objective.reset();
+      // Resumed from a checkpoint, it keeps the objective reported up to
+      // there: a checkpoint of its last step leaves nothing to report.
+      if (t->checkpoint_path.empty()) t->last_objective.reset();
       Write(store_->Begin());
       Write(store_->MarkRunning(t->id, runner_name, lease, t->attempts, WallSeconds()));
     } else {

@@ -98,14 +98,17 @@ Status Tuner::Setup() {
   d.liveness = o_.liveness;
   std::set<std::string> allowed;
   RETURN_IF_ERROR(LoadKeys(&d, &allowed));
+  // The database before the bind: its lock refuses a second tuner before
+  // that one can take over the first one's endpoint (an ipc:// file).
+  ASSIGN_OR_RETURN(store_, Store::Open(o_.db_path));
   ASSIGN_OR_RETURN(dispatcher_, Dispatcher::Listen(d));
   for (const auto& k : allowed) dispatcher_->AllowKey(k);
   if (d.curve) server_public_key_ = d.curve->public_key;
-  // Local runners start now, while the database opens: a process start
-  // costs about as much as opening the study, and their Hello waits in the
-  // socket until the first turn. (A study found complete stops them again.)
+  // Local runners start now, while the study opens: a process start costs
+  // about as much as opening it, and their handshake waits for the first
+  // turn (up to 30 s, the dispatcher's handshake limit). A study found
+  // complete stops them again.
   StartLocalRunners(study);
-  ASSIGN_OR_RETURN(store_, Store::Open(o_.db_path));
   ASSIGN_OR_RETURN(study_, StudyRun::Open(store_.get(), study, o_.db_path + ".checkpoints"));
   RETURN_IF_ERROR(study_->write_error());
   RETURN_IF_ERROR(store_->Commit());

@@ -99,6 +99,16 @@ TEST(E2eAuthTest, BindingBeyondLoopbackNeedsKeysOrInsecure) {
                &out),
       1);
   EXPECT_NE(out.find("chmod 600"), std::string::npos) << out;
+  // A key folder others may write to could admit anyone: refused.
+  std::filesystem::permissions(keys.dir(), std::filesystem::perms::group_write,
+                               std::filesystem::perm_options::add);
+  EXPECT_EQ(RunSweep(Concat({"run", SlowStudy(dir, 1), "--db", dir.File("y.db"), "--bind",
+                             "ipc://" + dir.File("y.sock"), "--local-runners", "0"},
+                            keys.TunerArgs()),
+                     &out),
+            1);
+  EXPECT_NE(out.find("a key folder must be yours and writable by you alone"), std::string::npos)
+      << out;
   // `sweep keys new` never overwrites a key.
   EXPECT_EQ(RunSweep({"keys", "new", "r0", "--dir", keys.dir()}, &out), 1);
   EXPECT_NE(out.find("exists"), std::string::npos) << out;

@@ -230,5 +230,29 @@ TEST_F(StudyRunTest, RejectedMessagesAreRateLimitedInTheEventsTable) {
             1);
 }
 
+TEST_F(StudyRunTest, ATrialResumedAtItsLastCheckpointCompletesWithoutNewReports) {
+  // Its last step was reported and checkpointed, then its runner died
+  // before the Final: the re-run has nothing left to run and reports none.
+  Open("{type: random, max_trials: 1, max_retries: 2}",
+       "{synthetic: {function: branin, steps: 3}}");
+  pb::Assign a = Assign();
+  pb::Checkpoint c;
+  c.set_trial_id(a.trial_id());
+  c.set_lease(a.lease());
+  c.set_step(3);
+  c.set_data("state at step 3");
+  run_->OnCheckpoint(c);
+  Report(a, 3, 0.25);
+  Commit();
+  run_->OnReleased(a.trial_id(), true, "killed by signal 9", true);
+  pb::Assign again = Assign();
+  EXPECT_EQ(again.trial_id(), a.trial_id());
+  EXPECT_FALSE(again.checkpoint().empty());
+  Final(again, pb::TRIAL_OUTCOME_COMPLETED, 0);  // what a resumed train task sent
+  Commit();
+  EXPECT_EQ(Status(a.trial_id()), "completed");
+  EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM events WHERE kind='final_rejected'"), 0);
+}
+
 }  // namespace
 }  // namespace sweep
