@@ -1,16 +1,12 @@
-// YAML/JSON/text-format study reader. The YAML walker is driven by the proto
-// descriptor, so the schema is written once (proto/sweep.proto) and every
-// unknown key or wrong type is caught with its line and column.
+// The YAML (and JSON) study reader, and the source map every reader fills.
+// The YAML walker is driven by the proto descriptor, so the schema is written
+// once (proto/sweep.proto) and every unknown key or wrong type is caught with
+// its line and column. Text format: study_text_format.cc; files:
+// study_file.cc.
 #include "search_spaces/study_parser.h"
 
-#include <fcntl.h>
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +17,10 @@
 namespace sweep {
 
 namespace gp = google::protobuf;
+
+std::string JoinFieldPath(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
 
 void SourceMap::Record(const std::string& path, int line, int column) {
   locations_[path] = {line, column};
@@ -43,15 +43,9 @@ std::string SourceMap::Where(const std::string& path) const {
 
 namespace {
 
-// A study is a few kilobytes; the caps stop a hostile file early: the size is
-// checked before the file is read, and the walk counts every node it visits,
-// so YAML aliases (which share nodes) cannot expand into billions of values.
-constexpr size_t kMaxStudyBytes = 1 << 20;
+// A study is a few kilobytes; the walk counts every node it visits, so YAML
+// aliases (which share nodes) cannot expand into billions of values.
 constexpr int64_t kMaxStudyNodes = 100000;
-
-std::string Join(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
 
 const char* NodeKind(const YAML::Node& n) {
   switch (n.Type()) {
@@ -149,7 +143,7 @@ class YamlReader {
       YAML::Node v = it->second;
       if (!k.IsScalar()) return Error(k, path, "keys must be plain names");
       std::string key = k.Scalar();
-      std::string child = Join(path, key);
+      std::string child = JoinFieldPath(path, key);
       if (!seen.insert(key).second) return Error(k, child, "duplicate key '" + key + "'");
       const gp::FieldDescriptor* f = desc->FindFieldByName(key);
       if (f == nullptr || f == key_field) {
@@ -218,7 +212,7 @@ class YamlReader {
         for (auto it = v.begin(); it != v.end(); ++it) {
           if (!it->first.IsScalar()) return Error(it->first, path, "keys must be plain names");
           std::string key = it->first.Scalar();
-          std::string child = Join(path, key);
+          std::string child = JoinFieldPath(path, key);
           if (!seen.insert(key).second) {
             return Error(it->first, child, "duplicate name '" + key + "'");
           }
@@ -376,58 +370,6 @@ class YamlReader {
   int64_t visited_ = 0;
 };
 
-// Records text-format locations under the same paths the YAML reader uses.
-void RecordTextLocations(const gp::Message& msg, const gp::TextFormat::ParseInfoTree* tree,
-                         const std::string& path, SourceMap* source) {
-  const gp::Reflection* r = msg.GetReflection();
-  std::vector<const gp::FieldDescriptor*> fields;
-  r->ListFields(msg, &fields);
-  for (const gp::FieldDescriptor* f : fields) {
-    int count = f->is_repeated() ? r->FieldSize(msg, f) : 1;
-    for (int i = 0; i < count; ++i) {
-      int index = f->is_repeated() ? i : -1;
-      std::string child = Join(path, f->name());
-      if (f->is_repeated()) {
-        bool keyed = false;
-        if (f->cpp_type() == gp::FieldDescriptor::CPPTYPE_MESSAGE) {
-          const gp::Message& e = r->GetRepeatedMessage(msg, f, i);
-          const gp::FieldDescriptor* k = e.GetDescriptor()->FindFieldByNumber(1);
-          if (k && k->type() == gp::FieldDescriptor::TYPE_STRING &&
-              e.GetDescriptor() != pb::Value::descriptor()) {
-            child = Join(child, e.GetReflection()->GetString(e, k));
-            keyed = true;
-          }
-        }
-        if (!keyed) child += "[" + std::to_string(i) + "]";
-      }
-      gp::TextFormat::ParseLocation loc = tree->GetLocation(f, index);
-      if (loc.line >= 0) source->Record(child, loc.line + 1, loc.column + 1);
-      if (f->cpp_type() == gp::FieldDescriptor::CPPTYPE_MESSAGE) {
-        const gp::Message& sub =
-            f->is_repeated() ? r->GetRepeatedMessage(msg, f, i) : r->GetMessage(msg, f);
-        const gp::TextFormat::ParseInfoTree* subtree = tree->GetTreeForNested(f, index);
-        if (subtree) RecordTextLocations(sub, subtree, child, source);
-      }
-    }
-  }
-}
-
-class TextErrors : public gp::io::ErrorCollector {
- public:
-  explicit TextErrors(std::string file) : file_(std::move(file)) {}
-  void AddError(int line, gp::io::ColumnNumber column, const std::string& message) override {
-    if (first_.empty()) {
-      first_ = file_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " +
-               message;
-    }
-  }
-  const std::string& first() const { return first_; }
-
- private:
-  std::string file_;
-  std::string first_;
-};
-
 }  // namespace
 
 Result<ParsedStudy> ParseStudyYaml(const std::string& text, const std::string& filename) {
@@ -448,80 +390,6 @@ Result<ParsedStudy> ParseStudyYaml(const std::string& text, const std::string& f
   YamlReader reader(&out.source);
   RETURN_IF_ERROR(reader.Fill(root, &out.study, ""));
   return out;
-}
-
-Result<ParsedStudy> ParseStudyTextProto(const std::string& text, const std::string& filename) {
-  ParsedStudy out{pb::Study(), SourceMap(filename)};
-  gp::TextFormat::Parser parser;
-  gp::TextFormat::ParseInfoTree tree;
-  TextErrors errors(filename);
-  parser.RecordErrorsTo(&errors);
-  parser.WriteLocationsTo(&tree);
-  if (!parser.ParseFromString(text, &out.study)) {
-    return Status::InvalidArgument(errors.first().empty() ? filename + ": invalid text format"
-                                                          : errors.first());
-  }
-  RecordTextLocations(out.study, &tree, "", &out.source);
-  return out;
-}
-
-Result<ParsedStudy> LoadStudyFile(const std::string& path) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer. The checks use the
-  // opened descriptor, so the file cannot be swapped between them.
-  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    std::string msg = path + ": cannot open study file: " + std::strerror(err);
-    return err == ENOENT ? Status::NotFound(msg) : Status::IOError(msg);
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int err = errno;
-    close(fd);
-    return Status::IOError(path + ": cannot stat study file: " + std::strerror(err));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
-                       : S_ISFIFO(st.st_mode) ? "a FIFO"
-                       : S_ISCHR(st.st_mode)  ? "a character device"
-                       : S_ISBLK(st.st_mode)  ? "a block device"
-                       : S_ISSOCK(st.st_mode) ? "a socket"
-                                              : "not a regular file";
-    return Status::InvalidArgument(path + ": a study file must be a regular file, this is " + kind);
-  }
-  auto too_large = [&] {
-    return Status::InvalidArgument(path + ": study file is larger than " +
-                                   std::to_string(kMaxStudyBytes) + " bytes");
-  };
-  if (static_cast<uint64_t>(st.st_size) > kMaxStudyBytes) {
-    close(fd);
-    return too_large();
-  }
-  // Read at most one byte past the cap, in case the file grew since fstat.
-  std::string text;
-  char buf[1 << 16];
-  while (text.size() <= kMaxStudyBytes) {
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      close(fd);
-      return Status::IOError(path + ": cannot read study file: " + std::strerror(err));
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  if (text.size() > kMaxStudyBytes) return too_large();
-  auto ends_with = [&](const char* ext) {
-    std::string e(ext);
-    return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
-  };
-  if (ends_with(".pbtxt") || ends_with(".textproto") || ends_with(".txtpb")) {
-    return ParseStudyTextProto(text, path);
-  }
-  return ParseStudyYaml(text, path);
 }
 
 }  // namespace sweep

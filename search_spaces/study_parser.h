@@ -27,6 +27,9 @@ class SourceMap {
   std::map<std::string, std::pair<int, int>> locations_;
 };
 
+// "parameters" + "lr" -> "parameters.lr": the paths SourceMap records.
+std::string JoinFieldPath(const std::string& path, const std::string& key);
+
 struct ParsedStudy {
   pb::Study study;
   SourceMap source;
