@@ -176,6 +176,11 @@ int main(int argc, char** argv) {
   int key_fd = -1;
   runner_cmd->add_option("--server-key", server_key_file,
                          "The tuner's public key file (tuner.pub from `sweep keys new tuner`)");
+  runner_cmd->add_flag("--allow-commands", runner.allow_commands,
+                       "Run command trials (the study's own programs), only for a tuner "
+                       "authenticated by --server-key");
+  runner_cmd->add_option("--work-dir", runner.work_dir,
+                         "Folder for command trials' files (default: $TMPDIR or /tmp)");
   runner_cmd->add_option("--key", key_file, "This runner's key file (NAME.key, mode 0600)");
   runner_cmd->add_option("--key-fd", key_fd, "Keys on an inherited descriptor (local runners)")
       ->group("");

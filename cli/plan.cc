@@ -35,8 +35,11 @@ Result<std::string> HyperbandLayout(const pb::Study& study, bool json) {
     return out;
   }
   out = "hyperband: " + Num(static_cast<int64_t>(plan.brackets.size())) + " brackets, " +
-        Num(plan.total_trials) + " trials, " + Num(plan.total_resource) +
-        " steps in total (trials continue from their checkpoints)\n";
+        Num(plan.total_trials) + " trials, " + Num(plan.total_resource) + " steps in total" +
+        (study.task().has_command() && !study.task().command().checkpoints()
+             ? " (the command writes no checkpoints, so promoted trials re-run from step 1 "
+               "and cost more)\n"
+             : " (trials continue from their checkpoints)\n");
   for (const Bracket& br : plan.brackets) {
     out += "bracket s=" + Num(br.s) + " (trials " + Num(br.first_trial) + ".." +
            Num(br.first_trial + br.rungs.front().trials - 1) + ", " + Num(br.cost) + " steps):";

@@ -8,6 +8,8 @@ namespace sweep {
 namespace {
 
 constexpr int32_t kSyntheticSteps = 1;
+constexpr int32_t kCommandSteps = 1;
+constexpr double kCommandGraceS = 10;
 constexpr double kStallTimeoutS = 1800;
 constexpr int32_t kMaxRetries = 2;
 constexpr int64_t kMinResource = 1;
@@ -62,6 +64,8 @@ int64_t TaskResource(const pb::Task& task) {
   if (task.has_synthetic())
     return task.synthetic().has_steps() ? task.synthetic().steps() : kSyntheticSteps;
   if (task.has_train()) return task.train().has_epochs() ? task.train().epochs() : DefaultEpochs();
+  if (task.has_command())
+    return task.command().has_steps() ? task.command().steps() : kCommandSteps;
   return 1;
 }
 
@@ -71,6 +75,14 @@ void ResolveDefaults(pb::Study* study) {
   if (!task->has_stall_timeout_s()) task->set_stall_timeout_s(kStallTimeoutS);
   if (task->has_synthetic() && !task->synthetic().has_steps())
     task->mutable_synthetic()->set_steps(kSyntheticSteps);
+  if (task->has_command()) {
+    pb::CommandTask* c = task->mutable_command();
+    if (!c->has_steps()) c->set_steps(kCommandSteps);
+    if (!c->has_timeout_s()) c->set_timeout_s(0);
+    if (!c->has_grace_s()) c->set_grace_s(kCommandGraceS);
+    if (!c->has_checkpoints()) c->set_checkpoints(false);
+    if (!c->has_workdir()) c->set_workdir(".");
+  }
   // A searched epochs knob is not fixed in the task (validation refuses both).
   if (task->has_train() && !task->train().has_epochs() && !Searched(*study, "epochs"))
     task->mutable_train()->set_epochs(DefaultEpochs());

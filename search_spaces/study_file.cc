@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "search_spaces/study_parser.h"
 
@@ -72,10 +73,25 @@ Result<ParsedStudy> LoadStudyFile(const std::string& path) {
     std::string e(ext);
     return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
   };
-  if (ends_with(".pbtxt") || ends_with(".textproto") || ends_with(".txtpb")) {
-    return ParseStudyTextProto(text, path);
+  auto parsed = ends_with(".pbtxt") || ends_with(".textproto") || ends_with(".txtpb")
+                    ? ParseStudyTextProto(text, path)
+                    : ParseStudyYaml(text, path);
+  if (parsed.ok() && parsed->study.task().has_command()) {
+    // A command's workdir is taken from the study file's folder.
+    pb::CommandTask* c = parsed->study.mutable_task()->mutable_command();
+    std::filesystem::path wd = c->has_workdir() ? c->workdir() : ".";
+    if (wd.is_relative()) {
+      std::error_code ec;
+      auto folder = std::filesystem::absolute(std::filesystem::path(path).has_parent_path()
+                                                  ? std::filesystem::path(path).parent_path()
+                                                  : std::filesystem::path("."),
+                                              ec);
+      if (!ec) c->set_workdir((folder / wd).lexically_normal().string());
+    }
+    std::string w = c->workdir();
+    if (w.size() > 1 && w.back() == '/') c->set_workdir(w.substr(0, w.size() - 1));
   }
-  return ParseStudyYaml(text, path);
+  return parsed;
 }
 
 }  // namespace sweep

@@ -5,6 +5,7 @@
 // study_file.cc.
 #include "search_spaces/study_parser.h"
 
+#include <google/protobuf/descriptor.pb.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
@@ -220,7 +221,11 @@ class YamlReader {
           gp::Message* e = r->AddMessage(msg, f);
           e->GetReflection()->SetString(e, key_field, key);
           YAML::Node body = it->second;
-          if (body.IsMap()) {
+          if (elem->options().map_entry()) {
+            // map<string, string>: `env: {OMP_NUM_THREADS: "1"}`.
+            RETURN_IF_ERROR(Count(body, child));
+            RETURN_IF_ERROR(SetScalar(body, e, elem->FindFieldByNumber(2), child));
+          } else if (body.IsMap()) {
             RETURN_IF_ERROR(Fill(body, e, child, key_field));
           } else {
             const gp::FieldDescriptor* second = elem->FindFieldByNumber(2);
@@ -236,6 +241,23 @@ class YamlReader {
         return Error(v, path, std::string("expected a mapping or list, got ") + NodeKind(v));
       for (size_t i = 0; i < v.size(); ++i) {
         RETURN_IF_ERROR(Fill(v[i], r->AddMessage(msg, f), path + "[" + std::to_string(i) + "]"));
+      }
+      return Status::Ok();
+    }
+    if (f->cpp_type() == gp::FieldDescriptor::CPPTYPE_STRING) {
+      // A list of strings (argv): each item as written, never split.
+      if (!v.IsSequence())
+        return Error(v, path, std::string("expected a list of strings, got ") + NodeKind(v));
+      for (size_t i = 0; i < v.size(); ++i) {
+        std::string child = path + "[" + std::to_string(i) + "]";
+        Record(v[i], child);
+        RETURN_IF_ERROR(Count(v[i], child));
+        if (v[i].IsMap())
+          return Error(v[i], child,
+                       "expected a string, got a mapping (quote a template: \"{name}\")");
+        if (!v[i].IsScalar())
+          return Error(v[i], child, std::string("expected a string, got ") + NodeKind(v[i]));
+        r->AddString(msg, f, v[i].Scalar());
       }
       return Status::Ok();
     }

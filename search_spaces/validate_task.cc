@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
+#include "common/command_template.h"
 #include "common/task_schema.h"
 #include "common/train_knobs.h"
 #include "common/values.h"
@@ -103,16 +105,73 @@ void CheckTrainTask(const pb::Study& study, Checker* c) {
   }
 }
 
+bool EnvName(const std::string& k) {
+  if (k.empty() || (k[0] >= '0' && k[0] <= '9')) return false;
+  for (char ch : k)
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+          ch == '_'))
+      return false;
+  return true;
+}
+
+void CheckCommandTask(const pb::Study& study, Checker* c) {
+  const pb::CommandTask& t = study.task().command();
+  std::set<std::string> params;
+  for (const auto& p : study.parameters()) params.insert(p.name());
+  auto check_template = [&](const std::string& path, const std::string& text) {
+    auto names = TemplateNames(text);
+    if (!names.ok()) {
+      c->Fail(path, names.status().message());
+      return;
+    }
+    for (const auto& n : *names)
+      if (!params.count(n))
+        c->Fail(path,
+                "'{" + n + "}' is not a parameter of the study (write '{{' for a literal brace)");
+  };
+  if (t.argv_size() == 0 || t.argv(0).empty())
+    c->Fail("task.command.argv",
+            "is required: the program and its arguments, e.g. [python3, train.py, --lr, \"{lr}\"]");
+  if (t.argv_size() > 4096) c->Fail("task.command.argv", "has more than 4096 arguments");
+  for (int i = 0; i < t.argv_size(); ++i) {
+    std::string path = "task.command.argv[" + std::to_string(i) + "]";
+    if (t.argv(i).find('\0') != std::string::npos) c->Fail(path, "contains a NUL byte");
+    check_template(path, t.argv(i));
+  }
+  if (t.env_size() > 4096) c->Fail("task.command.env", "has more than 4096 variables");
+  for (const auto& [k, v] : t.env()) {
+    std::string path = "task.command.env." + k;
+    if (!EnvName(k))
+      c->Fail(path, "is not a variable name (letters, digits and _, not starting with a digit)");
+    else if (k.rfind("SWEEP_", 0) == 0)
+      c->Fail(path, "SWEEP_* variables are set by the runner (docs/command.md)");
+    if (v.find('\0') != std::string::npos) c->Fail(path, "contains a NUL byte");
+    check_template(path, v);
+  }
+  if (t.has_steps() && (t.steps() < 1 || t.steps() > 1000000))
+    c->Fail("task.command.steps", "must be in [1, 1000000]");
+  if (t.has_timeout_s() && !(t.timeout_s() >= 0 && t.timeout_s() <= 1e7))
+    c->Fail("task.command.timeout_s", "must be in [0, 10000000] seconds (0: no timeout)");
+  if (t.has_grace_s() && !(t.grace_s() >= 0 && t.grace_s() <= 3600))
+    c->Fail("task.command.grace_s", "must be in [0, 3600] seconds");
+  if (study.algorithm().type() == pb::ALGORITHM_TYPE_PBT && !t.checkpoints())
+    c->Fail("task.command.checkpoints",
+            "PBT needs checkpoints: a child continues from its parent's; write checkpoint folders "
+            "(docs/command.md) and set checkpoints: true");
+}
+
 }  // namespace
 
 void CheckTask(const pb::Study& study, Checker* c) {
   if (study.task().kind_case() == pb::Task::KIND_NOT_SET) {
     c->Fail(
         "task",
-        "is required, e.g. task: {synthetic: {function: branin}} or task: {train: {model: mlp}}");
+        "is required, e.g. task: {synthetic: {function: branin}}, task: {train: {model: mlp}} or "
+        "task: {command: {argv: [python3, train.py]}}");
   } else {
     if (study.task().has_synthetic()) CheckSyntheticTask(study, c);
     if (study.task().has_train()) CheckTrainTask(study, c);
+    if (study.task().has_command()) CheckCommandTask(study, c);
     auto metrics = MetricsOfTask(study.task());
     const std::string& m = study.objective().metric();
     if (!m.empty() && !metrics.empty() &&

@@ -8,6 +8,9 @@
 #include <zmq.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <thread>
@@ -17,6 +20,9 @@
 #include "common/rng.h"
 #include "common/wire.h"
 #include "common/zmq_socket.h"
+#include "trial_runner/checkpoint_folder.h"
+#include "trial_runner/command_task.h"
+#include "trial_runner/train_task.h"
 #include "trial_runner/trial_worker.h"
 
 namespace sweep {
@@ -371,8 +377,32 @@ int RunRunner(const RunnerOptions& options) {
     return 2;
   }
   LOG_INFO << "training on " << device;
+  CommandRunnerConfig commands;
+  commands.allow_commands = o.allow_commands;
+  commands.tuner_authenticated = o.keys.has_value() && !o.server_key.empty();
+  for (int g : CurrentTrainDevice().gpus)
+    commands.cuda_visible_devices +=
+        (commands.cuda_visible_devices.empty() ? "" : ",") + std::to_string(g);
+  if (o.allow_commands) {
+    // A private folder for this process's command attempts, gone at exit.
+    std::string base = o.work_dir;
+    if (base.empty()) base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    std::string tmpl = base + "/sweep-runner-XXXXXX";
+    if (!mkdtemp(tmpl.data())) {
+      LOG_ERROR << "cannot make a folder for command trials in " << base << ": "
+                << std::strerror(errno) << " (choose another with --work-dir)";
+      return 2;
+    }
+    commands.work_root = tmpl;
+    if (!commands.tuner_authenticated)
+      LOG_WARN << "--allow-commands: this runner has no pinned tuner key (--server-key), so it "
+                  "refuses command trials";
+  }
+  SetCommandRunnerConfig(commands);
   Runner runner(o, device);
-  return runner.Run();
+  int rc = runner.Run();
+  if (!commands.work_root.empty()) RemoveTree(commands.work_root);
+  return rc;
 }
 
 }  // namespace sweep

@@ -30,6 +30,9 @@ struct RunnerOptions {
   // no authentication, which only a tuner started with --insecure accepts.
   std::string server_key;
   std::optional<CurveKeyPair> keys;
+  // Command trials run only with this, and only for an authenticated tuner.
+  bool allow_commands = false;
+  std::string work_dir;  // where command attempts get folders (default: $TMPDIR or /tmp)
 };
 
 // Resolves --backend/--gpus into what the train task uses, or says why not.

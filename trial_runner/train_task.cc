@@ -225,6 +225,7 @@ TrainDevice& Device() {
 }  // namespace
 
 void SetTrainDevice(TrainDevice device) { Device() = std::move(device); }
+const TrainDevice& CurrentTrainDevice() { return Device(); }
 
 namespace {
 

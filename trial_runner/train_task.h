@@ -21,6 +21,7 @@ struct TrainDevice {
   std::vector<int> gpus;  // CUDA device indices
 };
 void SetTrainDevice(TrainDevice device);
+const TrainDevice& CurrentTrainDevice();
 
 // Merges task.train with the trial's parameters into a training config. A
 // word a knob does not know (optimizer: rmsprop) is an error, never the default.

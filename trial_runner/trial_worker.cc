@@ -66,6 +66,10 @@ class WorkerContext : public TaskContext {
     slot_->Push(std::move(env), false);
   }
   bool StopRequested() const override { return slot_->stop.load(); }
+  int64_t CommittedStep() const override {
+    std::lock_guard<std::mutex> lock(slot_->mu);
+    return slot_->acked_step;
+  }
 
  private:
   std::shared_ptr<TrialSlot> slot_;

@@ -80,7 +80,8 @@ pid_t LocalRunners::Spawn(int index) {
                                      "--heartbeat-ms",
                                      std::to_string(heartbeat_ms_),
                                      "--threads",
-                                     threads};
+                                     threads,
+                                     "--allow-commands"};
     const auto& extra = slots_[static_cast<size_t>(index)].args;
     args.insert(args.end(), extra.begin(), extra.end());
     if (key_pipe[0] >= 0) {

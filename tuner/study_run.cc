@@ -179,6 +179,11 @@ void StudyRun::OnRejected(int64_t trial_id, const std::string& what, const std::
 void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) {
   Trial* t = Running(report.trial_id(), report.lease());
   if (!t) return;
+  if (t->segment_ended) {
+    LOG_DEBUG << "trial " << t->id << ": dropped step " << report.step()
+              << ", sent before its runner heard the decision at step " << t->decided_step;
+    return;
+  }
   if (report.step() < 1 || report.step() <= t->last_step) {
     // Steps only move forward within an attempt.
     OnRejected(t->id, "report",
@@ -204,6 +209,7 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
   if (action.decision != Decision::kContinue)
     LOG_DEBUG << "trial " << t->id << ": " << action.reason;
   if (action.decision == Decision::kPause) t->pausing = true;
+  if (action.decision != Decision::kContinue) t->segment_ended = true;
   if (!t->ack) acks_.push_back(t->id);
   t->ack.emplace();
   t->ack->set_trial_id(t->id);
@@ -254,7 +260,8 @@ void StudyRun::OnFinal(const pb::Final& fin) {
         (metrics.size() > 1 ? ", " : "") + JsonString(m.name()) + ": " + JsonNumber(m.value());
   }
   metrics += "}";
-  int64_t step = std::max(fin.step(), t->last_step);
+  // After a stop or pause, the trial ends where it was decided.
+  int64_t step = t->segment_ended ? t->last_step : std::max(fin.step(), t->last_step);
   // A completed trial reported its steps, unless it resumed from a
   // checkpoint taken at its last step and had nothing left to run.
   bool resumed_done = t->checkpoint_step > 0 && fin.step() <= t->checkpoint_step;
@@ -263,7 +270,12 @@ void StudyRun::OnFinal(const pb::Final& fin) {
     LoseAttempt(t, "its runner sent a completed result without reporting a step", false);
     return;
   }
-  if (fin.outcome() == pb::TRIAL_OUTCOME_FAILED) {
+  if (fin.outcome() == pb::TRIAL_OUTCOME_LOST) {
+    t->last_step = step;
+    LoseAttempt(
+        t, fin.error().empty() ? "the attempt ended without a result" : fin.error().substr(0, 4096),
+        false);
+  } else if (fin.outcome() == pb::TRIAL_OUTCOME_FAILED) {
     Finish(t, TrialStatus::kFailed, std::nullopt, step, metrics,
            fin.error().empty() ? "the task failed" : fin.error().substr(0, 4096));
   } else if (fin.outcome() == pb::TRIAL_OUTCOME_CANCELLED && t->pausing) {
@@ -409,6 +421,8 @@ std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, u
     *a.mutable_params() = t->params.params();
     for (int64_t s : scheduler_->DecisionSteps(t->number)) a.add_decision_steps(s);
     a.set_gpus_per_trial(study_.resources().gpus_per_trial());
+    a.set_objective_metric(study_.objective().metric());
+    a.set_study(study_.name());
     if (!t->checkpoint_path.empty()) {
       auto data = ReadCheckpointFile(t->checkpoint_path);
       if (data.ok() && Checksum(*data) != t->checkpoint_checksum) {

@@ -52,6 +52,7 @@ std::optional<std::string> TrialTable::Transition(Trial* t, TrialStatus to, Wher
   t->lease = 0;
   t->runner.clear();
   t->pausing = false;
+  t->segment_ended = false;
   t->pending.reset();
   t->ack.reset();
   std::optional<std::string> orphan = t->DropUnreported();

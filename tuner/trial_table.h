@@ -38,6 +38,9 @@ struct Trial {
   // The algorithm paused it; its runner is ending the segment. A directive
   // that arrives meanwhile is applied once the runner confirms.
   bool pausing = false;
+  // A stop or pause was decided at decided_step: reports its runner sent
+  // before it heard are dropped, never recorded past the decision.
+  bool segment_ended = false;
   std::optional<Decision> pending;
   // A checkpoint on disk whose step's report has not arrived yet: it is
   // recorded in the same transaction as that report, so a restart never

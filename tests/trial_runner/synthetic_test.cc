@@ -36,6 +36,7 @@ class Recorder : public TaskContext {
     checkpoints.emplace_back(step, std::move(bytes));
   }
   bool StopRequested() const override { return false; }
+  int64_t CommittedStep() const override { return 0; }
   std::vector<std::pair<int64_t, double>> reports;
   std::vector<std::pair<int64_t, std::string>> checkpoints;
 };

@@ -12,6 +12,7 @@ class NoContext : public TaskContext {
   void Report(int64_t, const std::vector<pb::Metric>&) override { ++reports; }
   void Checkpoint(int64_t, std::string) override {}
   bool StopRequested() const override { return false; }
+  int64_t CommittedStep() const override { return 0; }
   int reports = 0;
 };
 
