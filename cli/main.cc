@@ -8,6 +8,7 @@
 
 #include "cli/format.h"
 #include "cli/keys.h"
+#include "cli/logs.h"
 #include "cli/plan.h"
 #include "cli/why.h"
 #include "common/log.h"
@@ -236,6 +237,15 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember({"csv", "json"}));
 
+  int64_t logs_trial = 0;
+  int logs_attempt = 0;
+  bool logs_follow = false;
+  auto* logs_cmd =
+      app.add_subcommand("logs", "Print a command trial's log (its stdout and stderr)");
+  add_db(logs_cmd);
+  logs_cmd->add_option("trial", logs_trial, "Trial id")->required();
+  logs_cmd->add_option("--attempt", logs_attempt, "Attempt (default: the latest)");
+  logs_cmd->add_flag("--follow,-f", logs_follow, "Keep printing while the attempt runs");
   int64_t why_trial = 0;
   auto* why_cmd = app.add_subcommand("why", "Explain the decisions taken on a trial");
   add_db(why_cmd);
@@ -280,6 +290,7 @@ int main(int argc, char** argv) {
       return f == Format::kJson ? TrialJson(trials[0]) + "\n" : FormatTrials(trials, f, s.metric);
     });
   }
+  if (logs_cmd->parsed()) return PrintTrialLog(q.db, logs_trial, logs_attempt, logs_follow);
   if (why_cmd->parsed()) {
     return WithReader(
         q, [&](Reader& r, Format) -> Result<std::string> { return ExplainTrial(r, why_trial); });

@@ -254,3 +254,21 @@ Result<std::vector<EventView>> Reader::Events(int64_t trial_id) {
 }
 
 }  // namespace sweep
+
+namespace sweep {
+
+Result<std::vector<LogView>> Reader::Logs(int64_t trial_id) {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
+                                         "SELECT attempt, path, bytes, dropped, tail FROM "
+                                         "trial_logs WHERE trial_id=?1 ORDER BY attempt"));
+  s.Bind(1, trial_id);
+  std::vector<LogView> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back({static_cast<int>(s.Int(0)), s.Text(1), s.Int(2), s.Int(3), s.Text(4)});
+  }
+  return out;
+}
+
+}  // namespace sweep

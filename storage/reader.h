@@ -74,6 +74,15 @@ struct EventView {
   double at = 0;
 };
 
+// A command trial's log of one attempt (table trial_logs).
+struct LogView {
+  int attempt = 0;
+  std::string path;     // the file beside the database
+  int64_t bytes = 0;    // kept in the file
+  int64_t dropped = 0;  // past the cap
+  std::string tail;     // the last 4 KiB, kept in the database
+};
+
 class Reader {
  public:
   static Result<std::unique_ptr<Reader>> Open(const std::string& path);
@@ -95,6 +104,8 @@ class Reader {
   // for a trial without any (or with no such trial: call Trial first).
   Result<std::vector<DecisionView>> Decisions(int64_t trial_id);
   Result<std::vector<EventView>> Events(int64_t trial_id);
+  // The trial's logs by attempt; empty for a trial without any.
+  Result<std::vector<LogView>> Logs(int64_t trial_id);
 
  private:
   Reader() = default;

@@ -92,6 +92,19 @@ CREATE TABLE checkpoint_history(
   at REAL NOT NULL,
   PRIMARY KEY(trial_id, step)) WITHOUT ROWID;
 )sql",
+      // 5: command trials' logs: the file beside the database per attempt,
+      // and its last bytes, so the end of a log survives the file.
+      R"sql(
+CREATE TABLE trial_logs(
+  trial_id INTEGER NOT NULL REFERENCES trials(id),
+  attempt INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  bytes INTEGER NOT NULL,  -- kept in the file (at most the cap)
+  dropped INTEGER NOT NULL,  -- past the cap, not kept
+  tail TEXT NOT NULL,  -- the last 4 KiB
+  at REAL NOT NULL,
+  PRIMARY KEY(trial_id, attempt)) WITHOUT ROWID;
+)sql",
   };
   return kMigrations;
 }

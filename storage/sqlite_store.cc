@@ -150,6 +150,9 @@ Status Store::PrepareAll() {
   RETURN_IF_ERROR(prep(&checkpoint_history_,
                        "INSERT OR REPLACE INTO checkpoint_history(trial_id, step, bytes, checksum, "
                        "at) VALUES(?1, ?2, ?3, ?4, ?5)"));
+  RETURN_IF_ERROR(prep(&log_,
+                       "INSERT OR REPLACE INTO trial_logs(trial_id, attempt, path, bytes, dropped, "
+                       "tail, at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
   return Status::Ok();
 }
 
@@ -377,6 +380,13 @@ Status Store::AddEvent(int64_t study_id, int64_t trial_id, const std::string& ki
     event_.BindNull(2);
   event_.Bind(3, now).Bind(4, kind).Bind(5, detail);
   return event_.Run();
+}
+
+Status Store::RecordLog(int64_t trial_id, int attempt, const std::string& path, int64_t bytes,
+                        int64_t dropped, const std::string& tail, double now) {
+  log_.Bind(1, trial_id).Bind(2, int64_t{attempt}).Bind(3, path).Bind(4, bytes).Bind(5, dropped);
+  log_.Bind(6, tail).Bind(7, now);
+  return log_.Run();
 }
 
 Status Store::RecordCheckpoint(int64_t trial_id, int64_t step, const std::string& path,

@@ -19,7 +19,7 @@
 namespace sweep {
 
 // The schema version this build writes; see docs/schema.md.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 struct TrialRecord {
   int64_t id = 0;
@@ -87,6 +87,9 @@ class Store {
   Status AddEvent(int64_t study_id, int64_t trial_id, const std::string& kind,
                   const std::string& detail, double now);
   // Records `path` as the trial's latest checkpoint (replacing the previous).
+  // A command trial's log of one attempt: where it is kept and its tail.
+  Status RecordLog(int64_t trial_id, int attempt, const std::string& path, int64_t bytes,
+                   int64_t dropped, const std::string& tail, double now);
   Status RecordCheckpoint(int64_t trial_id, int64_t step, const std::string& path, int64_t bytes,
                           uint32_t checksum, double now);
   Status AddDecision(int64_t trial_id, int64_t step, const std::string& decision,
@@ -133,7 +136,7 @@ class Store {
   std::vector<PendingReport> reports_;
   Stmt begin_, commit_, insert_trial_, insert_running_trial_, mark_running_, requeue_,
       insert_report_, insert_reports_, progress_, finish_, event_, study_status_, checkpoint_,
-      checkpoint_history_, decision_, pause_;
+      checkpoint_history_, decision_, pause_, log_;
 };
 
 }  // namespace sweep

@@ -41,6 +41,12 @@ CommandRunnerConfig& Config() {
 constexpr size_t kMaxLineBytes = 64 << 10;
 constexpr std::string_view kReportPrefix = "SWEEP_REPORT ";
 constexpr int kStderrTailLines = 12;
+// The log goes to the tuner in batches: at this size, or this often.
+constexpr size_t kLogBatchBytes = 64 << 10;
+constexpr int64_t kLogBatchMs = 200;
+// What one attempt sends of its log at most: under the tuner's cap on its
+// file (storage/log_files.h), so the note that says what was cut fits.
+constexpr int64_t kMaxLogBytes = (16 << 20) - (64 << 10);
 // A checkpoint and its envelope must fit in one message.
 constexpr size_t kMaxCheckpointBytes = kMaxMessageBytes - (1 << 20);
 
@@ -237,11 +243,18 @@ class Attempt {
           ReadStream(fds[i].fd == out);
         }
       }
+      if (NowMs() - last_log_ms_ >= kLogBatchMs) FlushLog();
       // Output held open by a descendant that left the group ends here.
       if (process_->exited() && NowMs() - exit_seen_ms > 2000) break;
     }
     out_lines_.Flush([&](const std::string& l, bool) { OnStdoutLine(l, false); });
     err_lines_.Flush([&](const std::string& l, bool) { OnStderrLine(l, false); });
+    if (log_dropped_ > 0)
+      log_ += "[sweep] the log is over 16 MiB: the last " + std::to_string(log_dropped_) +
+              " bytes were not kept\n";
+    if (process_->exited())
+      log_ += "[sweep] the program " + DescribeWaitStatus(process_->wait_status()) + "\n";
+    FlushLog();
   }
 
   void BeginTerminate(int64_t now, double grace_ms) {
@@ -276,17 +289,41 @@ class Attempt {
     }
   }
 
+  // A warning about the program's output goes into its log, where its
+  // author will look.
   void Warn(const std::string& what) {
-    if (++warnings_ <= 20) LOG_WARN << "trial " << a_.trial_id() << ": " << what;
+    if (++warnings_ <= 100) AddLog("[sweep] warning: " + what, false);
+    if (warnings_ <= 3) LOG_WARN << "trial " << a_.trial_id() << ": " << what;
+  }
+
+  void AddLog(const std::string& line, bool cut) {
+    if (log_sent_ + static_cast<int64_t>(log_.size()) >= kMaxLogBytes) {
+      log_dropped_ += static_cast<int64_t>(line.size()) + 1;
+      return;
+    }
+    log_ += line;
+    log_ += cut ? "... [sweep: line cut at 64 KiB]\n" : "\n";
+    if (log_.size() >= kLogBatchBytes) FlushLog();
+  }
+
+  void FlushLog() {
+    if (log_.empty()) return;
+    log_sent_ += static_cast<int64_t>(log_.size());
+    ctx_->Log(std::exchange(log_, std::string()));
+    last_log_ms_ = NowMs();
   }
 
   void OnStderrLine(const std::string& line, bool cut) {
+    AddLog(line, cut);
     stderr_tail_.push_back(cut ? line.substr(0, 200) + "... (cut)" : line.substr(0, 500));
     if (stderr_tail_.size() > kStderrTailLines) stderr_tail_.pop_front();
   }
 
   void OnStdoutLine(const std::string& line, bool cut) {
-    if (line.rfind(kReportPrefix, 0) != 0) return;
+    if (line.rfind(kReportPrefix, 0) != 0) {
+      AddLog(line, cut);
+      return;
+    }
     if (cut) {
       Warn("a SWEEP_REPORT line longer than 64 KiB was ignored");
       return;
@@ -342,6 +379,7 @@ class Attempt {
     last_step_ = *step;
     ++reports_;
     last_metrics_ = metrics;
+    FlushLog();  // the log up to this step arrives before its report
     ctx_->Report(*step, metrics);
   }
 
@@ -415,6 +453,8 @@ class Attempt {
   int64_t last_step_ = 0;
   int reports_ = 0;
   int warnings_ = 0;
+  std::string log_;  // not sent yet
+  int64_t log_sent_ = 0, log_dropped_ = 0, last_log_ms_ = 0;
   std::set<std::string> warned_keys_;
   std::vector<pb::Metric> last_metrics_;
   std::map<std::string, pb::Metric> final_metrics_;

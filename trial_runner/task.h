@@ -19,6 +19,8 @@ class TaskContext {
   virtual void Checkpoint(int64_t step, std::string bytes) = 0;
   // True once the tuner asked the trial to stop; tasks poll it between steps.
   virtual bool StopRequested() const = 0;
+  // Sends lines of the trial's log (command tasks), in order.
+  virtual void Log(std::string text) = 0;
   // The last step whose report (and checkpoint) the tuner has committed.
   virtual int64_t CommittedStep() const = 0;
 };

@@ -65,6 +65,14 @@ class WorkerContext : public TaskContext {
     c->set_data(std::move(bytes));
     slot_->Push(std::move(env), false);
   }
+  void Log(std::string text) override {
+    pb::Envelope env;
+    pb::Log* g = env.mutable_log();
+    g->set_trial_id(slot_->assign.trial_id());
+    g->set_lease(slot_->assign.lease());
+    g->set_text(std::move(text));
+    slot_->Push(std::move(env), false);
+  }
   bool StopRequested() const override { return slot_->stop.load(); }
   int64_t CommittedStep() const override {
     std::lock_guard<std::mutex> lock(slot_->mu);

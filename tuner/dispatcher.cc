@@ -201,6 +201,11 @@ void Dispatcher::Handle(const std::string& id, const std::string& key, const voi
         l->owner->OnCheckpoint(c);
       break;
     }
+    case pb::Envelope::kLog: {
+      const pb::Log& g = env->log();
+      if (Lease* l = CheckLease(id, g.trial_id(), g.lease(), "log")) l->owner->OnLog(g);
+      break;
+    }
     case pb::Envelope::kFinal: {
       const pb::Final& f = env->final();
       if (Lease* l = CheckLease(id, f.trial_id(), f.lease(), "final")) {

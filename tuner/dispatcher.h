@@ -33,6 +33,7 @@ class TrialOwner {
   virtual void OnStarted(int64_t trial_id) = 0;
   virtual void OnReport(const std::string& runner_id, const pb::Report& report) = 0;
   virtual void OnCheckpoint(const pb::Checkpoint& checkpoint) = 0;
+  virtual void OnLog(const pb::Log& log) = 0;
   // The trial ended on its runner; the lease ends when this returns.
   virtual void OnFinal(const pb::Final& final) = 0;
   // The runner lost or dropped the trial. `started`: its worker had begun

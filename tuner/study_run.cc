@@ -11,15 +11,17 @@
 #include "common/log.h"
 #include "common/values.h"
 #include "storage/checkpoint_files.h"
+#include "storage/log_files.h"
 
 namespace sweep {
 
 StudyRun::StudyRun(Store* store, const pb::Study& study, SearchSpace space,
-                   std::string checkpoint_dir)
+                   std::string checkpoint_dir, std::string log_dir)
     : store_(store),
       study_(study),
       space_(std::move(space)),
       checkpoint_dir_(std::move(checkpoint_dir)),
+      log_dir_(std::move(log_dir)),
       table_(study.objective().goal() == pb::GOAL_MAXIMIZE) {
   max_retries_ = study_.algorithm().max_retries();
   double stall = study_.task().stall_timeout_s();
@@ -29,15 +31,16 @@ StudyRun::StudyRun(Store* store, const pb::Study& study, SearchSpace space,
 }
 
 Result<std::unique_ptr<StudyRun>> StudyRun::Open(Store* store, const pb::Study& study,
-                                                 std::string checkpoint_dir) {
+                                                 std::string checkpoint_dir, std::string log_dir) {
   ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Create(study));
   // A folder someone else made (or left open to others) is refused now, not
   // at the first checkpoint; a missing one is made when first needed.
   struct stat st;
   if (lstat(checkpoint_dir.c_str(), &st) == 0)
     RETURN_IF_ERROR(CheckCheckpointDir(checkpoint_dir, /*create=*/false));
+  if (lstat(log_dir.c_str(), &st) == 0) RETURN_IF_ERROR(CheckCheckpointDir(log_dir, false));
   std::unique_ptr<StudyRun> run(
-      new StudyRun(store, study, std::move(space), std::move(checkpoint_dir)));
+      new StudyRun(store, study, std::move(space), std::move(checkpoint_dir), std::move(log_dir)));
   RETURN_IF_ERROR(run->Load());
   return run;
 }
@@ -232,6 +235,29 @@ void StudyRun::OnCheckpoint(const pb::Checkpoint& ckpt) {
   if (auto orphan = t->DropUnreported()) std::remove(orphan->c_str());
   t->unreported = Trial::Unreported{*path, ckpt.step(), static_cast<int64_t>(ckpt.data().size()),
                                     Checksum(ckpt.data())};
+}
+
+void StudyRun::OnLog(const pb::Log& log) {
+  Trial* t = Running(log.trial_id(), log.lease());
+  if (!t || log.text().empty()) return;
+  if (t->log_attempt != t->attempts) {
+    t->log_attempt = t->attempts;
+    t->log_tail.clear();
+    t->log_dropped = 0;
+  }
+  auto r = AppendLogFile(log_dir_, t->id, t->attempts, log.text());
+  if (!r.ok()) {
+    // A log is not a result: the trial goes on, and the tail is still kept.
+    if (t->log_dropped == 0) LOG_WARN << "trial " << t->id << ": " << r.status().message();
+    t->log_dropped += static_cast<int64_t>(log.text().size());
+  } else {
+    t->log_dropped += r->dropped;
+  }
+  t->log_tail += log.text();
+  if (t->log_tail.size() > kLogTailBytes) t->log_tail.erase(0, t->log_tail.size() - kLogTailBytes);
+  Write(store_->Begin());
+  Write(store_->RecordLog(t->id, t->attempts, LogFilePath(log_dir_, t->id, t->attempts),
+                          r.ok() ? r->bytes : 0, t->log_dropped, t->log_tail, WallSeconds()));
 }
 
 void StudyRun::CommitCheckpoint(Trial* t, int64_t step) {

@@ -29,8 +29,10 @@ class StudyRun : public TrialOwner {
   // trials that were running when a tuner stopped, loads its trials and rebuilds the algorithm's
   // state by replaying the committed history. Checkpoint files live in
   // `checkpoint_dir`. Leaves the store's transaction open.
+  // `checkpoint_dir` and `log_dir` (command trials' logs) are folders beside
+  // the database, made when first needed.
   static Result<std::unique_ptr<StudyRun>> Open(Store* store, const pb::Study& study,
-                                                std::string checkpoint_dir);
+                                                std::string checkpoint_dir, std::string log_dir);
 
   const pb::Study& study() const { return study_; }
   int64_t id() const { return study_id_; }
@@ -60,6 +62,7 @@ class StudyRun : public TrialOwner {
   void OnStarted(int64_t trial_id) override;
   void OnReport(const std::string& runner_id, const pb::Report& report) override;
   void OnCheckpoint(const pb::Checkpoint& checkpoint) override;
+  void OnLog(const pb::Log& log) override;
   void OnFinal(const pb::Final& final) override;
   void OnReleased(int64_t trial_id, bool started, const std::string& cause,
                   bool runner_died) override;
@@ -75,7 +78,8 @@ class StudyRun : public TrialOwner {
   int64_t StallMs() const override { return stall_ms_; }
 
  private:
-  StudyRun(Store* store, const pb::Study& study, SearchSpace space, std::string checkpoint_dir);
+  StudyRun(Store* store, const pb::Study& study, SearchSpace space, std::string checkpoint_dir,
+           std::string log_dir);
   Status Load();
 
   // The one way a trial changes status (TrialTable::Transition), plus the
@@ -111,6 +115,7 @@ class StudyRun : public TrialOwner {
   pb::Study study_;
   SearchSpace space_;
   std::string checkpoint_dir_;
+  std::string log_dir_;  // command trials' logs
   std::unique_ptr<Scheduler> scheduler_;
   TrialTable table_;
   // Rejected messages per kind (report, final, ...), for rate-limiting their rows.

@@ -59,6 +59,10 @@ struct Trial {
     unreported.reset();
     return orphan;
   }
+  // A command trial's log of its current attempt, as far as it came.
+  int log_attempt = 0;
+  std::string log_tail;
+  int64_t log_dropped = 0;
   // The latest Ack for its runner, sent after the next commit.
   std::optional<pb::Ack> ack;
   std::string ack_to;  // routing id

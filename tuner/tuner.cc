@@ -109,7 +109,8 @@ Status Tuner::Setup() {
   // turn (up to 30 s, the dispatcher's handshake limit). A study found
   // complete stops them again.
   StartLocalRunners(study);
-  ASSIGN_OR_RETURN(study_, StudyRun::Open(store_.get(), study, o_.db_path + ".checkpoints"));
+  ASSIGN_OR_RETURN(study_, StudyRun::Open(store_.get(), study, o_.db_path + ".checkpoints",
+                                          o_.db_path + ".logs"));
   RETURN_IF_ERROR(study_->write_error());
   RETURN_IF_ERROR(store_->Commit());
   ProgressCounts c = study_->Counts();

@@ -319,9 +319,62 @@ TEST(E2eCommandTest, FailuresAreNamedAndGarbageOrFloodsChangeNothing) {
       << row("nanloss", "failure");
   EXPECT_EQ(row("garbage", "status"), "completed");
   EXPECT_EQ(row("flood", "status"), "completed");
+  // Each attempt's log: its stdout and stderr lines, the warnings about its
+  // reports, and how it ended; a flood is cut at the cap and says so.
+  auto log_of = [&](const std::string& mode) {
+    std::string out;
+    auto id =
+        QueryInt(db, "SELECT id FROM trials WHERE json_extract(params, '$.mode')='" + mode + "'");
+    EXPECT_EQ(RunSweep({"logs", std::to_string(id), "--db", db}, &out), 0) << out;
+    return out;
+  };
+  std::string log = log_of("exit3");
+  EXPECT_NE(log.find("training step 2\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("boom: failing on purpose\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("[sweep] the program exited with code 3"), std::string::npos) << log;
+  log = log_of("garbage");
+  EXPECT_NE(log.find("[sweep] warning: ignored a SWEEP_REPORT line that is not a JSON object"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("SWEEP_REPORT {not json"), std::string::npos) << log;
+  EXPECT_NE(log.find("\\x1b[2J garbage"), std::string::npos) << "escaped for the terminal";
+  EXPECT_EQ(log.find("\x1b"), std::string::npos);
+  log = log_of("flood");
+  EXPECT_NE(log.find("the log is over 16 MiB"), std::string::npos) << log.substr(log.size() - 300);
+  EXPECT_LE(QueryInt(db, "SELECT max(bytes) FROM trial_logs"), 16 << 20);
+  size_t note = log.find("[sweep] the log is over 16 MiB: the last ");
+  ASSERT_NE(note, std::string::npos);
+  EXPECT_GT(std::stoll(log.substr(note + 41)), 80 << 20) << log.substr(note, 100);
+  // The database keeps each log's tail, which survives the file.
+  int64_t exit3 =
+      QueryInt(db, "SELECT id FROM trials WHERE json_extract(params, '$.mode')='exit3'");
+  std::remove((db + ".logs/trial-" + std::to_string(exit3) + ".attempt-1.log").c_str());
+  log = log_of("exit3");
+  EXPECT_NE(log.find("boom: failing on purpose"), std::string::npos) << log;
   // Not retried: a program's own failure is its answer.
   EXPECT_EQ(QueryInt(db, "SELECT max(attempts) FROM trials"), 1);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind='attempt_lost'"), 0);
+}
+
+TEST(E2eCommandTest, LogsFollowsARunningTrialUntilItsAttemptEnds) {
+  TempDir dir;
+  std::string db = dir.File("l.db");
+  Process tuner({"run", PyStudy(dir, "l", ", --sleep, \"0.3\"", "{type: random, max_trials: 1}", 6),
+                 "--db", db, "--local-runners", "1", "--progress", "plain"},
+                dir.File("tuner.log"));
+  ASSERT_TRUE(WaitFor([&] { return QueryInt(db, "SELECT count(*) FROM reports") > 0; }, 30000))
+      << tuner.Log();
+  std::string out;
+  ASSERT_EQ(RunSweep({"logs", "1", "--db", db, "--follow"}, &out, 60000), 0) << out;
+  for (int s = 1; s <= 6; ++s)
+    EXPECT_NE(out.find("training step " + std::to_string(s) + "\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("[sweep] the program exited with code 0"), std::string::npos) << out;
+  EXPECT_EQ(out.find("SWEEP_REPORT"), std::string::npos) << "reports are not log lines";
+  EXPECT_EQ(tuner.Wait(30000), 0) << tuner.Log();
+  EXPECT_EQ(RunSweep({"logs", "1", "--db", db, "--attempt", "2"}, &out), 1);
+  EXPECT_NE(out.find("trial 1 has no log for attempt 2 (attempts with a log: 1)"),
+            std::string::npos)
+      << out;
 }
 
 TEST(E2eCommandTest, TimeoutAndStallCostAnAttemptAndEndTheProgram) {

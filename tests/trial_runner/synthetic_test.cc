@@ -37,6 +37,7 @@ class Recorder : public TaskContext {
   }
   bool StopRequested() const override { return false; }
   int64_t CommittedStep() const override { return 0; }
+  void Log(std::string) override {}
   std::vector<std::pair<int64_t, double>> reports;
   std::vector<std::pair<int64_t, std::string>> checkpoints;
 };

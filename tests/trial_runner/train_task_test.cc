@@ -13,6 +13,7 @@ class NoContext : public TaskContext {
   void Checkpoint(int64_t, std::string) override {}
   bool StopRequested() const override { return false; }
   int64_t CommittedStep() const override { return 0; }
+  void Log(std::string) override {}
   int reports = 0;
 };
 

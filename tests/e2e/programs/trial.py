@@ -91,6 +91,7 @@ if args.flood_mb:
 for step in range(start, trial.steps + 1):
     if args.sleep:
         time.sleep(args.sleep)
+    print("training step %d" % step, flush=True)  # the trial's log, not a report
     loss = float("nan") if args.nan else (args.x - 0.3) ** 2 + 1.0 / step
     if args.checkpoint and trial.should_checkpoint(step):
         folder = trial.checkpoint_folder(step)

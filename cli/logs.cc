@@ -1,0 +1,93 @@
+// Reading a command trial's log: the per-attempt file (storage/log_files.h)
+// while the sweep runs or after, control characters escaped for the terminal.
+#include "cli/logs.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "cli/format.h"
+#include "storage/reader.h"
+
+namespace sweep {
+
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "sweep: %s\n", EscapeControl(message).c_str());
+  return 1;
+}
+
+// Prints what the file holds from `*offset` on; false if it cannot be read.
+bool PrintFrom(const std::string& path, int64_t* offset) {
+  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[1 << 16];
+  // Escaped a whole buffer at a time; a multi-byte character cut at a
+  // buffer's edge is printed as its bytes, which a terminal rejoins.
+  while (true) {
+    ssize_t n = pread(fd, buf, sizeof buf, *offset);
+    if (n <= 0) break;
+    *offset += n;
+    std::string text = EscapeControl(std::string_view(buf, static_cast<size_t>(n)), true);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  std::fflush(stdout);
+  close(fd);
+  return true;
+}
+
+}  // namespace
+
+int PrintTrialLog(const std::string& db, int64_t trial_id, int attempt, bool follow) {
+  auto reader = Reader::Open(db);
+  if (!reader.ok()) return Fail(reader.status().message());
+  auto trial = (*reader)->Trial(trial_id);
+  if (!trial.ok()) return Fail(trial.status().message());
+  auto logs = (*reader)->Logs(trial_id);
+  if (!logs.ok()) return Fail(logs.status().message());
+  std::string id = std::to_string(trial_id);
+  if (attempt == 0) attempt = std::max(1, trial->trial.attempts);
+  const LogView* log = nullptr;
+  for (const auto& l : *logs)
+    if (l.attempt == attempt) log = &l;
+  bool running = trial->trial.status == "running" && trial->trial.attempts == attempt;
+  if (!log && !(follow && running)) {
+    std::string have;
+    for (const auto& l : *logs) have += (have.empty() ? "" : ", ") + std::to_string(l.attempt);
+    return Fail("trial " + id + " has no log for attempt " + std::to_string(attempt) +
+                (have.empty() ? " (only command trials keep logs, once they print)"
+                              : " (attempts with a log: " + have + ")"));
+  }
+  int64_t offset = 0;
+  std::string path = log ? log->path : "";
+  if (log && !PrintFrom(path, &offset)) {
+    std::fprintf(stderr, "sweep: %s is gone; its last %zu bytes, from the database:\n",
+                 EscapeControl(path).c_str(), log->tail.size());
+    std::string tail = EscapeControl(log->tail, true);
+    std::fwrite(tail.data(), 1, tail.size(), stdout);
+    return 0;
+  }
+  if (log && log->dropped > 0)
+    std::fprintf(stderr, "sweep: %lld bytes past the log's cap were not kept\n",
+                 static_cast<long long>(log->dropped));
+  while (follow && running) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    auto now = (*reader)->Trial(trial_id);
+    if (!now.ok()) return Fail(now.status().message());
+    running = now->trial.status == "running" && now->trial.attempts == attempt;
+    if (path.empty()) {
+      auto again = (*reader)->Logs(trial_id);
+      if (!again.ok()) return Fail(again.status().message());
+      for (const auto& l : *again)
+        if (l.attempt == attempt) path = l.path;
+    }
+    if (!path.empty()) PrintFrom(path, &offset);
+  }
+  return 0;
+}
+
+}  // namespace sweep
