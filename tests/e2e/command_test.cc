@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -187,6 +188,29 @@ TEST(E2eCommandTest, HyperbandPausesAndResumesFromTheProgramsOwnCheckpoint) {
   EXPECT_EQ(resumed_starts, static_cast<int>(resumed.size()));
 }
 
+TEST(E2eCommandTest, HyperbandWithoutCheckpointsReRunsPromotedTrialsFromTheStart) {
+  TempDir dir;
+  std::string db = dir.File("hb.db"), out;
+  std::string study = PyStudy(dir, "hb", "", "{type: hyperband}", 9);
+  ASSERT_EQ(RunSweep({"plan", study}, &out), 0);
+  EXPECT_NE(out.find("promoted trials re-run from step 1"), std::string::npos) << out;
+  RunStudy(study, db);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed'"), 0);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND step=9"),
+            QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed'"));
+  std::map<int64_t, int> runs;
+  for (const auto& l : Lines(dir.File("starts"))) {
+    std::istringstream in(l);
+    int64_t t, attempt, start;
+    in >> t >> attempt >> start;
+    EXPECT_EQ(start, 1) << l;
+    ++runs[t];
+  }
+  // Promoted trials ran once per rung they reached.
+  EXPECT_GT(std::count_if(runs.begin(), runs.end(), [](auto& p) { return p.second > 1; }), 0);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind LIKE '%rejected%'"), 0);
+}
+
 TEST(E2eCommandTest, PbtChildStartsFromItsParentsFilesByteForByte) {
   TempDir dir;
   std::string db = dir.File("pbt.db");
@@ -222,6 +246,81 @@ TEST(E2eCommandTest, PbtChildStartsFromItsParentsFilesByteForByte) {
     }
   }
   EXPECT_EQ(checked, children);
+}
+
+std::string S(const Cell& c) {
+  if (auto* s = std::get_if<std::string>(&c)) return *s;
+  if (auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
+  if (auto* d = std::get_if<double>(&c)) return std::to_string(*d);
+  return "null";
+}
+
+// What must not depend on interruptions: each trial's parameters, lineage,
+// status and step, and the decisions (pauses aside: who waited depends on
+// who arrived first).
+std::map<int64_t, std::string> Outcome(const std::string& db) {
+  std::map<int64_t, std::string> out;
+  for (const auto& r : Query(db,
+                             "SELECT t.number, t.status, t.step, t.params, (SELECT number FROM "
+                             "trials p WHERE p.id = t.parent_id), t.parent_step FROM trials t"))
+    out[std::get<int64_t>(r[0])] =
+        S(r[1]) + "@" + S(r[2]) + " " + S(r[3]) + " parent " + S(r[4]) + "@" + S(r[5]);
+  for (const auto& r : Query(db,
+                             "SELECT t.number, d.step, d.decision, d.reason FROM decisions d "
+                             "JOIN trials t ON t.id = d.trial_id WHERE d.decision != 'pause' "
+                             "ORDER BY t.number, d.step, d.decision"))
+    out[std::get<int64_t>(r[0])] += " | " + S(r[1]) + " " + S(r[2]) + ": " + S(r[3]);
+  return out;
+}
+
+TEST(E2eCommandTest, TunerKilledDuringCommandTrialsResumesToTheSameDecisions) {
+  TempDir dir;
+  std::string study = PyStudy(dir, "kr", ", --checkpoint, --sleep, \"0.05\"", "{type: hyperband}",
+                              9, "    checkpoints: true\n");
+  std::string db = dir.File("k.db"), ref = dir.File("ref.db"), out;
+  std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
+                                   "2",   "--progress", "plain"};
+  {
+    Process tuner(args, dir.File("t.log"));
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          return QueryInt(db,
+                          "SELECT (SELECT count(*) FROM trials WHERE status = 'paused') >= 3 AND "
+                          "(SELECT count(*) FROM trials WHERE status = 'running') > 0") > 0;
+        },
+        60000))
+        << tuner.Log();
+    tuner.Signal(SIGKILL);
+    EXPECT_EQ(tuner.Wait(10000), 128 + SIGKILL);
+  }
+  // Its local runners died with it, and their programs with them.
+  EXPECT_TRUE(AllGone(dir.File("pids"), 5000)) << "a program outlived kill -9 of the tuner";
+  ASSERT_EQ(RunSweep(args, &out), 0) << out;
+  ASSERT_EQ(
+      RunSweep({"run", study, "--db", ref, "--local-runners", "2", "--progress", "plain"}, &out), 0)
+      << out;
+  EXPECT_EQ(Outcome(db), Outcome(ref));
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status IN ('paused', 'failed')"), 0);
+  EXPECT_TRUE(AllGone(dir.File("pids"), 5000));
+}
+
+TEST(E2eCommandTest, CtrlCOfTheTunerLeavesNoProcessAndResumes) {
+  TempDir dir;
+  std::string study =
+      PyStudy(dir, "c", ", --grandchild, --sleep, \"0.3\"", "{type: random, max_trials: 2}", 6);
+  std::string db = dir.File("c.db"), out;
+  std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
+                                   "2",   "--progress", "plain"};
+  {
+    Process tuner(args, dir.File("t.log"));
+    ASSERT_TRUE(WaitFor([&] { return Lines(dir.File("pids")).size() == 4; }, 30000)) << tuner.Log();
+    tuner.Signal(SIGINT);
+    EXPECT_EQ(tuner.Wait(30000), 130) << tuner.Log();
+  }
+  EXPECT_TRUE(AllGone(dir.File("pids"), 5000)) << "a program outlived Ctrl-C of the tuner";
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'queued'"), 2);
+  ASSERT_EQ(RunSweep(args, &out), 0) << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed' AND step = 6"), 2);
 }
 
 TEST(E2eCommandTest, PbtWithoutCheckpointsIsRefusedAtValidation) {
