@@ -2,6 +2,7 @@
 // object of scalars. Bounded: nesting is capped, and the input is a view.
 #include "common/json_reader.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 
@@ -154,8 +155,11 @@ class Reader {
       if (!(Peek() >= '0' && Peek() <= '9')) return Error("expected a digit in the exponent");
       while (Peek() >= '0' && Peek() <= '9') ++i_;
     }
-    std::string digits(s_.substr(start, i_ - start));
-    *v = std::strtod(digits.c_str(), nullptr);
+    // from_chars: the C locale whatever the process's (strtod follows
+    // LC_NUMERIC); it refuses a leading '+' and hex, already excluded above.
+    auto r = std::from_chars(s_.data() + start, s_.data() + i_, *v);
+    if (r.ec == std::errc::result_out_of_range)  // 1e400 is inf, 1e-400 is 0, as strtod says
+      *v = std::strtod(std::string(s_.substr(start, i_ - start)).c_str(), nullptr);
     return Status::Ok();
   }
 
@@ -234,12 +238,20 @@ class Reader {
           uint32_t cp = 0;
           Status st = Hex4(&cp);
           if (!st.ok()) return st;
-          if (cp >= 0xD800 && cp < 0xDC00 && Word("\\u")) {
+          if (cp >= 0xD800 && cp < 0xDC00 && s_.substr(i_, 2) == "\\u") {
+            size_t at = i_;
+            i_ += 2;
             uint32_t lo = 0;
             st = Hex4(&lo);
             if (!st.ok()) return st;
-            if (lo >= 0xDC00 && lo < 0xE000) cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            if (lo >= 0xDC00 && lo < 0xE000) {
+              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            } else {
+              i_ = at;  // not its pair: read it on its own
+            }
           }
+          // A lone surrogate is not a character: U+FFFD, so the text stays UTF-8.
+          if (cp >= 0xD800 && cp < 0xE000) cp = 0xFFFD;
           AppendUtf8(out, cp);
           break;
         }

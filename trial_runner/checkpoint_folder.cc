@@ -34,12 +34,19 @@ Result<std::vector<std::string>> ListDir(const std::string& dir) {
   return names;
 }
 
-Status ReadFile(const std::string& path, std::string* out) {
-  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+// Reads at most `limit` bytes of a regular file. O_NONBLOCK: an entry
+// swapped for a FIFO after the lstat cannot block; the descriptor is checked.
+Status ReadFile(const std::string& path, size_t limit, std::string* out) {
+  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return PosixError("open", path, errno);
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return Status::InvalidArgument(path + " changed into something other than a file");
+  }
   char buf[1 << 16];
-  while (true) {
-    ssize_t n = read(fd, buf, sizeof buf);
+  while (out->size() < limit) {
+    ssize_t n = read(fd, buf, std::min(sizeof buf, limit - out->size()));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       int e = errno;
@@ -64,7 +71,13 @@ Status Pack(const std::string& root, const std::string& rel, int depth, size_t m
     std::string path = root + "/" + r;
     struct stat st;
     if (lstat(path.c_str(), &st) != 0) return PosixError("lstat", path, errno);
+    *total += r.size();  // paths count toward the cap too
+    if (folder->files_size() >= kMaxFiles)
+      return Status::ResourceExhausted("checkpoint folder has more than 100000 entries");
     if (S_ISDIR(st.st_mode)) {
+      pb::CheckpointFolder::File* f = folder->add_files();
+      f->set_path(r);
+      f->set_folder(true);
       Status s = Pack(root, r, depth + 1, max_bytes, total, folder);
       if (!s.ok()) return s;
       continue;
@@ -73,17 +86,19 @@ Status Pack(const std::string& root, const std::string& rel, int depth, size_t m
       return Status::InvalidArgument(path + " is not a regular file or folder (" +
                                      (S_ISLNK(st.st_mode) ? "a symlink" : "a special file") +
                                      "); checkpoints hold only files");
-    if (folder->files_size() >= kMaxFiles)
-      return Status::ResourceExhausted("checkpoint folder has more than 100000 files");
-    *total += static_cast<size_t>(st.st_size);
-    if (*total > max_bytes)
+    auto too_big = [&] {
       return Status::ResourceExhausted("checkpoint folder " + root + " holds more than " +
                                        std::to_string(max_bytes >> 20) + " MiB (the cap)");
+    };
+    if (*total + static_cast<size_t>(st.st_size) > max_bytes) return too_big();
     pb::CheckpointFolder::File* f = folder->add_files();
     f->set_path(r);
     f->set_executable((st.st_mode & S_IXUSR) != 0);
-    Status s = ReadFile(path, f->mutable_data());
+    // Never more than the room left: a file still growing is read no further.
+    Status s = ReadFile(path, max_bytes - *total + 1, f->mutable_data());
     if (!s.ok()) return s;
+    *total += f->data().size();
+    if (*total > max_bytes) return too_big();
   }
   return Status::Ok();
 }
@@ -137,6 +152,14 @@ Status UnpackFolder(const std::string& bytes, const std::string& dir) {
       start = slash + 1;
     }
     path = dir + "/" + f.path();
+    if (f.folder()) {
+      if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
+        return PosixError("mkdir", path, errno);
+      struct stat st;
+      if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        return Status::Corruption("the checkpoint's " + path + " is not a folder");
+      continue;
+    }
     int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                   f.executable() ? 0700 : 0600);
     if (fd < 0) return PosixError("create", path, errno);
@@ -157,17 +180,41 @@ Status UnpackFolder(const std::string& bytes, const std::string& dir) {
   return Status::Ok();
 }
 
-void RemoveTree(const std::string& path) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0) return;
-  if (S_ISDIR(st.st_mode)) {
-    auto names = ListDir(path);
-    if (names.ok())
-      for (const auto& n : *names) RemoveTree(path + "/" + n);
-    rmdir(path.c_str());
-  } else {
-    unlink(path.c_str());
+namespace {
+
+// Empties the folder open at `dir` (closed here), entry by entry relative to
+// its descriptor: a sub-folder swapped for a symlink meanwhile is unlinked
+// as a symlink (O_NOFOLLOW), never followed.
+void EmptyFolder(int dir, int depth) {
+  DIR* d = fdopendir(dir);
+  if (!d) {
+    close(dir);
+    return;
   }
+  std::vector<std::string> names;
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") names.push_back(n);
+  }
+  for (const auto& n : names) {
+    if (unlinkat(dirfd(d), n.c_str(), 0) == 0) continue;
+    if (errno != EISDIR || depth > 64) continue;
+    int sub = openat(dirfd(d), n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub < 0) continue;
+    EmptyFolder(sub, depth + 1);
+    unlinkat(dirfd(d), n.c_str(), AT_REMOVEDIR);
+  }
+  closedir(d);
+}
+
+}  // namespace
+
+void RemoveTree(const std::string& path) {
+  if (unlink(path.c_str()) == 0 || errno != EISDIR) return;
+  int dir = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0) return;
+  EmptyFolder(dir, 0);
+  rmdir(path.c_str());
 }
 
 }  // namespace sweep

@@ -25,6 +25,7 @@
 #include "common/posix_error.h"
 #include "common/wire.h"
 #include "trial_runner/checkpoint_folder.h"
+#include "trial_runner/line_reader.h"
 #include "trial_runner/program_process.h"
 
 extern char** environ;
@@ -38,9 +39,10 @@ CommandRunnerConfig& Config() {
   return config;
 }
 
-constexpr size_t kMaxLineBytes = 64 << 10;
 constexpr std::string_view kReportPrefix = "SWEEP_REPORT ";
 constexpr int kStderrTailLines = 12;
+// A program still there this long after SIGKILL is stuck in the kernel.
+constexpr int64_t kUnkillableMs = 10000;
 // The log goes to the tuner in batches: at this size, or this often.
 constexpr size_t kLogBatchBytes = 64 << 10;
 constexpr int64_t kLogBatchMs = 200;
@@ -58,38 +60,6 @@ TaskResult Failed(std::string error, int64_t step = 0) {
   return r;
 }
 
-// Splits a stream into lines, cutting any longer than kMaxLineBytes.
-class LineReader {
- public:
-  template <typename OnLine>
-  void Feed(const char* data, size_t n, OnLine on_line) {
-    for (size_t i = 0; i < n; ++i) {
-      char c = data[i];
-      if (c == '\n') {
-        if (!skipping_) on_line(buf_, false);
-        buf_.clear();
-        skipping_ = false;
-      } else if (!skipping_) {
-        buf_.push_back(c);
-        if (buf_.size() >= kMaxLineBytes) {
-          on_line(buf_, true);
-          buf_.clear();
-          skipping_ = true;
-        }
-      }
-    }
-  }
-  template <typename OnLine>
-  void Flush(OnLine on_line) {
-    if (!buf_.empty() && !skipping_) on_line(buf_, false);
-    buf_.clear();
-  }
-
- private:
-  std::string buf_;
-  bool skipping_ = false;
-};
-
 class Attempt {
  public:
   Attempt(const pb::Assign& a, TaskContext* ctx) : a_(a), cmd_(a.task().command()), ctx_(ctx) {}
@@ -100,7 +70,13 @@ class Attempt {
 
   TaskResult Run() {
     Status st = Prepare();
-    if (!st.ok()) return Failed(st.message());
+    if (!st.ok()) {
+      // The runner's environment (disk, folder), not the program: another
+      // runner may do better.
+      TaskResult r = Failed("the runner could not prepare the attempt: " + st.message());
+      r.outcome = pb::TRIAL_OUTCOME_LOST;
+      return r;
+    }
     auto spec = Spec();
     if (!spec.ok()) return Failed(spec.status().message());
     auto p = ProgramProcess::Start(*spec);
@@ -198,7 +174,9 @@ class Attempt {
     env["SWEEP_ATTEMPT"] = std::to_string(a_.attempt());
     env["SWEEP_SEED"] = std::to_string(a_.seed());
     env["SWEEP_STEPS"] = std::to_string(cmd_.steps());
-    env["SWEEP_CHECKPOINT_DIR"] = ckpt_dir_;
+    // Only where the study says the program checkpoints: otherwise Hyperband
+    // plans (and `sweep plan` says) re-runs from step 1.
+    if (cmd_.checkpoints()) env["SWEEP_CHECKPOINT_DIR"] = ckpt_dir_;
     env["SWEEP_DECISION_STEPS"] = decision_steps;
     if (!resume_dir_.empty()) {
       env["SWEEP_RESUME_DIR"] = resume_dir_;
@@ -224,6 +202,10 @@ class Attempt {
       if (terminating_ && !killed_ && now >= kill_at_ms_) {
         process_->SignalGroup(SIGKILL);
         killed_ = true;
+      }
+      if (killed_ && !process_->exited() && now >= kill_at_ms_ + kUnkillableMs) {
+        unkillable_ = true;  // in the kernel (D state): give the attempt up
+        break;
       }
       DeleteCommittedCheckpoints();
       struct pollfd fds[3];
@@ -297,7 +279,7 @@ class Attempt {
   }
 
   void AddLog(const std::string& line, bool cut) {
-    if (log_sent_ + static_cast<int64_t>(log_.size()) >= kMaxLogBytes) {
+    if (log_sent_ + static_cast<int64_t>(log_.size() + line.size()) + 64 > kMaxLogBytes) {
       log_dropped_ += static_cast<int64_t>(line.size()) + 1;
       return;
     }
@@ -315,7 +297,8 @@ class Attempt {
 
   void OnStderrLine(const std::string& line, bool cut) {
     AddLog(line, cut);
-    stderr_tail_.push_back(cut ? line.substr(0, 200) + "... (cut)" : line.substr(0, 500));
+    stderr_tail_.push_back(ValidUtf8(line.substr(0, 500)) +
+                           (cut || line.size() > 500 ? "..." : ""));
     if (stderr_tail_.size() > kStderrTailLines) stderr_tail_.pop_front();
   }
 
@@ -351,8 +334,11 @@ class Attempt {
         step = static_cast<int64_t>(f.number);
       } else if (f.key == "checkpoint") {
         checkpoint = f.kind == JsonField::Kind::kBool && f.flag;
+      } else if (f.key.empty() || f.key.size() > 256 || ValidUtf8(f.key) != f.key) {
+        if (warned_keys_.insert(f.key).second)
+          Warn("metric name '" + ValidUtf8(f.key.substr(0, 256)) +
+               "' is empty, longer than 256 bytes or not UTF-8; ignored");
       } else if (f.kind == JsonField::Kind::kNumber) {
-        if (f.key.empty() || f.key.size() > 256) continue;
         pb::Metric m;
         m.set_name(f.key);
         m.set_value(f.number);
@@ -375,7 +361,12 @@ class Attempt {
            " (steps must increase)");
       return;
     }
-    if (checkpoint) SendCheckpoint(*step);
+    if (checkpoint && !cmd_.checkpoints()) {
+      Warn("step " + std::to_string(*step) +
+           " says checkpoint, but the study does not set task.command.checkpoints: ignored");
+    } else if (checkpoint) {
+      SendCheckpoint(*step);
+    }
     last_step_ = *step;
     ++reports_;
     last_metrics_ = metrics;
@@ -406,8 +397,15 @@ class Attempt {
   TaskResult Outcome() {
     TaskResult r;
     r.step = last_step_;
-    if (ctx_->StopRequested() && !timed_out_) {
+    // The tuner's stop or pause stands even if the timeout fell in its grace.
+    if (ctx_->StopRequested()) {
       r.outcome = pb::TRIAL_OUTCOME_CANCELLED;
+      return r;
+    }
+    if (unkillable_) {
+      r.outcome = pb::TRIAL_OUTCOME_LOST;
+      r.error = "the program did not end " + std::to_string(kUnkillableMs / 1000) +
+                " s after SIGKILL (stuck in the kernel?)";
       return r;
     }
     if (timed_out_) {
@@ -418,7 +416,8 @@ class Attempt {
     }
     int st = process_->wait_status();
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-      bool resumed_at_end = !a_.checkpoint().empty() && reports_ == 0;
+      // Resumed from a checkpoint at its last step, it has nothing to run.
+      bool resumed_at_end = !a_.checkpoint().empty() && a_.checkpoint_step() >= cmd_.steps();
       if (reports_ == 0 && !resumed_at_end) {
         std::string metric =
             a_.objective_metric().empty() ? "a step" : "'" + a_.objective_metric() + "'";
@@ -446,7 +445,7 @@ class Attempt {
   std::string dir_, ckpt_dir_, resume_dir_, params_file_;
   std::unique_ptr<ProgramProcess> process_;
   int64_t started_ms_ = 0;
-  bool terminating_ = false, killed_ = false, timed_out_ = false;
+  bool terminating_ = false, killed_ = false, timed_out_ = false, unkillable_ = false;
   int64_t kill_at_ms_ = 0;
   LineReader out_lines_, err_lines_;
   std::deque<std::string> stderr_tail_;

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -108,8 +109,17 @@ struct ChildArgs {
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   int keep[] = {a.control_r, a.status_w, a.out_w, a.err_w, a.exec_w};
   CloseAllExcept(keep, 5, a.max_fd);
+  // The runner's stdio is not the watchdog's to hold open (every pipe fd
+  // is above 2, ProgramProcess::Start sees to it).
+  int null = open("/dev/null", O_RDWR);
+  if (null >= 0) {
+    for (int fd = 0; fd < 3; ++fd) dup2(null, fd);
+    if (null > 2) close(null);
+  }
   pid_t self = getpid();
-  pid_t pid = fork();
+  // _Fork: no atfork handlers, which could wait on locks of the runner's
+  // other threads (this process is a fork of a multi-threaded one).
+  pid_t pid = _Fork();
   if (pid == 0) ProgramMain(a, self);
   if (pid < 0) {
     WriteRecord(a.status_w, kForkFailed, errno);
@@ -120,16 +130,23 @@ struct ChildArgs {
   close(a.err_w);
   close(a.exec_w);
   WriteRecord(a.status_w, kPid, pid);
+  // A pidfd turns readable the moment the program exits, so its end is
+  // seen at once; without one (a kernel before 5.3) the loop polls.
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   bool program_done = false;
   while (true) {
-    struct pollfd p = {a.control_r, POLLIN, 0};
-    if (poll(&p, 1, 100) > 0) {
+    struct pollfd p[2] = {{a.control_r, POLLIN, 0}, {pidfd, POLLIN, 0}};
+    int nfds = pidfd >= 0 && !program_done ? 2 : 1;
+    if (poll(p, static_cast<nfds_t>(nfds), 100) > 0 && p[0].revents) {
       char c;
       ssize_t n = read(a.control_r, &c, 1);
       if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
-        // The runner is gone, or is done with this program.
-        kill(-pid, SIGKILL);
-        if (!program_done) waitpid(pid, nullptr, 0);
+        // The runner is gone, or is done with this program. Once the leader
+        // is reaped its group id may be reused: signal it only before.
+        if (!program_done) {
+          kill(-pid, SIGKILL);
+          waitpid(pid, nullptr, 0);
+        }
         while (waitpid(-1, nullptr, WNOHANG) > 0) {
         }
         _exit(0);
@@ -140,6 +157,7 @@ struct ChildArgs {
     while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
       if (w == pid) {
         program_done = true;
+        if (pidfd >= 0) close(pidfd);
         kill(-pid, SIGKILL);  // what it left running in its group
         WriteRecord(a.status_w, kExit, st);
       }
@@ -147,14 +165,15 @@ struct ChildArgs {
   }
 }
 
-// argv[0] as execve needs it: a path, searched on the program's PATH.
+// argv[0] as execve needs it: a path, searched on the program's PATH. A
+// relative path is executed as given: the program starts in the workdir.
 Result<std::string> ResolveProgram(const ProgramSpec& spec) {
   const std::string& name = spec.argv[0];
   if (name.find('/') != std::string::npos) {
     std::string path = name[0] == '/' ? name : spec.workdir + "/" + name;
     if (access(path.c_str(), X_OK) != 0)
       return PosixError("cannot run", name + " (in " + spec.workdir + ")", errno);
-    return path;
+    return name;
   }
   std::string search = "/usr/local/bin:/usr/bin:/bin";
   for (const auto& e : spec.env)
@@ -209,6 +228,17 @@ Result<std::unique_ptr<ProgramProcess>> ProgramProcess::Start(const ProgramSpec&
       }
       return PosixError("pipe", "for the program", e);
     }
+    // A runner started with stdio closed gets pipes at 0-2, which the
+    // children's dup2 onto stdio would clobber: move them up.
+    for (int end = 0; end < 2; ++end) {
+      int& fd = pipes[made][end];
+      if (fd > 2) continue;
+      int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+      if (moved >= 0) {
+        close(fd);
+        fd = moved;
+      }
+    }
   }
   long max_fd = sysconf(_SC_OPEN_MAX);
   ChildArgs a{path->c_str(), argv.data(),
@@ -257,9 +287,13 @@ Result<std::unique_ptr<ProgramProcess>> ProgramProcess::Start(const ProgramSpec&
 ProgramProcess::~ProgramProcess() {
   if (group_ > 0 && !exited_) kill(-group_, SIGKILL);
   CloseFd(&control_fd_);  // the watchdog kills the rest of the group and exits
-  if (watchdog_ > 0) {
-    while (waitpid(watchdog_, nullptr, 0) < 0 && errno == EINTR) {
-    }
+  // Bounded: a program stuck in the kernel (D state) survives SIGKILL, and
+  // its watchdog waits for it; the runner must not. Such a watchdog is
+  // reaped when the runner exits.
+  for (int i = 0; watchdog_ > 0 && i < 500; ++i) {
+    pid_t r = waitpid(watchdog_, nullptr, WNOHANG);
+    if (r == watchdog_ || (r < 0 && errno != EINTR)) break;
+    usleep(10000);
   }
   CloseFd(&status_fd_);
   CloseFd(&out_fd_);
@@ -281,7 +315,9 @@ bool ProgramProcess::ReadExit() {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n == 0) {
-      // The watchdog died without a word (killed): the program went with it.
+      // The watchdog died without a word (killed): the program went with it
+      // (PR_SET_PDEATHSIG); what it started may not have, so end the group.
+      if (group_ > 0) kill(-group_, SIGKILL);
       exited_ = true;
       wait_status_ = SIGKILL;
     }

@@ -20,10 +20,10 @@
 #include "common/rng.h"
 #include "common/wire.h"
 #include "common/zmq_socket.h"
-#include "trial_runner/checkpoint_folder.h"
 #include "trial_runner/command_task.h"
 #include "trial_runner/train_task.h"
 #include "trial_runner/trial_worker.h"
+#include "trial_runner/work_folder.h"
 
 namespace sweep {
 
@@ -383,26 +383,25 @@ int RunRunner(const RunnerOptions& options) {
   for (int g : CurrentTrainDevice().gpus)
     commands.cuda_visible_devices +=
         (commands.cuda_visible_devices.empty() ? "" : ",") + std::to_string(g);
+  std::optional<WorkFolder> work;
   if (o.allow_commands) {
     // A private folder for this process's command attempts, gone at exit.
     std::string base = o.work_dir;
     if (base.empty()) base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    std::string tmpl = base + "/sweep-runner-XXXXXX";
-    if (!mkdtemp(tmpl.data())) {
-      LOG_ERROR << "cannot make a folder for command trials in " << base << ": "
-                << std::strerror(errno) << " (choose another with --work-dir)";
+    auto folder = WorkFolder::Open(base);
+    if (!folder.ok()) {
+      LOG_ERROR << folder.status().message() << " (choose another with --work-dir)";
       return 2;
     }
-    commands.work_root = tmpl;
+    work.emplace(std::move(folder).value());
+    commands.work_root = work->path();
     if (!commands.tuner_authenticated)
       LOG_WARN << "--allow-commands: this runner has no pinned tuner key (--server-key), so it "
                   "refuses command trials";
   }
   SetCommandRunnerConfig(commands);
   Runner runner(o, device);
-  int rc = runner.Run();
-  if (!commands.work_root.empty()) RemoveTree(commands.work_root);
-  return rc;
+  return runner.Run();
 }
 
 }  // namespace sweep

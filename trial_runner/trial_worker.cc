@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "common/json.h"
 #include "trial_runner/task.h"
 
 namespace sweep {
@@ -91,7 +92,7 @@ void RunTrial(const std::shared_ptr<TrialSlot>& slot) {
   f->set_trial_id(slot->assign.trial_id());
   f->set_lease(slot->assign.lease());
   f->set_outcome(result.outcome);
-  f->set_error(result.error);
+  f->set_error(ValidUtf8(result.error));  // may quote a program's output
   f->set_step(result.step);
   for (const auto& m : result.metrics) *f->add_metrics() = m;
   slot->Push(std::move(env), true);

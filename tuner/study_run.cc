@@ -240,20 +240,26 @@ void StudyRun::OnCheckpoint(const pb::Checkpoint& ckpt) {
 void StudyRun::OnLog(const pb::Log& log) {
   Trial* t = Running(log.trial_id(), log.lease());
   if (!t || log.text().empty()) return;
+  std::string text = log.text();
   if (t->log_attempt != t->attempts) {
     t->log_attempt = t->attempts;
     t->log_tail.clear();
     t->log_dropped = 0;
+    // An attempt number is used again when its run never counted (Ctrl-C,
+    // a tuner restart): say where the new run begins.
+    struct stat st;
+    if (stat(LogFilePath(log_dir_, t->id, t->attempts).c_str(), &st) == 0 && st.st_size > 0)
+      text = "[sweep] attempt " + std::to_string(t->attempts) + " runs again from here\n" + text;
   }
-  auto r = AppendLogFile(log_dir_, t->id, t->attempts, log.text());
+  auto r = AppendLogFile(log_dir_, t->id, t->attempts, text);
   if (!r.ok()) {
     // A log is not a result: the trial goes on, and the tail is still kept.
     if (t->log_dropped == 0) LOG_WARN << "trial " << t->id << ": " << r.status().message();
-    t->log_dropped += static_cast<int64_t>(log.text().size());
+    t->log_dropped += static_cast<int64_t>(text.size());
   } else {
     t->log_dropped += r->dropped;
   }
-  t->log_tail += log.text();
+  t->log_tail += text;
   if (t->log_tail.size() > kLogTailBytes) t->log_tail.erase(0, t->log_tail.size() - kLogTailBytes);
   Write(store_->Begin());
   Write(store_->RecordLog(t->id, t->attempts, LogFilePath(log_dir_, t->id, t->attempts),
@@ -296,18 +302,22 @@ void StudyRun::OnFinal(const pb::Final& fin) {
     LoseAttempt(t, "its runner sent a completed result without reporting a step", false);
     return;
   }
-  if (fin.outcome() == pb::TRIAL_OUTCOME_LOST) {
+  // After a stop or pause, however the attempt ended (a timeout in the
+  // grace period, say), the algorithm's decision stands.
+  pb::TrialOutcome outcome = fin.outcome();
+  if (t->segment_ended && outcome == pb::TRIAL_OUTCOME_LOST) outcome = pb::TRIAL_OUTCOME_CANCELLED;
+  if (outcome == pb::TRIAL_OUTCOME_LOST) {
     t->last_step = step;
     LoseAttempt(
         t, fin.error().empty() ? "the attempt ended without a result" : fin.error().substr(0, 4096),
         false);
-  } else if (fin.outcome() == pb::TRIAL_OUTCOME_FAILED) {
+  } else if (outcome == pb::TRIAL_OUTCOME_FAILED) {
     Finish(t, TrialStatus::kFailed, std::nullopt, step, metrics,
            fin.error().empty() ? "the task failed" : fin.error().substr(0, 4096));
-  } else if (fin.outcome() == pb::TRIAL_OUTCOME_CANCELLED && t->pausing) {
+  } else if (outcome == pb::TRIAL_OUTCOME_CANCELLED && t->pausing) {
     t->last_step = step;
     Pause(t);
-  } else if (fin.outcome() == pb::TRIAL_OUTCOME_CANCELLED) {
+  } else if (outcome == pb::TRIAL_OUTCOME_CANCELLED) {
     Finish(t, TrialStatus::kStopped, value, step, metrics, "");
   } else if (!value) {
     Finish(t, TrialStatus::kFailed, std::nullopt, step, metrics,

@@ -1,86 +1,32 @@
 // End to end for command tasks: the user's own programs (Python through
 // clients/python, a shell script by hand, C++ through clients/cpp) as
-// trials, with real runners, real process groups and real signals.
+// trials under each algorithm, their contract, and exact resume.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <set>
 #include <sstream>
 
+#include "e2e/command_helpers.h"
 #include "e2e/harness.h"
 
 namespace sweep::e2e {
 namespace {
 
-const std::string kPrograms = std::string(SWEEP_SOURCE_DIR) + "/tests/e2e/programs";
-
-// A study whose trials run tests/e2e/programs/trial.py with `flags`.
-std::string PyStudy(const TempDir& dir, const std::string& name, const std::string& flags,
-                    const std::string& algorithm, int steps, const std::string& extra = "") {
-  return dir.Write(name + ".yaml",
-                   "name: " + name + "\nobjective: {metric: loss, goal: minimize}\n" +
-                       "task:\n  command:\n    argv: [python3, " + kPrograms +
-                       "/trial.py, --x, \"{x}\", " + "--record, " + dir.path() + flags + "]\n" +
-                       "    env: {PYTHONPATH: " + std::string(SWEEP_SOURCE_DIR) +
-                       "/clients/python}\n    steps: " + std::to_string(steps) + "\n" + extra +
-                       "algorithm: " + algorithm +
-                       "\nseed: 7\nparameters:\n  x: {type: float, min: 0, max: 1}\n");
-}
-
-std::vector<std::string> Lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> out;
-  for (std::string l; std::getline(in, l);)
-    if (!l.empty()) out.push_back(l);
-  return out;
-}
-
-// True when `pid` is gone (or a zombie nobody can wake).
-bool Gone(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  if (!stat) return true;
-  std::string s((std::istreambuf_iterator<char>(stat)), {});
-  size_t paren = s.rfind(')');
-  return paren != std::string::npos && paren + 2 < s.size() && s[paren + 2] == 'Z';
-}
-
-bool AllGone(const std::string& pids_file, int timeout_ms) {
-  return WaitFor(
-      [&] {
-        for (const auto& l : Lines(pids_file))
-          if (!Gone(static_cast<pid_t>(std::stol(l)))) return false;
-        return true;
-      },
-      timeout_ms);
-}
-
-// `sweep run` exits 1 when no trial completed.
-std::string RunStudy(const std::string& study, const std::string& db, int runners = 2,
-                     int want_rc = 0) {
-  std::string out;
-  int rc = RunSweep(
-      {"run", study, "--db", db, "--local-runners", std::to_string(runners), "--progress", "plain"},
-      &out);
-  EXPECT_EQ(rc, want_rc) << out;
-  return out;
-}
-
-double Param(const std::string& db, int64_t id) {
-  auto rows =
-      Query(db, "SELECT json_extract(params, '$.x') FROM trials WHERE id = " + std::to_string(id));
-  return rows.empty() ? NAN : std::get<double>(rows[0][0]);
-}
-
 TEST(E2eCommandTest, PythonProgramReportsItsValuesAndSeesTheContract) {
   TempDir dir;
   std::string db = dir.File("py.db");
+  setenv("SWEEP_LEAK", "from the runner's environment", 1);  // must not reach programs
   RunStudy(PyStudy(dir, "py", "", "{type: random, max_trials: 4}", 3), db);
+  unsetenv("SWEEP_LEAK");
   ASSERT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed'"), 4);
   for (const auto& r : Query(db, "SELECT id, value, step FROM trials")) {
     double x = Param(db, std::get<int64_t>(r[0]));
@@ -96,12 +42,14 @@ TEST(E2eCommandTest, PythonProgramReportsItsValuesAndSeesTheContract) {
   // The environment of the contract, and only the runner's SWEEP_* variables.
   auto env = Lines(dir.File("env"));
   ASSERT_EQ(env.size(), 4u);
-  for (const char* k :
-       {"\"SWEEP_PARAMS_FILE\"", "\"SWEEP_STUDY\": \"py\"", "\"SWEEP_TRIAL_ID\"",
-        "\"SWEEP_ATTEMPT\": \"1\"", "\"SWEEP_SEED\": \"7\"", "\"SWEEP_STEPS\": \"3\"",
-        "\"SWEEP_CHECKPOINT_DIR\"", "\"SWEEP_DECISION_STEPS\": \"\""})
+  for (const char* k : {"\"SWEEP_PARAMS_FILE\"", "\"SWEEP_STUDY\": \"py\"", "\"SWEEP_TRIAL_ID\"",
+                        "\"SWEEP_ATTEMPT\": \"1\"", "\"SWEEP_SEED\": \"7\"",
+                        "\"SWEEP_STEPS\": \"3\"", "\"SWEEP_DECISION_STEPS\": \"\""})
     EXPECT_NE(env[0].find(k), std::string::npos) << k << " in " << env[0];
   EXPECT_EQ(env[0].find("SWEEP_RESUME_DIR"), std::string::npos) << env[0];
+  EXPECT_EQ(env[0].find("SWEEP_LEAK"), std::string::npos) << env[0];
+  // checkpoints is not set: no checkpoint folder is offered.
+  EXPECT_EQ(env[0].find("SWEEP_CHECKPOINT_DIR"), std::string::npos) << env[0];
 }
 
 TEST(E2eCommandTest, ShellScriptByHandAndCppProgramThroughTheHeader) {
@@ -340,207 +288,6 @@ TEST(E2eCommandTest, PbtWithoutCheckpointsIsRefusedAtValidation) {
             std::string::npos)
       << out;
   EXPECT_NE(out.find("task.command.env.OK: '{z}' is not a parameter"), std::string::npos) << out;
-}
-
-TEST(E2eCommandTest, StopKillsAProgramThatIgnoresSigtermAndItsGrandchild) {
-  TempDir dir;
-  std::string db = dir.File("asha.db");
-  RunStudy(
-      PyStudy(dir, "asha", ", --ignore-term, --grandchild, --sleep, \"0.2\"",
-              "{type: asha, max_trials: 8, asha: {reduction_factor: 2}}", 4, "    grace_s: 0.5\n"),
-      db);
-  EXPECT_GT(QueryInt(db, "SELECT count(*) FROM trials WHERE status='stopped'"), 0);
-  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed'"), 0);
-  EXPECT_EQ(Lines(dir.File("pids")).size(), 16u);
-  EXPECT_TRUE(AllGone(dir.File("pids"), 5000));
-}
-
-TEST(E2eCommandTest, KillingTheRunnerLeavesNoProcessBehind) {
-  TempDir dir;
-  Keys keys(dir, {"r0", "r1"});
-  std::string endpoint = "ipc://" + dir.File("t.sock"), db = dir.File("k.db");
-  std::string study = PyStudy(dir, "k", ", --grandchild, --sleep, \"0.5\"",
-                              "{type: random, max_trials: 1, max_retries: 3}", 8);
-  Process tuner(Concat({"run", study, "--db", db, "--bind", endpoint, "--local-runners", "0",
-                        "--heartbeat-ms", "200", "--progress", "plain"},
-                       keys.TunerArgs()),
-                dir.File("tuner.log"));
-  auto runner = [&](const std::string& name) {
-    return std::make_unique<Process>(Concat({"runner", "--connect", endpoint, "--name", name,
-                                             "--heartbeat-ms", "200", "--allow-commands"},
-                                            keys.RunnerArgs(name)),
-                                     dir.File(name + ".log"));
-  };
-  auto r0 = runner("r0");
-  ASSERT_TRUE(WaitFor([&] { return Lines(dir.File("pids")).size() == 2; }, 30000))
-      << tuner.Log() << r0->Log();
-  ASSERT_TRUE(WaitFor([&] { return QueryInt(db, "SELECT count(*) FROM reports") > 0; }, 30000));
-  r0->Signal(SIGKILL);
-  EXPECT_EQ(r0->Wait(5000), 128 + SIGKILL);
-  EXPECT_TRUE(AllGone(dir.File("pids"), 5000)) << "a program or its grandchild outlived kill -9";
-  // The trial is retried on another runner and completes.
-  auto r1 = runner("r1");
-  ASSERT_EQ(tuner.Wait(120000), 0) << tuner.Log();
-  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND attempts=2"), 1);
-  EXPECT_TRUE(AllGone(dir.File("pids"), 5000));
-}
-
-TEST(E2eCommandTest, FailuresAreNamedAndGarbageOrFloodsChangeNothing) {
-  TempDir dir;
-  std::string db = dir.File("f.db");
-  std::string study = dir.Write(
-      "f.yaml",
-      "name: f\nobjective: {metric: loss, goal: minimize}\ntask:\n  command:\n"
-      "    argv: [python3, " +
-          kPrograms +
-          "/trial.py, --x, \"0.5\", --mode, \"{mode}\"]\n"
-          "    env: {PYTHONPATH: " +
-          std::string(SWEEP_SOURCE_DIR) +
-          "/clients/python}\n"
-          "    steps: 2\nalgorithm: {type: grid}\nparameters:\n"
-          "  mode: {type: categorical, values: [exit3, noreport, nanloss, garbage, flood]}\n");
-  RunStudy(study, db);
-  auto row = [&](const std::string& mode, const std::string& col) {
-    auto rows = Query(
-        db, "SELECT " + col + " FROM trials WHERE json_extract(params, '$.mode')='" + mode + "'");
-    return rows.empty() ? std::string("?") : std::get<std::string>(rows[0][0]);
-  };
-  EXPECT_EQ(row("exit3", "status"), "failed");
-  EXPECT_NE(row("exit3", "failure").find("the program exited with code 3"), std::string::npos);
-  EXPECT_NE(row("exit3", "failure").find("boom: failing on purpose"), std::string::npos)
-      << row("exit3", "failure");
-  EXPECT_EQ(row("noreport", "status"), "failed");
-  EXPECT_NE(row("noreport", "failure").find("the program exited 0 without reporting 'loss'"),
-            std::string::npos)
-      << row("noreport", "failure");
-  EXPECT_EQ(row("nanloss", "status"), "failed");
-  EXPECT_NE(row("nanloss", "failure").find("'loss' is nan"), std::string::npos)
-      << row("nanloss", "failure");
-  EXPECT_EQ(row("garbage", "status"), "completed");
-  EXPECT_EQ(row("flood", "status"), "completed");
-  // Each attempt's log: its stdout and stderr lines, the warnings about its
-  // reports, and how it ended; a flood is cut at the cap and says so.
-  auto log_of = [&](const std::string& mode) {
-    std::string out;
-    auto id =
-        QueryInt(db, "SELECT id FROM trials WHERE json_extract(params, '$.mode')='" + mode + "'");
-    EXPECT_EQ(RunSweep({"logs", std::to_string(id), "--db", db}, &out), 0) << out;
-    return out;
-  };
-  std::string log = log_of("exit3");
-  EXPECT_NE(log.find("training step 2\n"), std::string::npos) << log;
-  EXPECT_NE(log.find("boom: failing on purpose\n"), std::string::npos) << log;
-  EXPECT_NE(log.find("[sweep] the program exited with code 3"), std::string::npos) << log;
-  log = log_of("garbage");
-  EXPECT_NE(log.find("[sweep] warning: ignored a SWEEP_REPORT line that is not a JSON object"),
-            std::string::npos)
-      << log;
-  EXPECT_NE(log.find("SWEEP_REPORT {not json"), std::string::npos) << log;
-  EXPECT_NE(log.find("\\x1b[2J garbage"), std::string::npos) << "escaped for the terminal";
-  EXPECT_EQ(log.find("\x1b"), std::string::npos);
-  log = log_of("flood");
-  EXPECT_NE(log.find("the log is over 16 MiB"), std::string::npos) << log.substr(log.size() - 300);
-  EXPECT_LE(QueryInt(db, "SELECT max(bytes) FROM trial_logs"), 16 << 20);
-  size_t note = log.find("[sweep] the log is over 16 MiB: the last ");
-  ASSERT_NE(note, std::string::npos);
-  EXPECT_GT(std::stoll(log.substr(note + 41)), 80 << 20) << log.substr(note, 100);
-  // The database keeps each log's tail, which survives the file.
-  int64_t exit3 =
-      QueryInt(db, "SELECT id FROM trials WHERE json_extract(params, '$.mode')='exit3'");
-  std::remove((db + ".logs/trial-" + std::to_string(exit3) + ".attempt-1.log").c_str());
-  log = log_of("exit3");
-  EXPECT_NE(log.find("boom: failing on purpose"), std::string::npos) << log;
-  // Not retried: a program's own failure is its answer.
-  EXPECT_EQ(QueryInt(db, "SELECT max(attempts) FROM trials"), 1);
-  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind='attempt_lost'"), 0);
-}
-
-TEST(E2eCommandTest, LogsFollowsARunningTrialUntilItsAttemptEnds) {
-  TempDir dir;
-  std::string db = dir.File("l.db");
-  Process tuner({"run", PyStudy(dir, "l", ", --sleep, \"0.3\"", "{type: random, max_trials: 1}", 6),
-                 "--db", db, "--local-runners", "1", "--progress", "plain"},
-                dir.File("tuner.log"));
-  ASSERT_TRUE(WaitFor([&] { return QueryInt(db, "SELECT count(*) FROM reports") > 0; }, 30000))
-      << tuner.Log();
-  std::string out;
-  ASSERT_EQ(RunSweep({"logs", "1", "--db", db, "--follow"}, &out, 60000), 0) << out;
-  for (int s = 1; s <= 6; ++s)
-    EXPECT_NE(out.find("training step " + std::to_string(s) + "\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("[sweep] the program exited with code 0"), std::string::npos) << out;
-  EXPECT_EQ(out.find("SWEEP_REPORT"), std::string::npos) << "reports are not log lines";
-  EXPECT_EQ(tuner.Wait(30000), 0) << tuner.Log();
-  EXPECT_EQ(RunSweep({"logs", "1", "--db", db, "--attempt", "2"}, &out), 1);
-  EXPECT_NE(out.find("trial 1 has no log for attempt 2 (attempts with a log: 1)"),
-            std::string::npos)
-      << out;
-}
-
-TEST(E2eCommandTest, TimeoutAndStallCostAnAttemptAndEndTheProgram) {
-  TempDir dir;
-  std::string t =
-      PyStudy(dir, "t", ", --mode, hang", "{type: random, max_trials: 1, max_retries: 1}", 3,
-              "    timeout_s: 1\n    grace_s: 0.2\n");
-  std::string db = dir.File("t.db");
-  RunStudy(t, db, 1, 1);
-  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed' AND attempts=2"), 1);
-  auto f = Query(db, "SELECT failure FROM trials");
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_NE(std::get<std::string>(f[0][0]).find("ran past its timeout of 1 s"), std::string::npos)
-      << std::get<std::string>(f[0][0]);
-  EXPECT_TRUE(AllGone(dir.File("pids"), 5000));
-
-  TempDir dir2;
-  std::string s =
-      PyStudy(dir2, "s", ", --mode, hang", "{type: random, max_trials: 1, max_retries: 1}", 3,
-              "  stall_timeout_s: 1\n");
-  std::string db2 = dir2.File("s.db");
-  RunStudy(s, db2, 1, 1);
-  auto f2 = Query(db2, "SELECT status, attempts, failure FROM trials");
-  ASSERT_EQ(f2.size(), 1u);
-  EXPECT_EQ(std::get<std::string>(f2[0][0]), "failed");
-  EXPECT_EQ(std::get<int64_t>(f2[0][1]), 2);
-  EXPECT_NE(std::get<std::string>(f2[0][2]).find("stall"), std::string::npos)
-      << std::get<std::string>(f2[0][2]);
-  EXPECT_TRUE(AllGone(dir2.File("pids"), 5000));
-}
-
-TEST(E2eCommandTest, RunnersRefuseCommandsWithoutAllowCommandsOrAnAuthenticatedTuner) {
-  TempDir dir;
-  Keys keys(dir, {"r0"});
-  std::string endpoint = "ipc://" + dir.File("t.sock"), db = dir.File("r.db");
-  std::string study = PyStudy(dir, "r", "", "{type: random, max_trials: 1}", 1);
-  Process tuner(Concat({"run", study, "--db", db, "--bind", endpoint, "--local-runners", "0",
-                        "--heartbeat-ms", "200", "--progress", "plain"},
-                       keys.TunerArgs()),
-                dir.File("tuner.log"));
-  Process r0(Concat({"runner", "--connect", endpoint, "--name", "r0", "--heartbeat-ms", "200"},
-                    keys.RunnerArgs("r0")),
-             dir.File("r0.log"));
-  ASSERT_EQ(tuner.Wait(60000), 1) << tuner.Log();
-  auto f = Query(db, "SELECT status, failure FROM trials");
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(std::get<std::string>(f[0][0]), "failed");
-  EXPECT_NE(std::get<std::string>(f[0][1]).find("start it with sweep runner --allow-commands"),
-            std::string::npos)
-      << std::get<std::string>(f[0][1]);
-  EXPECT_TRUE(Lines(dir.File("pids")).empty());
-
-  // --insecure: the local runners have --allow-commands but cannot know who
-  // they talk to.
-  TempDir dir2;
-  std::string db2 = dir2.File("i.db"), out;
-  ASSERT_EQ(RunSweep({"run", PyStudy(dir2, "i", "", "{type: random, max_trials: 1}", 1), "--db",
-                      db2, "--local-runners", "1", "--insecure", "--progress", "plain"},
-                     &out),
-            1)
-      << out;
-  auto f2 = Query(db2, "SELECT failure FROM trials");
-  ASSERT_EQ(f2.size(), 1u);
-  EXPECT_NE(std::get<std::string>(f2[0][0]).find("only for a tuner it has authenticated"),
-            std::string::npos)
-      << std::get<std::string>(f2[0][0]);
-  EXPECT_TRUE(Lines(dir2.File("pids")).empty());
 }
 
 }  // namespace

@@ -33,6 +33,9 @@ TEST(CheckpointFolderTest, FilesAndFoldersRoundTrip) {
   ASSERT_TRUE(UnpackFolder(*bytes, dst).ok());
   EXPECT_EQ(FileBytes(dst + "/model.bin"), binary);
   EXPECT_EQ(FileBytes(dst + "/sub/run.sh"), "#!/bin/sh\n");
+  struct stat empty;
+  ASSERT_EQ(lstat((dst + "/empty").c_str(), &empty), 0) << "an empty folder is kept";
+  EXPECT_TRUE(S_ISDIR(empty.st_mode));
   struct stat st;
   ASSERT_EQ(stat((dst + "/sub/run.sh").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);

@@ -27,7 +27,7 @@ ap.add_argument("--no-report", action="store_true")
 ap.add_argument("--nan", action="store_true")
 ap.add_argument("--garbage", action="store_true")
 ap.add_argument("--flood-mb", type=int, default=0)
-ap.add_argument("--mode", default="ok", help="ok, exit3, noreport, nanloss, garbage, flood or hang")
+ap.add_argument("--mode", default="ok", help="ok, exit3, noreport, nanloss, garbage, flood, hang or badutf8")
 args = ap.parse_args()
 if args.mode == "exit3":
     args.exit_code = 3
@@ -41,6 +41,13 @@ elif args.mode == "flood":
     args.flood_mb = 100
 elif args.mode == "hang":
     args.hang_after = 1
+elif args.mode == "badutf8":
+    # Not UTF-8 on stderr (a cut progress bar) and in a metric's name.
+    sys.stderr.buffer.write("progress ████".encode()[:-1] + b" \xff\xfe\n")
+    sys.stderr.flush()
+    sys.stdout.buffer.write(b'SWEEP_REPORT {"\xffbad": 1, "step": 1, "loss": 0.5}\n')
+    sys.stdout.flush()
+    sys.exit(3)
 
 trial = sweep_trial.Trial()
 if args.ignore_term:

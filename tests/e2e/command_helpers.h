@@ -1,0 +1,76 @@
+// Shared by the command-task e2e tests: studies that run
+// tests/e2e/programs/trial.py, and checks on the processes it records.
+#pragma once
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "e2e/harness.h"
+
+namespace sweep::e2e {
+
+inline const std::string kPrograms = std::string(SWEEP_SOURCE_DIR) + "/tests/e2e/programs";
+
+// A study whose trials run tests/e2e/programs/trial.py with `flags`.
+inline std::string PyStudy(const TempDir& dir, const std::string& name, const std::string& flags,
+                           const std::string& algorithm, int steps, const std::string& extra = "") {
+  return dir.Write(name + ".yaml",
+                   "name: " + name + "\nobjective: {metric: loss, goal: minimize}\n" +
+                       "task:\n  command:\n    argv: [python3, " + kPrograms +
+                       "/trial.py, --x, \"{x}\", " + "--record, " + dir.path() + flags + "]\n" +
+                       "    env: {PYTHONPATH: " + std::string(SWEEP_SOURCE_DIR) +
+                       "/clients/python}\n    steps: " + std::to_string(steps) + "\n" + extra +
+                       "algorithm: " + algorithm +
+                       "\nseed: 7\nparameters:\n  x: {type: float, min: 0, max: 1}\n");
+}
+
+inline std::vector<std::string> Lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> out;
+  for (std::string l; std::getline(in, l);)
+    if (!l.empty()) out.push_back(l);
+  return out;
+}
+
+// True when `pid` is gone (or a zombie nobody can wake).
+inline bool Gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return true;
+  std::string s((std::istreambuf_iterator<char>(stat)), {});
+  size_t paren = s.rfind(')');
+  return paren != std::string::npos && paren + 2 < s.size() && s[paren + 2] == 'Z';
+}
+
+inline bool AllGone(const std::string& pids_file, int timeout_ms) {
+  return WaitFor(
+      [&] {
+        for (const auto& l : Lines(pids_file))
+          if (!Gone(static_cast<pid_t>(std::stol(l)))) return false;
+        return true;
+      },
+      timeout_ms);
+}
+
+// `sweep run` exits 1 when no trial completed.
+inline std::string RunStudy(const std::string& study, const std::string& db, int runners = 2,
+                            int want_rc = 0) {
+  std::string out;
+  int rc = RunSweep(
+      {"run", study, "--db", db, "--local-runners", std::to_string(runners), "--progress", "plain"},
+      &out);
+  EXPECT_EQ(rc, want_rc) << out;
+  return out;
+}
+
+inline double Param(const std::string& db, int64_t id) {
+  auto rows =
+      Query(db, "SELECT json_extract(params, '$.x') FROM trials WHERE id = " + std::to_string(id));
+  return rows.empty() ? NAN : std::get<double>(rows[0][0]);
+}
+
+}  // namespace sweep::e2e
