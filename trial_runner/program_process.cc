@@ -287,13 +287,25 @@ Result<std::unique_ptr<ProgramProcess>> ProgramProcess::Start(const ProgramSpec&
 ProgramProcess::~ProgramProcess() {
   if (group_ > 0 && !exited_) kill(-group_, SIGKILL);
   CloseFd(&control_fd_);  // the watchdog kills the rest of the group and exits
-  // Bounded: a program stuck in the kernel (D state) survives SIGKILL, and
-  // its watchdog waits for it; the runner must not. Such a watchdog is
-  // reaped when the runner exits.
-  for (int i = 0; watchdog_ > 0 && i < 500; ++i) {
+  // The status pipe closes when the watchdog exits: wait for that, not by
+  // polling waitpid. Bounded: a program stuck in the kernel (D state)
+  // survives SIGKILL and its watchdog waits for it; the runner must not.
+  // Such a watchdog is reaped when the runner exits.
+  int64_t waited_ms = 0;
+  while (watchdog_ > 0 && status_fd_ >= 0 && waited_ms < 5000) {
+    struct pollfd p = {status_fd_, POLLIN, 0};
+    int r = poll(&p, 1, 100);
+    waited_ms += 100;
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) continue;
+    char buf[64];
+    ssize_t n = read(status_fd_, buf, sizeof buf);
+    if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) break;
+  }
+  for (int i = 0; watchdog_ > 0 && i < 100; ++i) {
     pid_t r = waitpid(watchdog_, nullptr, WNOHANG);
     if (r == watchdog_ || (r < 0 && errno != EINTR)) break;
-    usleep(10000);
+    usleep(1000);
   }
   CloseFd(&status_fd_);
   CloseFd(&out_fd_);
