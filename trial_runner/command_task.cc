@@ -234,7 +234,11 @@ class Attempt {
     if (log_dropped_ > 0)
       log_ += "[sweep] the log is over 16 MiB: the last " + std::to_string(log_dropped_) +
               " bytes were not kept\n";
-    if (process_->exited())
+    // How it ended, in a log that has lines to explain; a quiet program that
+    // exits 0 keeps no log at all (no file per trial).
+    bool clean = process_->exited() && WIFEXITED(process_->wait_status()) &&
+                 WEXITSTATUS(process_->wait_status()) == 0;
+    if (process_->exited() && (log_sent_ > 0 || !log_.empty() || !clean))
       log_ += "[sweep] the program " + DescribeWaitStatus(process_->wait_status()) + "\n";
     FlushLog();
   }
