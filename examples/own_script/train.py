@@ -7,6 +7,8 @@ end. Outside sweep it runs with its defaults: `python3 train.py`.
 
 Needs PyTorch (Debian: python3-torch) and the Fashion-MNIST IDX files
 (Debian: dataset-fashion-mnist, in /usr/share/datasets/fashion-mnist).
+TRAIN_LIMIT=N in the environment trains on the first N training images only
+(for a quick try; the validation and test sets stay whole).
 """
 import gzip
 import os
@@ -42,6 +44,9 @@ def load(validation=10000):
     g = torch.Generator().manual_seed(0)  # the same split for every trial
     perm = torch.randperm(len(x), generator=g)
     val, train = perm[:validation], perm[validation:]
+    limit = int(os.environ.get("TRAIN_LIMIT", "0"))
+    if limit > 0:
+        train = train[:limit]
     return (x[train], y[train]), (x[val], y[val]), (tx, ty)
 
 
