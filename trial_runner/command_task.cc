@@ -239,7 +239,9 @@ class Attempt {
     bool clean = process_->exited() && WIFEXITED(process_->wait_status()) &&
                  WEXITSTATUS(process_->wait_status()) == 0;
     if (process_->exited() && (log_sent_ > 0 || !log_.empty() || !clean))
-      log_ += "[sweep] the program " + DescribeWaitStatus(process_->wait_status()) + "\n";
+      log_ += std::string("[sweep] ") +
+              (terminating_ && !timed_out_ ? "ended on the tuner's stop or pause: " : "") +
+              "the program " + DescribeWaitStatus(process_->wait_status()) + "\n";
     FlushLog();
   }
 

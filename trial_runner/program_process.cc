@@ -347,7 +347,7 @@ std::string DescribeWaitStatus(int st) {
   if (WIFSIGNALED(st)) {
     int sig = WTERMSIG(st);
     const char* abbrev = sigabbrev_np(sig);
-    return "killed by signal " + std::to_string(sig) +
+    return "was killed by signal " + std::to_string(sig) +
            (abbrev ? std::string(" (SIG") + abbrev + ")" : "");
   }
   return "ended with wait status " + std::to_string(st);

@@ -66,7 +66,7 @@ class ProgramProcess {
   int wait_status_ = 0;
 };
 
-// "exited with code 3", "killed by signal 9 (SIGKILL)".
+// "exited with code 3", "was killed by signal 9 (SIGKILL)".
 std::string DescribeWaitStatus(int wait_status);
 
 }  // namespace sweep

@@ -30,6 +30,14 @@ TEST(E2eCommandTest, StopKillsAProgramThatIgnoresSigtermAndItsGrandchild) {
   EXPECT_GT(QueryInt(db, "SELECT count(*) FROM trials WHERE status='stopped'"), 0);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed'"), 0);
   EXPECT_EQ(Lines(dir.File("pids")).size(), 16u);
+  std::string log;
+  int64_t stopped = QueryInt(db, "SELECT min(id) FROM trials WHERE status='stopped'");
+  ASSERT_EQ(RunSweep({"logs", std::to_string(stopped), "--db", db}, &log), 0) << log;
+  // It ignored SIGTERM, so SIGKILL ended it after grace_s.
+  EXPECT_NE(log.find("[sweep] ended on the tuner's stop or pause: the program was killed by "
+                     "signal 9 (SIGKILL)"),
+            std::string::npos)
+      << log;
   EXPECT_TRUE(AllGone(dir.File("pids"), 5000));
 }
 
