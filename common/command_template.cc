@@ -1,8 +1,6 @@
 // "{name}" templates: one scanner, used to list names and to expand them.
 #include "common/command_template.h"
 
-#include "common/json.h"
-
 namespace sweep {
 
 namespace {
@@ -64,21 +62,6 @@ Result<std::string> ExpandTemplate(std::string_view text,
       });
   if (!st.ok()) return st;
   return out;
-}
-
-std::string CommandValueText(const pb::Value& v) {
-  switch (v.kind_case()) {
-    case pb::Value::kNumber:
-      return FormatDouble(v.number());
-    case pb::Value::kInteger:
-      return std::to_string(v.integer());
-    case pb::Value::kText:
-      return v.text();
-    case pb::Value::kFlag:
-      return v.flag() ? "true" : "false";
-    default:
-      return "";
-  }
 }
 
 }  // namespace sweep

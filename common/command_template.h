@@ -1,6 +1,8 @@
 // The "{name}" templates of a command task's argv and env: which parameters
 // they name (validation) and their text with the trial's values (runner).
-// "{{" and "}}" stand for literal braces.
+// "{{" and "}}" stand for literal braces. A value's text is ValueToString's
+// (common/values.h): floats in shortest round-trip form, booleans as
+// true/false.
 #pragma once
 
 #include <map>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "common/status.h"
-#include "proto/sweep.pb.h"
 
 namespace sweep {
 
@@ -21,9 +22,5 @@ Result<std::vector<std::string>> TemplateNames(std::string_view text);
 // `values` becomes "" (a conditional parameter that is absent).
 Result<std::string> ExpandTemplate(std::string_view text,
                                    const std::map<std::string, std::string>& values);
-
-// A parameter value as a command sees it: floats in shortest round-trip
-// form, integers as integers, booleans as true/false, text as is.
-std::string CommandValueText(const pb::Value& v);
 
 }  // namespace sweep

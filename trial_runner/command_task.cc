@@ -23,6 +23,7 @@
 #include "common/json_reader.h"
 #include "common/log.h"
 #include "common/posix_error.h"
+#include "common/values.h"
 #include "common/wire.h"
 #include "trial_runner/checkpoint_folder.h"
 #include "trial_runner/line_reader.h"
@@ -106,31 +107,7 @@ class Attempt {
       if (!st.ok()) return st;
       last_step_ = a_.checkpoint_step();
     }
-    std::string json = "{";
-    for (const auto& p : a_.params()) {
-      if (json.size() > 1) json += ", ";
-      AppendJsonString(&json, p.name());
-      json += ": ";
-      const pb::Value& v = p.value();
-      switch (v.kind_case()) {
-        case pb::Value::kNumber:
-          json += JsonNumber(v.number());
-          break;
-        case pb::Value::kInteger:
-          json += std::to_string(v.integer());
-          break;
-        case pb::Value::kText:
-          AppendJsonString(&json, v.text());
-          break;
-        case pb::Value::kFlag:
-          json += v.flag() ? "true" : "false";
-          break;
-        default:
-          json += "null";
-          break;
-      }
-    }
-    json += "}\n";
+    std::string json = ParamsToJson(a_.params()) + "\n";
     params_file_ = dir_ + "/params.json";
     FILE* f = std::fopen(params_file_.c_str(), "wx");
     if (!f) return PosixError("create", params_file_, errno);
@@ -141,7 +118,7 @@ class Attempt {
 
   Result<ProgramSpec> Spec() {
     std::map<std::string, std::string> values;
-    for (const auto& p : a_.params()) values[p.name()] = CommandValueText(p.value());
+    for (const auto& p : a_.params()) values[p.name()] = ValueToString(p.value());
     ProgramSpec spec;
     for (const auto& arg : cmd_.argv()) {
       auto text = ExpandTemplate(arg, values);

@@ -9,38 +9,23 @@ the objective is the last report's loss.
 Timed: create_study + optimize only (no interpreter start, no import).
 Prints one line: optuna5-sqlite N seconds trials_per_s
 """
-import json
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
+
+from peer_program import run_program
 
 import optuna
 
 n = int(sys.argv[1])
 python = sys.argv[2] if len(sys.argv) > 2 else "python3"
-program = os.path.join(os.path.dirname(os.path.abspath(__file__)), "program.py")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
-
-
-def run_program(x):
-    """Runs program.py and returns its reports [(step, loss), ...]."""
-    out = subprocess.run([python, program, "--x", repr(x)], capture_output=True, text=True, check=True)
-    reports = []
-    for line in out.stdout.splitlines():
-        if line.startswith("SWEEP_REPORT "):
-            r = json.loads(line[len("SWEEP_REPORT "):])
-            reports.append((r["step"], r["loss"]))
-    if not reports:
-        raise RuntimeError("program.py printed no SWEEP_REPORT line")
-    return reports
 
 
 def objective(trial):
     x = trial.suggest_float("x", 0, 1)
-    reports = run_program(x)
+    reports = run_program(python, x)
     for step, loss in reports:
         trial.report(loss, step)
     return reports[-1][1]

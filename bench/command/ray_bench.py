@@ -10,13 +10,13 @@ Timed: tuner.fit() only. ray.init (starting the Ray cluster processes) and
 the import are NOT timed.
 Prints one line: ray-tune N seconds trials_per_s
 """
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
+
+from peer_program import run_program
 
 os.environ.setdefault("RAY_DEDUP_LOGS", "0")
 os.environ.setdefault("TUNE_DISABLE_AUTO_CALLBACK_LOGGERS", "1")
@@ -25,24 +25,10 @@ from ray import tune
 
 n = int(sys.argv[1])
 python = sys.argv[2] if len(sys.argv) > 2 else "python3"
-program = os.path.join(os.path.dirname(os.path.abspath(__file__)), "program.py")
-
-
-def run_program(x):
-    """Runs program.py and returns its reports [(step, loss), ...]."""
-    out = subprocess.run([python, program, "--x", repr(x)], capture_output=True, text=True, check=True)
-    reports = []
-    for line in out.stdout.splitlines():
-        if line.startswith("SWEEP_REPORT "):
-            r = json.loads(line[len("SWEEP_REPORT "):])
-            reports.append((r["step"], r["loss"]))
-    if not reports:
-        raise RuntimeError("program.py printed no SWEEP_REPORT line")
-    return reports
 
 
 def trainable(config):
-    for step, loss in run_program(config["x"]):
+    for step, loss in run_program(python, config["x"]):
         tune.report({"loss": loss, "step": step})
 
 

@@ -103,7 +103,8 @@ run_optuna() {  # round, N
 
 run_ray() {  # round, N
   local line
-  line=$("$RAY_VENV/bin/python" bench/command/ray_bench.py "$2" "$PROGRAM_PYTHON" 2>"$work/ray.log" | grep '^ray-tune ') \
+  # Ray's worker processes import peer_program too: put its folder on their path.
+  line=$(PYTHONPATH="$root/bench/command${PYTHONPATH:+:$PYTHONPATH}" "$RAY_VENV/bin/python" bench/command/ray_bench.py "$2" "$PROGRAM_PYTHON" 2>"$work/ray.log" | grep '^ray-tune ') \
     || { echo "ray_bench.py failed:" >&2; tail -20 "$work/ray.log" >&2; exit 1; }
   set -- "$1" $line
   row "$1" "$2" "$3" "$4"

@@ -6,6 +6,7 @@
 
 #include "common/command_template.h"
 #include "common/json_reader.h"
+#include "common/values.h"
 
 namespace sweep {
 namespace {
@@ -60,17 +61,17 @@ TEST(CommandTemplateTest, NamesAndExpansion) {
 TEST(CommandTemplateTest, ValuesInShortestRoundTripForm) {
   pb::Value v;
   v.set_number(0.1);
-  EXPECT_EQ(CommandValueText(v), "0.1");
+  EXPECT_EQ(ValueToString(v), "0.1");
   v.set_number(1e-5);
-  EXPECT_EQ(CommandValueText(v), "1e-05");
+  EXPECT_EQ(ValueToString(v), "1e-05");
   v.set_number(3);
-  EXPECT_EQ(CommandValueText(v), "3");
+  EXPECT_EQ(ValueToString(v), "3");
   v.set_integer(-42);
-  EXPECT_EQ(CommandValueText(v), "-42");
+  EXPECT_EQ(ValueToString(v), "-42");
   v.set_flag(false);
-  EXPECT_EQ(CommandValueText(v), "false");
+  EXPECT_EQ(ValueToString(v), "false");
   v.set_text("adam w");
-  EXPECT_EQ(CommandValueText(v), "adam w");
+  EXPECT_EQ(ValueToString(v), "adam w");
 }
 
 }  // namespace

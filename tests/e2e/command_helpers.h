@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -71,6 +73,39 @@ inline double Param(const std::string& db, int64_t id) {
   auto rows =
       Query(db, "SELECT json_extract(params, '$.x') FROM trials WHERE id = " + std::to_string(id));
   return rows.empty() ? NAN : std::get<double>(rows[0][0]);
+}
+
+// What trial.py --record wrote: each checkpoint's sha256 by (trial, step),
+// from the file "checkpoints".
+inline std::map<std::pair<int64_t, int64_t>, std::string> WrittenCheckpoints(
+    const TempDir& record) {
+  std::map<std::pair<int64_t, int64_t>, std::string> written;
+  for (const auto& l : Lines(record.File("checkpoints"))) {
+    std::istringstream in(l);
+    int64_t t, s;
+    std::string sha;
+    in >> t >> s >> sha;
+    written[{t, s}] = sha;
+  }
+  return written;
+}
+
+// Each attempt that started from a checkpoint, from the file "resumed": the
+// sha256 of the state it found there.
+struct Resumed {
+  int64_t trial = 0, attempt = 0, step = 0;
+  std::string sha, line;
+};
+inline std::vector<Resumed> ResumedAttempts(const TempDir& record) {
+  std::vector<Resumed> out;
+  for (const auto& l : Lines(record.File("resumed"))) {
+    Resumed r;
+    std::istringstream in(l);
+    in >> r.trial >> r.attempt >> r.step >> r.sha;
+    r.line = l;
+    out.push_back(r);
+  }
+  return out;
 }
 
 }  // namespace sweep::e2e

@@ -100,25 +100,13 @@ TEST(E2eCommandTest, HyperbandPausesAndResumesFromTheProgramsOwnCheckpoint) {
   RunStudy(PyStudy(dir, "hb", ", --checkpoint", "{type: hyperband}", 9, "    checkpoints: true\n"),
            db);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed'"), 0);
-  // Each checkpoint the program wrote, by (trial, step).
-  std::map<std::pair<int64_t, int64_t>, std::string> written;
-  for (const auto& l : Lines(dir.File("checkpoints"))) {
-    std::istringstream in(l);
-    int64_t t, s;
-    std::string sha;
-    in >> t >> s >> sha;
-    written[{t, s}] = sha;
-  }
-  auto resumed = Lines(dir.File("resumed"));
+  auto written = WrittenCheckpoints(dir);
+  auto resumed = ResumedAttempts(dir);
   ASSERT_GT(resumed.size(), 0u);
-  for (const auto& l : resumed) {
-    std::istringstream in(l);
-    int64_t t, attempt, step;
-    std::string sha;
-    in >> t >> attempt >> step >> sha;
+  for (const auto& r : resumed) {
     // The resumed attempt got exactly the files of its last checkpoint.
-    EXPECT_EQ(written[std::make_pair(t, step)], sha) << l;
-    EXPECT_TRUE(step == 1 || step == 3) << l;  // the rungs at 1 and 3 of 9
+    EXPECT_EQ(written[std::make_pair(r.trial, r.step)], r.sha) << r.line;
+    EXPECT_TRUE(r.step == 1 || r.step == 3) << r.line;  // the rungs at 1 and 3 of 9
   }
   // A resumed attempt's first report is the step after its rung.
   int resumed_starts = 0;
@@ -169,56 +157,21 @@ TEST(E2eCommandTest, PbtChildStartsFromItsParentsFilesByteForByte) {
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed'"), 0);
   int64_t children = QueryInt(db, "SELECT count(*) FROM trials WHERE parent_id IS NOT NULL");
   EXPECT_GT(children, 0);
-  std::map<std::pair<int64_t, int64_t>, std::string> written;
-  for (const auto& l : Lines(dir.File("checkpoints"))) {
-    std::istringstream in(l);
-    int64_t t, s;
-    std::string sha;
-    in >> t >> s >> sha;
-    written[{t, s}] = sha;
-  }
+  auto written = WrittenCheckpoints(dir);
+  auto resumed = ResumedAttempts(dir);
   int checked = 0;
   for (const auto& r :
        Query(db, "SELECT id, parent_id, parent_step FROM trials WHERE parent_id IS NOT NULL")) {
     int64_t child = std::get<int64_t>(r[0]), parent = std::get<int64_t>(r[1]),
             step = std::get<int64_t>(r[2]);
-    for (const auto& l : Lines(dir.File("resumed"))) {
-      std::istringstream in(l);
-      int64_t t, attempt, s;
-      std::string sha;
-      in >> t >> attempt >> s >> sha;
-      if (t != child || s != step) continue;
-      EXPECT_EQ(sha, written[std::make_pair(parent, step)])
+    for (const auto& r : resumed) {
+      if (r.trial != child || r.step != step) continue;
+      EXPECT_EQ(r.sha, written[std::make_pair(parent, step)])
           << "child " << child << " of " << parent;
       ++checked;
     }
   }
   EXPECT_EQ(checked, children);
-}
-
-std::string S(const Cell& c) {
-  if (auto* s = std::get_if<std::string>(&c)) return *s;
-  if (auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
-  if (auto* d = std::get_if<double>(&c)) return std::to_string(*d);
-  return "null";
-}
-
-// What must not depend on interruptions: each trial's parameters, lineage,
-// status and step, and the decisions (pauses aside: who waited depends on
-// who arrived first).
-std::map<int64_t, std::string> Outcome(const std::string& db) {
-  std::map<int64_t, std::string> out;
-  for (const auto& r : Query(db,
-                             "SELECT t.number, t.status, t.step, t.params, (SELECT number FROM "
-                             "trials p WHERE p.id = t.parent_id), t.parent_step FROM trials t"))
-    out[std::get<int64_t>(r[0])] =
-        S(r[1]) + "@" + S(r[2]) + " " + S(r[3]) + " parent " + S(r[4]) + "@" + S(r[5]);
-  for (const auto& r : Query(db,
-                             "SELECT t.number, d.step, d.decision, d.reason FROM decisions d "
-                             "JOIN trials t ON t.id = d.trial_id WHERE d.decision != 'pause' "
-                             "ORDER BY t.number, d.step, d.decision"))
-    out[std::get<int64_t>(r[0])] += " | " + S(r[1]) + " " + S(r[2]) + ": " + S(r[3]);
-  return out;
 }
 
 TEST(E2eCommandTest, TunerKilledDuringCommandTrialsResumesToTheSameDecisions) {
@@ -247,7 +200,7 @@ TEST(E2eCommandTest, TunerKilledDuringCommandTrialsResumesToTheSameDecisions) {
   ASSERT_EQ(
       RunSweep({"run", study, "--db", ref, "--local-runners", "2", "--progress", "plain"}, &out), 0)
       << out;
-  EXPECT_EQ(Outcome(db), Outcome(ref));
+  EXPECT_EQ(ResumeInvariantOutcome(db), ResumeInvariantOutcome(ref));
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status IN ('paused', 'failed')"), 0);
   EXPECT_TRUE(AllGone(dir.File("pids"), 5000));
 }

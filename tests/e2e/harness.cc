@@ -157,4 +157,31 @@ int64_t QueryInt(const std::string& db, const std::string& sql) {
   return -1;
 }
 
+std::string CellText(const Cell& c) {
+  if (auto* s = std::get_if<std::string>(&c)) return *s;
+  if (auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
+  if (auto* d = std::get_if<double>(&c)) return std::to_string(*d);
+  return "null";
+}
+
+std::map<int64_t, std::string> ResumeInvariantOutcome(const std::string& db) {
+  auto S = CellText;
+  std::map<int64_t, std::string> out;
+  for (const auto& r :
+       Query(db,
+             "SELECT t.number, t.status, t.step, t.params, "
+             "(SELECT number FROM trials p WHERE p.id = t.parent_id), t.parent_step "
+             "FROM trials t")) {
+    out[std::get<int64_t>(r[0])] =
+        S(r[1]) + "@" + S(r[2]) + " " + S(r[3]) + " parent " + S(r[4]) + "@" + S(r[5]);
+  }
+  for (const auto& r : Query(db,
+                             "SELECT t.number, d.step, d.decision, d.reason FROM decisions d "
+                             "JOIN trials t ON t.id = d.trial_id WHERE d.decision != 'pause' "
+                             "ORDER BY t.number, d.step, d.decision")) {
+    out[std::get<int64_t>(r[0])] += " | " + S(r[1]) + " " + S(r[2]) + ": " + S(r[3]);
+  }
+  return out;
+}
+
 }  // namespace sweep::e2e

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -83,5 +84,14 @@ bool WaitFor(const std::function<bool()>& pred, int timeout_ms);
 // error is a test failure.
 std::vector<std::vector<Cell>> Query(const std::string& db, const std::string& sql);
 int64_t QueryInt(const std::string& db, const std::string& sql);
+
+// A cell as text ("null" when empty), for comparing rows.
+std::string CellText(const Cell& c);
+// Everything about a study's run that must not depend on arrival order or
+// interruptions, by trial number: each trial's parameters, lineage, final
+// status and step, and the algorithm's decisions with their reasons (pauses
+// excepted: who waited depends on who arrived first). Two runs of a study,
+// one killed and resumed, compare equal.
+std::map<int64_t, std::string> ResumeInvariantOutcome(const std::string& db);
 
 }  // namespace sweep::e2e

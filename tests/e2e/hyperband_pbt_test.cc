@@ -14,35 +14,6 @@
 namespace sweep::e2e {
 namespace {
 
-std::string S(const Cell& c) {
-  if (auto* s = std::get_if<std::string>(&c)) return *s;
-  if (auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
-  if (auto* d = std::get_if<double>(&c)) return std::to_string(*d);
-  return "null";
-}
-
-// Everything that must not depend on arrival order or interruptions: each
-// trial's parameters, lineage, final status and step, and the algorithm's
-// decisions (pauses excepted: who waited depends on who arrived first).
-std::map<int64_t, std::string> Outcome(const std::string& db) {
-  std::map<int64_t, std::string> out;
-  for (const auto& r :
-       Query(db,
-             "SELECT t.number, t.status, t.step, t.params, "
-             "(SELECT number FROM trials p WHERE p.id = t.parent_id), t.parent_step "
-             "FROM trials t")) {
-    out[std::get<int64_t>(r[0])] =
-        S(r[1]) + "@" + S(r[2]) + " " + S(r[3]) + " parent " + S(r[4]) + "@" + S(r[5]);
-  }
-  for (const auto& r : Query(db,
-                             "SELECT t.number, d.step, d.decision, d.reason FROM decisions d "
-                             "JOIN trials t ON t.id = d.trial_id WHERE d.decision != 'pause' "
-                             "ORDER BY t.number, d.step, d.decision")) {
-    out[std::get<int64_t>(r[0])] += " | " + S(r[1]) + " " + S(r[2]) + ": " + S(r[3]);
-  }
-  return out;
-}
-
 const char* kHyperband =
     "name: hb\nobjective: {metric: value, goal: minimize}\n"
     "task: {synthetic: {function: curve, steps: 9, step_ms: STEP_MS}}\n"
@@ -77,7 +48,7 @@ TEST(E2eHyperbandTest, RungsFillAsPlannedWithTwoRunners) {
   // Where each trial ended: bracket s=2 stops 6 at step 1 and 2 at step 3.
   std::map<std::string, int64_t> ends;
   for (const auto& r : Query(db, "SELECT status, step, count(*) FROM trials GROUP BY 1, 2"))
-    ends[S(r[0]) + "@" + S(r[1])] = std::get<int64_t>(r[2]);
+    ends[CellText(r[0]) + "@" + CellText(r[1])] = std::get<int64_t>(r[2]);
   EXPECT_EQ(ends, (std::map<std::string, int64_t>{
                       {"stopped@1", 6}, {"stopped@3", 2 + 4}, {"completed@9", 1 + 1 + 3}}));
   // Each trial promoted after a pause was resumed from its checkpoint at
@@ -118,7 +89,7 @@ TEST(E2eHyperbandTest, CrashingRunnersChangeNoDecision) {
       << out;
   EXPECT_GT(QueryInt(b, "SELECT count(*) FROM events WHERE kind = 'attempt_lost'"), 0);
   EXPECT_EQ(QueryInt(b, "SELECT count(*) FROM trials WHERE status = 'failed'"), 0);
-  auto x = Outcome(a), y = Outcome(b);
+  auto x = ResumeInvariantOutcome(a), y = ResumeInvariantOutcome(b);
   EXPECT_EQ(x, y);
 }
 
@@ -180,7 +151,7 @@ void KillResumeMatches(const std::string& yaml, const std::string& when, int sig
   ASSERT_EQ(
       RunSweep({"run", study, "--db", ref, "--local-runners", "3", "--progress", "plain"}, &out), 0)
       << out;
-  auto a = Outcome(db), b = Outcome(ref);
+  auto a = ResumeInvariantOutcome(db), b = ResumeInvariantOutcome(ref);
   EXPECT_EQ(a, b) << "paused at the kill: " << paused;
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'paused'"), 0);
 }
