@@ -16,8 +16,10 @@ Result<std::string> HyperbandLayout(const pb::Study& study, bool json) {
   RETURN_IF_ERROR(CheckPlan(study));
   HyperbandPlan plan = PlanHyperband(study);
   std::string out;
+  bool bohb = study.algorithm().type() == pb::ALGORITHM_TYPE_BOHB;
+  std::string name = bohb ? "bohb" : "hyperband";
   if (json) {
-    out = "{\"algorithm\": \"hyperband\", \"brackets\": [";
+    out = "{\"algorithm\": \"" + name + "\", \"brackets\": [";
     for (size_t b = 0; b < plan.brackets.size(); ++b) {
       const Bracket& br = plan.brackets[b];
       out += std::string(b ? ", " : "") + "{\"bracket\": " + Num(br.s) +
@@ -34,7 +36,7 @@ Result<std::string> HyperbandLayout(const pb::Study& study, bool json) {
            ", \"note\": " + JsonString(plan.note) + "}\n";
     return out;
   }
-  out = "hyperband: " + Num(static_cast<int64_t>(plan.brackets.size())) + " brackets, " +
+  out = name + ": " + Num(static_cast<int64_t>(plan.brackets.size())) + " brackets, " +
         Num(plan.total_trials) + " trials, " + Num(plan.total_resource) + " steps in total" +
         (study.task().has_command() && !study.task().command().checkpoints()
              ? " (the command writes no checkpoints, so promoted trials re-run from step 1 "
@@ -47,6 +49,13 @@ Result<std::string> HyperbandLayout(const pb::Study& study, bool json) {
     out += "\n";
   }
   out += "ends: " + plan.note + "\n";
+  if (bohb) {
+    const pb::BohbConfig& c = study.algorithm().bohb();
+    out += "proposals: " + FormatShort(c.random_fraction()) +
+           " of new trials at random; the others from a TPE model of the results at the "
+           "largest rung step with at least " +
+           Num(c.min_points_in_model()) + " results (random until one has)\n";
+  }
   return out;
 }
 
@@ -57,7 +66,29 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
   int64_t resource = TaskResource(study.task());
   switch (alg.type()) {
     case pb::ALGORITHM_TYPE_HYPERBAND:
+    case pb::ALGORITHM_TYPE_BOHB:
       return HyperbandLayout(study, json);
+    case pb::ALGORITHM_TYPE_TPE: {
+      const pb::TpeConfig& c = alg.tpe();
+      int64_t trials = alg.max_trials();
+      if (json)
+        return "{\"algorithm\": \"tpe\", \"max_trials\": " + Num(trials) +
+               ", \"n_startup_trials\": " + Num(c.n_startup_trials()) +
+               ", \"n_ei_candidates\": " + Num(c.n_ei_candidates()) +
+               ", \"gamma\": " + JsonNumber(c.gamma()) +
+               ", \"multivariate\": " + (c.multivariate() ? "true" : "false") +
+               ", \"constant_liar\": " + (c.constant_liar() ? "true" : "false") +
+               ", \"steps_per_trial\": " + Num(resource) + "}\n";
+      return "tpe: " + Num(trials) + " trials of " + Num(resource) + " steps (" +
+             Num(trials * resource) + " steps); the first " + Num(c.n_startup_trials()) +
+             " finished trials are random draws, then each proposal is the best of " +
+             Num(c.n_ei_candidates()) + " candidates by l(x)/g(x), the best " +
+             FormatShort(c.gamma()) + " of finished trials (at most 25) being good" +
+             (c.constant_liar() ? " and running ones counted bad" : "") +
+             (c.multivariate() ? "; parameters modelled jointly"
+                               : "; parameters modelled one by one") +
+             "\n";
+    }
     case pb::ALGORITHM_TYPE_ASHA: {
       auto rungs = AshaRungs(study);
       std::string list;

@@ -20,6 +20,12 @@ constexpr double kPbtQuantile = 0.25;
 constexpr double kPbtResampleProb = 0.25;
 constexpr int64_t kMedianGrace = 1;
 constexpr int32_t kMedianMinTrials = 3;
+constexpr int32_t kTpeStartupTrials = 10;
+constexpr int32_t kTpeCandidates = 24;
+constexpr double kTpeGamma = 0.1;
+constexpr double kTpePriorWeight = 1.0;
+constexpr double kBohbRandomFraction = 1.0 / 3.0;
+constexpr double kBohbTopFraction = 0.15;
 
 int32_t DefaultEpochs() { return static_cast<int32_t>(FindTrainKnob("epochs")->default_number); }
 
@@ -58,7 +64,29 @@ void ResolveMedian(pb::MedianConfig* c) {
   if (!c->has_min_trials()) c->set_min_trials(kMedianMinTrials);
 }
 
+void ResolveTpe(pb::TpeConfig* c) {
+  if (!c->has_n_startup_trials()) c->set_n_startup_trials(kTpeStartupTrials);
+  if (!c->has_n_ei_candidates()) c->set_n_ei_candidates(kTpeCandidates);
+  if (!c->has_gamma()) c->set_gamma(kTpeGamma);
+  if (!c->has_prior_weight()) c->set_prior_weight(kTpePriorWeight);
+  if (!c->has_multivariate()) c->set_multivariate(true);
+  if (!c->has_constant_liar()) c->set_constant_liar(true);
+}
+
+void ResolveBohb(const pb::Study& study, pb::BohbConfig* c) {
+  int searched = 0;
+  for (const auto& p : study.parameters())
+    if (p.type() != pb::PARAM_TYPE_CONSTANT) ++searched;
+  if (!c->has_min_points_in_model()) c->set_min_points_in_model(searched + 1);
+  if (!c->has_random_fraction()) c->set_random_fraction(kBohbRandomFraction);
+  if (!c->has_top_fraction()) c->set_top_fraction(kBohbTopFraction);
+}
+
 }  // namespace
+
+bool UsesHyperbandBrackets(pb::AlgorithmType type) {
+  return type == pb::ALGORITHM_TYPE_HYPERBAND || type == pb::ALGORITHM_TYPE_BOHB;
+}
 
 int64_t TaskResource(const pb::Task& task) {
   if (task.has_synthetic())
@@ -96,6 +124,14 @@ void ResolveDefaults(pb::Study* study) {
       break;
     case pb::ALGORITHM_TYPE_HYPERBAND:
       ResolveHyperband(resource, alg->mutable_hyperband());
+      break;
+    case pb::ALGORITHM_TYPE_TPE:
+      ResolveTpe(alg->mutable_tpe());
+      break;
+    case pb::ALGORITHM_TYPE_BOHB:
+      ResolveHyperband(resource, alg->mutable_hyperband());
+      ResolveTpe(alg->mutable_tpe());
+      ResolveBohb(*study, alg->mutable_bohb());
       break;
     case pb::ALGORITHM_TYPE_PBT:
       ResolvePbt(resource, alg->mutable_pbt());

@@ -16,6 +16,10 @@ namespace sweep {
 // steps or training epochs, with their defaults where unset.
 int64_t TaskResource(const pb::Task& task);
 
+// Hyperband and BOHB: the algorithms that run Hyperband's brackets (and
+// read `algorithm.hyperband`).
+bool UsesHyperbandBrackets(pb::AlgorithmType type);
+
 // Writes every unset default into `study`. Idempotent; a study stored by an
 // earlier version is resolved the same way before it is compared.
 void ResolveDefaults(pb::Study* study);

@@ -64,28 +64,54 @@ void CheckPbt(const pb::Study& study, Checker* c) {
   }
 }
 
+void CheckTpe(const pb::Study& study, Checker* c) {
+  const pb::TpeConfig& t = study.algorithm().tpe();
+  if (t.n_startup_trials() < 0 || t.n_startup_trials() > 100000)
+    c->Fail("algorithm.tpe.n_startup_trials", "must be in [0, 100000]");
+  if (t.n_ei_candidates() < 1 || t.n_ei_candidates() > 10000)
+    c->Fail("algorithm.tpe.n_ei_candidates", "must be in [1, 10000]");
+  if (!(t.gamma() > 0 && t.gamma() <= 1)) c->Fail("algorithm.tpe.gamma", "must be in (0, 1]");
+  if (!(t.prior_weight() > 0 && t.prior_weight() <= 1e6))
+    c->Fail("algorithm.tpe.prior_weight", "must be in (0, 1e6]");
+  if (study.algorithm().type() != pb::ALGORITHM_TYPE_BOHB) return;
+  const pb::BohbConfig& b = study.algorithm().bohb();
+  if (b.min_points_in_model() < 1 || b.min_points_in_model() > 100000)
+    c->Fail("algorithm.bohb.min_points_in_model", "must be in [1, 100000]");
+  if (!(b.random_fraction() >= 0 && b.random_fraction() <= 1))
+    c->Fail("algorithm.bohb.random_fraction", "must be in [0, 1]");
+  if (!(b.top_fraction() > 0 && b.top_fraction() < 1))
+    c->Fail("algorithm.bohb.top_fraction", "must be in (0, 1)");
+}
+
 }  // namespace
 
 void CheckAlgorithm(const pb::Study& study, Checker* c) {
   const pb::Algorithm& alg = study.algorithm();
   if (alg.type() == pb::ALGORITHM_TYPE_UNSPECIFIED) {
     c->Fail("algorithm.type",
-            "is required (random, grid, quasirandom, asha, median, hyperband or pbt)");
+            "is required (random, grid, quasirandom, asha, median, hyperband, pbt, tpe or bohb)");
   }
   bool stopping = alg.type() == pb::ALGORITHM_TYPE_ASHA || alg.type() == pb::ALGORITHM_TYPE_MEDIAN;
   if (stopping && !alg.has_max_trials())
     c->Fail("algorithm.max_trials", "is required for asha and median");
+  if (alg.type() == pb::ALGORITHM_TYPE_TPE && !alg.has_max_trials())
+    c->Fail("algorithm.max_trials", "is required for tpe");
   if (alg.has_budget() && alg.budget() < 1)
     c->Fail("algorithm.budget", "must be >= 1 (steps summed over trials)");
   if (alg.has_asha() && alg.type() != pb::ALGORITHM_TYPE_ASHA)
     c->Fail("algorithm.asha", "is only for type: asha");
   if (alg.has_median() && alg.type() != pb::ALGORITHM_TYPE_MEDIAN)
     c->Fail("algorithm.median", "is only for type: median");
-  if (alg.has_hyperband() && alg.type() != pb::ALGORITHM_TYPE_HYPERBAND)
-    c->Fail("algorithm.hyperband", "is only for type: hyperband");
+  if (alg.has_hyperband() && !UsesHyperbandBrackets(alg.type()))
+    c->Fail("algorithm.hyperband", "is only for type: hyperband or bohb");
+  bool tpe = alg.type() == pb::ALGORITHM_TYPE_TPE || alg.type() == pb::ALGORITHM_TYPE_BOHB;
+  if (alg.has_tpe() && !tpe) c->Fail("algorithm.tpe", "is only for type: tpe or bohb");
+  if (alg.has_bohb() && alg.type() != pb::ALGORITHM_TYPE_BOHB)
+    c->Fail("algorithm.bohb", "is only for type: bohb");
+  if (tpe) CheckTpe(study, c);
   if (alg.has_pbt() && alg.type() != pb::ALGORITHM_TYPE_PBT)
     c->Fail("algorithm.pbt", "is only for type: pbt");
-  if (alg.type() == pb::ALGORITHM_TYPE_HYPERBAND) CheckHyperband(study, c);
+  if (UsesHyperbandBrackets(alg.type())) CheckHyperband(study, c);
   if (alg.type() == pb::ALGORITHM_TYPE_PBT) CheckPbt(study, c);
   if (alg.type() == pb::ALGORITHM_TYPE_ASHA) {
     const pb::AshaConfig& a = alg.asha();

@@ -36,6 +36,9 @@ struct TrialSpec {
   // `parent_step` (-1: from scratch).
   int64_t parent = -1;
   int64_t parent_step = 0;
+  // Where a model-based proposal came from, for `sweep why` (empty for
+  // plain sampling).
+  std::string origin;
 };
 
 // kExploit's new trial, with the reason recorded on it (its source, step and

@@ -5,6 +5,7 @@
 #include "tuner/algorithms/hyperband.h"
 #include "tuner/algorithms/median.h"
 #include "tuner/algorithms/pbt.h"
+#include "tuner/algorithms/tpe.h"
 
 namespace sweep {
 
@@ -56,8 +57,18 @@ std::unique_ptr<Scheduler> MakeSamplingScheduler(const pb::Study& study, const S
 }
 
 std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpace& space,
-                                         int64_t created, int64_t consumed) {
-  if (study.algorithm().type() == pb::ALGORITHM_TYPE_PBT) return MakePbt(study, space, created);
+                                         int64_t created, int64_t consumed,
+                                         const TrialTable* trials) {
+  switch (study.algorithm().type()) {
+    case pb::ALGORITHM_TYPE_PBT:
+      return MakePbt(study, space, created);
+    case pb::ALGORITHM_TYPE_TPE:
+      return MakeTpe(study, space, trials, created, consumed);
+    case pb::ALGORITHM_TYPE_BOHB:
+      return MakeHyperband(study, MakeBohbProposer(study, space, trials, created), created);
+    default:
+      break;
+  }
   auto sampling = MakeSamplingScheduler(study, space, created, consumed);
   switch (study.algorithm().type()) {
     case pb::ALGORITHM_TYPE_ASHA:

@@ -12,6 +12,7 @@
 #include "proto/sweep.pb.h"
 #include "search_spaces/samplers.h"
 #include "tuner/decision.h"
+#include "tuner/trial_table.h"
 
 namespace sweep {
 
@@ -41,6 +42,9 @@ class Scheduler {
   // One report of `objective` at `step` (one unit of resource) of trial
   // `number`. Replaying a report already seen must not change the state.
   virtual Action OnReport(int64_t number, int64_t step, double objective) = 0;
+  // A report seen by a proposer that another algorithm wraps (BOHB's, inside
+  // Hyperband): it learns from it, and decides nothing.
+  virtual void Observe(int64_t /*number*/, int64_t /*step*/, double /*objective*/) {}
   // Trial `number` ended for good (completed, failed or stopped) at `step`:
   // synchronous algorithms stop waiting for it.
   virtual void OnEnd(int64_t /*number*/, int64_t /*step*/) {}
@@ -67,7 +71,11 @@ std::unique_ptr<Scheduler> MakeSamplingScheduler(const pb::Study& study, const S
 
 // The scheduler a study asks for (the factories live in tuner/algorithms/).
 // `study` is as ValidateStudy returns it: every default resolved.
+// `trials` is the study's trial table, which model-based search (TPE, BOHB)
+// learns from; it must outlive the scheduler. Null: model-based search
+// proposes its random start-up points only (`sweep plan`).
 std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpace& space,
-                                         int64_t created, int64_t consumed);
+                                         int64_t created, int64_t consumed,
+                                         const TrialTable* trials = nullptr);
 
 }  // namespace sweep

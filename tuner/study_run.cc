@@ -78,7 +78,7 @@ Status StudyRun::Load() {
     if (t.status == TrialStatus::kCompleted) t.value = r.value;
     table_.Insert(std::move(t));
   }
-  scheduler_ = MakeScheduler(study_, space_, table_.size(), 0);
+  scheduler_ = MakeScheduler(study_, space_, table_.size(), 0, &table_);
   // The algorithm's state is rebuilt by replaying what the database holds;
   // its decisions about other trials that were not yet carried out (none,
   // unless the tuner died between deciding and committing) apply now.
@@ -398,6 +398,9 @@ Trial* StudyRun::CreateTrial(const std::string& runner_name, uint64_t lease) {
     Write(id.status());
     return nullptr;
   }
+  // Where a model-based proposal came from (`sweep why`).
+  if (!spec->origin.empty())
+    Write(store_->AddEvent(study_id_, *id, "proposed", spec->origin, WallSeconds()));
   Trial t;
   t.id = *id;
   t.number = spec->number;

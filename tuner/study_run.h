@@ -70,9 +70,13 @@ class StudyRun : public TrialOwner {
   void OnRejected(int64_t trial_id, const std::string& what, const std::string& reason) override;
   std::optional<pb::Assign> NextAssign(const std::string& runner_name, uint64_t lease) override;
   // Not with a budget (a trial starts only while it has room), nor with
-  // max_concurrent: 1 (each trial is proposed after the last one ended).
+  // max_concurrent: 1 (each trial is proposed after the last one ended),
+  // nor for model-based search (each proposal learns from every result in
+  // so far, not from those in when a queue was filled).
   bool QueueAhead() const override {
-    return !study_.algorithm().has_budget() && max_concurrent_ != 1;
+    auto type = study_.algorithm().type();
+    return !study_.algorithm().has_budget() && max_concurrent_ != 1 &&
+           type != pb::ALGORITHM_TYPE_TPE && type != pb::ALGORITHM_TYPE_BOHB;
   }
   int64_t MaxConcurrent() const override { return max_concurrent_; }
   int64_t StallMs() const override { return stall_ms_; }

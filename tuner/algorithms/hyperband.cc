@@ -6,6 +6,8 @@
 // runners are idle and the state is rebuilt by replaying reports.
 #include "tuner/algorithms/hyperband.h"
 
+#include "common/study_defaults.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -147,7 +149,7 @@ Status BoundPlan(const pb::Study& study) {
 }  // namespace
 
 Status CheckPlan(const pb::Study& study) {
-  if (study.algorithm().type() != pb::ALGORITHM_TYPE_HYPERBAND) return Status::Ok();
+  if (!UsesHyperbandBrackets(study.algorithm().type())) return Status::Ok();
   RETURN_IF_ERROR(BoundPlan(study));
   HyperbandPlan plan = PlanHyperband(study);
   if (plan.brackets.empty())
@@ -203,6 +205,7 @@ class Hyperband : public Scheduler {
   }
 
   Action OnReport(int64_t number, int64_t step, double value) override {
+    base_->Observe(number, step, value);
     int b = BracketOf(number);
     if (b < 0) return Action{};
     State& st = state_[static_cast<size_t>(b)];

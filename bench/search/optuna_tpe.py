@@ -1,0 +1,67 @@
+"""Optuna 5's TPESampler (default settings) on bench/search/tpe.py's synthetic
+objectives, for side-by-side runs. Run by tpe.py in bench/.venv-optuna5.
+
+Usage: optuna_tpe.py OBJECTIVE TRIALS WORKERS SEED [SEED ...]
+Prints one JSON line per seed: {"seed": s, "values": [v0, v1, ...]}, the
+objective of each trial in trial-number order (null for a failed one).
+WORKERS > 1 runs study.optimize(n_jobs=WORKERS) on one shared in-memory
+storage, where the sampler's default constant liar applies.
+"""
+import json
+import math
+import sys
+
+import optuna
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+
+def branin(x1, x2):
+    a, b, c, r, s, t = 1, 5.1 / (4 * math.pi**2), 5 / math.pi, 6, 10, 1 / (8 * math.pi)
+    return a * (x2 - b * x1**2 + c * x1 - r) ** 2 + s * (1 - t) * math.cos(x1) + s
+
+
+ALPHA = [1.0, 1.2, 3.0, 3.2]
+A = [[10, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8],
+     [17, 8, 0.05, 10, 0.1, 14]]
+P = [[1312, 1696, 5569, 124, 8283, 5886], [2329, 4135, 8307, 3736, 1004, 9991],
+     [2348, 1451, 3522, 2883, 3047, 6650], [4047, 8828, 8732, 5743, 1091, 381]]
+
+
+def hartmann6(x):
+    outer = 0.0
+    for i in range(4):
+        inner = sum(A[i][j] * (x[j] - P[i][j] * 1e-4) ** 2 for j in range(6))
+        outer += ALPHA[i] * math.exp(-inner)
+    return -outer
+
+
+def rosenbrock(x):
+    return sum(100 * (x[i + 1] - x[i] ** 2) ** 2 + (1 - x[i]) ** 2 for i in range(len(x) - 1))
+
+
+# The same spaces as tpe.py's studies.
+def objective_for(name):
+    if name == "branin":
+        return lambda t: branin(t.suggest_float("x1", -5, 10), t.suggest_float("x2", 0, 15))
+    if name == "hartmann6":
+        return lambda t: hartmann6([t.suggest_float(f"x{i}", 0, 1) for i in range(1, 7)])
+    if name == "rosenbrock4":
+        return lambda t: rosenbrock([t.suggest_float(f"x{i}", -5, 10) for i in range(1, 5)])
+    raise SystemExit(f"unknown objective {name}")
+
+
+def main():
+    name, trials, workers = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    objective = objective_for(name)
+    for seed in map(int, sys.argv[4:]):
+        study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=seed))
+        study.optimize(objective, n_trials=trials, n_jobs=workers)
+        values = [None] * trials
+        for t in study.trials:
+            if t.number < trials and t.value is not None:
+                values[t.number] = t.value
+        print(json.dumps({"seed": seed, "values": values}), flush=True)
+
+
+main()

@@ -1,0 +1,195 @@
+// tpe_cost: what one TPE proposal costs the tuner as a study grows, and the
+// proposals themselves for a given history (to compare with Optuna's on the
+// same history). Run by bench/search/tpe_cost.sh.
+//
+//   tpe_cost cost N PROPOSALS        N finished Hartmann-6 trials (uniform
+//                                    points, seeded), then PROPOSALS
+//                                    proposals timed one by one; prints
+//                                    "tpe-cost N ms_per_proposal"
+//   tpe_cost propose HISTORY SEEDS   HISTORY: lines "x1 .. xd value" (d = 2:
+//                                    the Branin space, else the unit cube);
+//                                    prints the proposal of trial number
+//                                    len(HISTORY) for seeds 0..SEEDS-1
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/rng.h"
+#include "common/values.h"
+#include "search_spaces/study_parser.h"
+#include "search_spaces/validate.h"
+#include "tuner/scheduler.h"
+#include "tuner/trial_table.h"
+
+namespace sweep {
+namespace {
+
+pb::Study MakeStudy(const std::string& params, uint64_t seed) {
+  auto p = ParseStudyYaml(
+      "name: cost\nobjective: {metric: value, goal: minimize}\ntask: {synthetic: {function: "
+      "branin}}\nalgorithm: {type: tpe, max_trials: 100000000}\nseed: " +
+          std::to_string(seed) + "\nparameters:\n" + params,
+      "cost.yaml");
+  if (!p.ok()) {
+    std::fprintf(stderr, "%s\n", p.status().message().c_str());
+    std::exit(1);
+  }
+  Status st = ValidateStudy(&*p);
+  if (!st.ok()) {
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    std::exit(1);
+  }
+  return p->study;
+}
+
+void AddTrial(TrialTable* table, int64_t number, const std::vector<double>& x, double value) {
+  Trial t;
+  t.id = number + 1;
+  t.number = number;
+  t.status = TrialStatus::kCompleted;
+  t.value = value;
+  for (size_t i = 0; i < x.size(); ++i) {
+    pb::ParamValue* pv = t.params.add_params();
+    pv->set_name("x" + std::to_string(i + 1));
+    *pv->mutable_value() = NumberValue(x[i]);
+  }
+  table->Insert(std::move(t));
+}
+
+double Hartmann6(const std::vector<double>& x) {
+  static const double kAlpha[4] = {1.0, 1.2, 3.0, 3.2};
+  static const double kA[4][6] = {{10, 3, 17, 3.5, 1.7, 8},
+                                  {0.05, 10, 17, 0.1, 8, 14},
+                                  {3, 3.5, 1.7, 10, 17, 8},
+                                  {17, 8, 0.05, 10, 0.1, 14}};
+  static const double kP[4][6] = {{1312, 1696, 5569, 124, 8283, 5886},
+                                  {2329, 4135, 8307, 3736, 1004, 9991},
+                                  {2348, 1451, 3522, 2883, 3047, 6650},
+                                  {4047, 8828, 8732, 5743, 1091, 381}};
+  double outer = 0;
+  for (int i = 0; i < 4; ++i) {
+    double inner = 0;
+    for (int j = 0; j < 6; ++j) inner += kA[i][j] * std::pow(x[j] - kP[i][j] * 1e-4, 2);
+    outer += kAlpha[i] * std::exp(-inner);
+  }
+  return -outer;
+}
+
+int Cost(int64_t n, int proposals) {
+  std::string params;
+  for (int i = 1; i <= 6; ++i)
+    params += "  x" + std::to_string(i) + ": {type: float, min: 0, max: 1}\n";
+  pb::Study study = MakeStudy(params, 1);
+  auto space = *SearchSpace::Create(study);
+  TrialTable table(false);
+  Rng rng(HashKey({42}));
+  for (int64_t k = 0; k < n; ++k) {
+    std::vector<double> x(6);
+    for (double& v : x) v = rng.Uniform();
+    AddTrial(&table, k, x, Hartmann6(x));
+  }
+  auto s = MakeScheduler(study, space, n, 0, &table);
+  double total_ms = 0;
+  for (int i = 0; i < proposals; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    auto spec = s->NextTrial();
+    total_ms +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (!spec) return 1;
+  }
+  std::printf("tpe-cost %lld %.4f\n", static_cast<long long>(n), total_ms / proposals);
+  return 0;
+}
+
+int Propose(const char* path, int seeds) {
+  // Lines of d values and the objective: d = 2 is the Branin space, any
+  // other d the unit cube.
+  std::ifstream in(path);
+  std::vector<std::vector<double>> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<double> row;
+    size_t pos = 0;
+    while (pos < line.size()) {
+      size_t used = 0;
+      row.push_back(std::stod(line.substr(pos), &used));
+      pos += used;
+      while (pos < line.size() && line[pos] == ' ') ++pos;
+    }
+    if (!row.empty()) rows.push_back(row);
+  }
+  size_t d = rows.empty() ? 2 : rows[0].size() - 1;
+  std::string params;
+  for (size_t i = 1; i <= d; ++i) {
+    params += "  x" + std::to_string(i) + ": {type: float, " +
+              (d == 2 ? (i == 1 ? "min: -5, max: 10" : "min: 0, max: 15") : "min: 0, max: 1") +
+              "}\n";
+  }
+  for (int seed = 0; seed < seeds; ++seed) {
+    pb::Study study = MakeStudy(params, static_cast<uint64_t>(seed));
+    auto space = *SearchSpace::Create(study);
+    TrialTable table(false);
+    for (size_t k = 0; k < rows.size(); ++k)
+      AddTrial(&table, static_cast<int64_t>(k),
+               std::vector<double>(rows[k].begin(), rows[k].end() - 1), rows[k].back());
+    auto s = MakeScheduler(study, space, static_cast<int64_t>(rows.size()), 0, &table);
+    auto spec = s->NextTrial();
+    for (const auto& pv : spec->params.params()) {
+      double x = 0;
+      ValueAsDouble(pv.value(), &x);
+      std::printf("%.17g ", x);
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
+// Sequential TPE on Hartmann-6 in-process (no runners): the best value
+// after `trials` trials for each seed, to compare the algorithm alone.
+int Simulate(int trials, int seeds) {
+  std::string params;
+  for (int i = 1; i <= 6; ++i)
+    params += "  x" + std::to_string(i) + ": {type: float, min: 0, max: 1}\n";
+  for (int seed = 0; seed < seeds; ++seed) {
+    pb::Study study = MakeStudy(params, static_cast<uint64_t>(seed));
+    auto space = *SearchSpace::Create(study);
+    TrialTable table(false);
+    auto s = MakeScheduler(study, space, 0, 0, &table);
+    double best = INFINITY;
+    for (int k = 0; k < trials; ++k) {
+      auto spec = s->NextTrial();
+      std::vector<double> x;
+      for (const auto& pv : spec->params.params()) {
+        double v = 0;
+        ValueAsDouble(pv.value(), &v);
+        x.push_back(v);
+      }
+      double y = Hartmann6(x);
+      best = std::min(best, y);
+      if (seed == 0 && getenv("DUMP_HISTORY")) {
+        for (double v : x) std::fprintf(stderr, "%.17g ", v);
+        std::fprintf(stderr, "%.17g\n", y);
+      }
+      AddTrial(&table, k, x, y);
+    }
+    std::printf("%d %.6f\n", seed, best);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace sweep
+
+int main(int argc, char** argv) {
+  std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "cost" && argc == 4) return sweep::Cost(std::atoll(argv[2]), std::atoi(argv[3]));
+  if (mode == "simulate" && argc == 4)
+    return sweep::Simulate(std::atoi(argv[2]), std::atoi(argv[3]));
+  if (mode == "propose" && argc == 4) return sweep::Propose(argv[2], std::atoi(argv[3]));
+  std::fprintf(stderr, "usage: tpe_cost cost N PROPOSALS | tpe_cost propose HISTORY SEEDS\n");
+  return 2;
+}

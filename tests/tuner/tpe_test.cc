@@ -1,0 +1,216 @@
+// TPE and BOHB proposals on scripted histories: the start-up points, the
+// good/bad split (stopped trials after completed ones, failed ones left
+// out), determinism, the constant liar's guarantee, conditional spaces.
+#include "tuner/algorithms/tpe.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "common/values.h"
+#include "search_spaces/samplers.h"
+#include "search_spaces/study_parser.h"
+#include "search_spaces/validate.h"
+
+namespace sweep {
+namespace {
+
+struct Tpe {
+  pb::Study study;
+  std::unique_ptr<SearchSpace> space;
+  TrialTable table{false};
+  std::unique_ptr<Scheduler> s;
+  int64_t next_id = 1;
+
+  explicit Tpe(const std::string& algorithm,
+               const std::string& parameters = "  x: {type: float, min: 0, max: 1}\n", int seed = 5,
+               int steps = 1) {
+    auto p = ParseStudyYaml(
+        "name: t\nobjective: {metric: value, goal: minimize}\n"
+        "task: {command: {argv: [train], steps: " +
+            std::to_string(steps) + "}}\nalgorithm: " + algorithm +
+            "\nseed: " + std::to_string(seed) + "\nparameters:\n" + parameters,
+        "t.yaml");
+    EXPECT_TRUE(p.ok()) << p.status().message();
+    Status st = ValidateStudy(&*p);
+    EXPECT_TRUE(st.ok()) << st.message();
+    study = p->study;
+    space = std::make_unique<SearchSpace>(*SearchSpace::Create(study));
+  }
+  // The scheduler, made once the history is in (as a restarted tuner does).
+  Scheduler& Start() {
+    s = MakeScheduler(study, *space, table.size(), 0, &table);
+    return *s;
+  }
+  Trial& Add(TrialStatus status, std::vector<std::pair<std::string, pb::Value>> params,
+             std::optional<double> value, int64_t step = 1) {
+    Trial t;
+    t.id = next_id++;
+    t.number = t.id - 1;
+    t.status = status;
+    for (auto& [name, v] : params) {
+      pb::ParamValue* pv = t.params.add_params();
+      pv->set_name(name);
+      *pv->mutable_value() = v;
+    }
+    if (status == TrialStatus::kCompleted) t.value = value;
+    t.last_objective = value;
+    t.last_step = step;
+    return table.Insert(std::move(t));
+  }
+  Trial& AddX(TrialStatus status, double x, std::optional<double> value, int64_t step = 1) {
+    return Add(status, {{"x", NumberValue(x)}}, value, step);
+  }
+};
+
+double X(const TrialSpec& spec, const std::string& name = "x") {
+  for (const auto& pv : spec.params.params()) {
+    double v = 0;
+    if (pv.name() == name && ValueAsDouble(pv.value(), &v)) return v;
+  }
+  return NAN;
+}
+
+TEST(TpeTest, StartUpProposalsAreTheHaltonPoints) {
+  Tpe f("{type: tpe, max_trials: 20}");
+  auto halton = MakeQuasiRandomSampler(*f.space, f.study.seed());
+  Scheduler& s = f.Start();
+  for (int k = 0; k < 10; ++k) {
+    auto spec = s.NextTrial();
+    ASSERT_TRUE(spec);
+    EXPECT_EQ(spec->number, k);
+    double expected = NAN;
+    ASSERT_TRUE(ValueAsDouble(halton->Point(k)->Get(0).value(), &expected));
+    EXPECT_EQ(X(*spec), expected);
+    EXPECT_NE(spec->origin.find("start-up draw (0 of the 10"), std::string::npos) << spec->origin;
+  }
+}
+
+TEST(TpeTest, AScriptedHistoryGivesADeterministicProposalInTheGoodRegion) {
+  // 20 trials at x = 0, 0.05, ..., 0.95 of (x - 0.7)^2: the good two are
+  // 0.7 and 0.65 (ceil(0.1 * 20) = 2).
+  auto propose = [](int seed) {
+    Tpe f("{type: tpe, max_trials: 100}", "  x: {type: float, min: 0, max: 1}\n", seed);
+    for (int k = 0; k < 20; ++k)
+      f.AddX(TrialStatus::kCompleted, k * 0.05, std::pow(k * 0.05 - 0.7, 2));
+    auto spec = f.Start().NextTrial();
+    EXPECT_TRUE(spec);
+    EXPECT_EQ(spec->number, 20);
+    EXPECT_NE(spec->origin.find("TPE: 2 good and 18 bad trials, l/g of the winning candidate"),
+              std::string::npos)
+        << spec->origin;
+    return X(*spec);
+  };
+  double a = propose(5);
+  EXPECT_EQ(a, propose(5));  // a pure function of seed, number and history
+  EXPECT_NE(a, propose(6));
+  for (int seed = 0; seed < 20; ++seed) {
+    double x = propose(seed);
+    EXPECT_GT(x, 0.5) << seed;
+    EXPECT_LT(x, 0.9) << seed;
+  }
+}
+
+TEST(TpeTest, StoppedTrialsRankAfterCompletedOnesByStepAndFailedOnesAreLeftOut) {
+  Tpe f("{type: tpe, max_trials: 100, tpe: {n_startup_trials: 2, gamma: 0.75}}",
+        "  x: {type: float, min: 0, max: 1}\n", 5, 9);
+  f.AddX(TrialStatus::kCompleted, 0.9, 5.0, 9);
+  f.AddX(TrialStatus::kCompleted, 0.8, 4.0, 9);
+  f.AddX(TrialStatus::kStopped, 0.1, 0.0, 3);  // best value, but stopped early
+  f.AddX(TrialStatus::kStopped, 0.3, 9.0, 5);  // reached further: ranks first of the two
+  f.AddX(TrialStatus::kFailed, 0.5, std::nullopt);
+  // n = 4 judged trials; ceil(0.75 * 4) = 3 good: the two completed and the
+  // one stopped at step 5. The one stopped at step 3 is bad.
+  auto spec = f.Start().NextTrial();
+  ASSERT_TRUE(spec);
+  EXPECT_NE(spec->origin.find("TPE: 3 good and 1 bad trials"), std::string::npos) << spec->origin;
+}
+
+TEST(TpeTest, RunningTrialsCountAsBadAndNoTwoUnfinishedTrialsShareAPoint) {
+  Tpe f("{type: tpe, max_trials: 100, tpe: {n_startup_trials: 3}}",
+        "  x: {type: int, min: 0, max: 3}\n");
+  f.Add(TrialStatus::kCompleted, {{"x", IntegerValue(0)}}, 1.0);
+  f.Add(TrialStatus::kCompleted, {{"x", IntegerValue(1)}}, 2.0);
+  f.Add(TrialStatus::kCompleted, {{"x", IntegerValue(3)}}, 3.0);
+  // x = 0 is by far the best, but three trials already run there and at 1, 2.
+  f.Add(TrialStatus::kRunning, {{"x", IntegerValue(0)}}, std::nullopt);
+  f.Add(TrialStatus::kQueued, {{"x", IntegerValue(1)}}, std::nullopt);
+  f.Add(TrialStatus::kRunning, {{"x", IntegerValue(2)}}, std::nullopt);
+  auto spec = f.Start().NextTrial();
+  ASSERT_TRUE(spec);
+  EXPECT_EQ(X(*spec), 3.0) << spec->origin;
+  EXPECT_NE(spec->origin.find("(3 running, counted bad)"), std::string::npos) << spec->origin;
+}
+
+TEST(TpeTest, ConditionalBranchesAreModelledAsGroupsAndStayValid) {
+  std::string params =
+      "  opt: {type: categorical, values: [sgd, adam]}\n"
+      "  momentum: {type: float, min: 0, max: 1, when: {opt: sgd}}\n"
+      "  beta: {type: float, min: 0.5, max: 1, when: {opt: adam}}\n"
+      "  lr: {type: float, min: 1e-4, max: 1, log: true}\n";
+  for (bool multivariate : {true, false}) {
+    Tpe f("{type: tpe, max_trials: 100, tpe: {multivariate: " +
+              std::string(multivariate ? "true" : "false") + "}}",
+          params);
+    for (int k = 0; k < 30; ++k) {
+      bool sgd = k % 3 == 0;
+      double lr = std::pow(10, -4 + 4 * (k % 7) / 6.0);
+      std::vector<std::pair<std::string, pb::Value>> p = {
+          {"opt", pb::Value()},
+          {sgd ? "momentum" : "beta", NumberValue(0.5 + 0.01 * k)},
+          {"lr", NumberValue(lr)}};
+      p[0].second.set_text(sgd ? "sgd" : "adam");
+      // sgd with momentum near 0.8 is the good region.
+      f.Add(TrialStatus::kCompleted, p, sgd ? std::abs(0.5 + 0.01 * k - 0.8) : 1.0 + k);
+    }
+    Scheduler& s = f.Start();
+    int sgd = 0;
+    for (int i = 0; i < 20; ++i) {
+      auto spec = s.NextTrial();
+      ASSERT_TRUE(spec);
+      std::set<std::string> names;
+      std::string opt;
+      for (const auto& pv : spec->params.params()) {
+        names.insert(pv.name());
+        if (pv.name() == "opt") opt = pv.value().text();
+      }
+      ASSERT_TRUE(opt == "sgd" || opt == "adam");
+      EXPECT_EQ(names.count("momentum"), opt == "sgd" ? 1u : 0u);
+      EXPECT_EQ(names.count("beta"), opt == "adam" ? 1u : 0u);
+      double lr = X(*spec, "lr");
+      EXPECT_GE(lr, 1e-4);
+      EXPECT_LE(lr, 1.0);
+      sgd += opt == "sgd";
+    }
+    // The good trials all used sgd: the model proposes it most of the time.
+    EXPECT_GE(sgd, 12) << "multivariate " << multivariate;
+  }
+}
+
+TEST(TpeTest, BohbModelsTheLargestRungStepWithEnoughResults) {
+  // R = 9, eta = 3: rungs at steps 1, 3, 9. One parameter: 2 results needed.
+  Tpe f(
+      "{type: bohb, hyperband: {min_resource: 1, reduction_factor: 3}, "
+      "bohb: {random_fraction: 0}}",
+      "  x: {type: float, min: 0, max: 1}\n", 5, 9);
+  Scheduler& s = f.Start();
+  auto first = s.NextTrial();
+  ASSERT_TRUE(first);
+  EXPECT_NE(first->origin.find("no rung step has 2 results yet"), std::string::npos)
+      << first->origin;
+  // Trials 0..3 report at step 1, trials 0 and 1 also at step 3.
+  for (int n = 0; n < 4; ++n) s.OnReport(n, 1, 0.1 * n);
+  s.OnReport(0, 3, 0.05);
+  s.OnReport(1, 3, 0.2);
+  for (int n = 0; n < 4; ++n)
+    f.AddX(TrialStatus::kPaused, 0.2 * n + 0.1, std::nullopt, n < 2 ? 3 : 1);
+  auto next = s.NextTrial();
+  ASSERT_TRUE(next);
+  EXPECT_NE(next->origin.find("BOHB: TPE on the results at step 3 (1 good, 1 bad)"),
+            std::string::npos)
+      << next->origin;
+}
+
+}  // namespace
+}  // namespace sweep

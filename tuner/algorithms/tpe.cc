@@ -1,0 +1,422 @@
+// TPE and BOHB proposals: the history as the model sees it, the good/bad
+// split, the groups of parameters that occur together, and the candidates.
+#include "tuner/algorithms/tpe.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "common/json.h"
+#include "common/rng.h"
+#include "common/values.h"
+#include "search_spaces/samplers.h"
+#include "tuner/algorithms/hyperband.h"
+#include "tuner/algorithms/parzen.h"
+
+namespace sweep {
+
+namespace {
+
+constexpr uint64_t kTpeSalt = 0x7e9e5a17;
+constexpr int64_t kMaxGood = 25;   // Optuna's cap on the good trials
+constexpr int kModelAttempts = 8;  // model proposals before uniform draws
+constexpr int kMaxAttempts = 64;
+
+// A value of parameter i in the estimator's form: a number, or a choice's
+// index; nullopt if it is not one of the space's values.
+std::optional<double> Internal(const pb::Parameter& p, const pb::Value& v) {
+  if (p.type() == pb::PARAM_TYPE_CATEGORICAL) {
+    for (int j = 0; j < p.values_size(); ++j)
+      if (ValuesEqual(p.values(j), v)) return j;
+    return std::nullopt;
+  }
+  double d = 0;
+  if (!ValueAsDouble(v, &d) || !std::isfinite(d) || d < p.min() || d > p.max()) return std::nullopt;
+  return d;
+}
+
+ParzenDim DimOf(const pb::Parameter& p) {
+  ParzenDim d;
+  if (p.type() == pb::PARAM_TYPE_CATEGORICAL) {
+    d.kind = ParzenDim::Kind::kCategorical;
+    d.choices = p.values_size();
+    return d;
+  }
+  d.log = p.log();
+  d.low = p.min();
+  d.high = p.max();
+  double step = p.type() == pb::PARAM_TYPE_INT ? std::max(1.0, p.step()) : p.step();
+  if (p.type() == pb::PARAM_TYPE_INT || (p.has_step() && p.step() > 0)) {
+    d.kind = ParzenDim::Kind::kDiscrete;
+    d.step = step;
+    // The last grid value, which max need not be.
+    d.high = d.low + std::floor((d.high - d.low) / step + 1e-9) * step;
+  }
+  return d;
+}
+
+pb::Value External(const pb::Parameter& p, double v) {
+  switch (p.type()) {
+    case pb::PARAM_TYPE_CATEGORICAL:
+      return p.values(std::clamp(static_cast<int>(v), 0, p.values_size() - 1));
+    case pb::PARAM_TYPE_INT:
+      return IntegerValue(std::llround(v));
+    default:
+      return NumberValue(std::clamp(v, p.min(), p.max()));
+  }
+}
+
+// One trial as the model sees it.
+struct Seen {
+  int64_t number = 0;
+  const std::vector<std::optional<double>>* x = nullptr;  // per parameter
+  double score = 0;  // lower is better (goal applied); NaN: no value
+  int64_t step = 0;  // stopped trials: the furthest step
+};
+
+// Optuna's group decomposition (group=True): parameter sets that never
+// split across the trials, so each group is in a trial entirely or not at all.
+std::vector<std::vector<int>> Groups(const std::vector<std::set<int>>& present) {
+  std::vector<std::set<int>> groups;
+  for (std::set<int> keys : present) {
+    std::vector<std::set<int>> next;
+    for (const std::set<int>& g : groups) {
+      std::set<int> in, out;
+      for (int k : g) (keys.count(k) ? in : out).insert(k);
+      for (int k : g) keys.erase(k);
+      if (!in.empty()) next.push_back(std::move(in));
+      if (!out.empty()) next.push_back(std::move(out));
+    }
+    if (!keys.empty()) next.push_back(std::move(keys));
+    groups = std::move(next);
+  }
+  std::vector<std::vector<int>> out;
+  for (const auto& g : groups) out.emplace_back(g.begin(), g.end());
+  return out;
+}
+
+class TpeScheduler : public Scheduler {
+ public:
+  TpeScheduler(const pb::Study& study, const SearchSpace& space, const TrialTable* trials,
+               int64_t created, int64_t consumed, bool bohb)
+      : space_(space),
+        trials_(trials),
+        // Start-up points from the Halton sequence (BOHB's random draws are
+        // uniform): they cover the space more evenly than uniform draws.
+        random_(bohb ? MakeRandomSampler(space, study.seed())
+                     : MakeQuasiRandomSampler(space, study.seed())),
+        seed_(study.seed()),
+        tpe_(study.algorithm().tpe()),
+        bohb_cfg_(study.algorithm().bohb()),
+        bohb_(bohb),
+        maximize_(study.objective().goal() == pb::GOAL_MAXIMIZE),
+        next_(created),
+        consumed_(consumed) {
+    if (!bohb && study.algorithm().has_max_trials()) planned_ = study.algorithm().max_trials();
+    if (!bohb && study.algorithm().has_budget()) budget_ = study.algorithm().budget();
+    if (bohb) {
+      for (const Bracket& b : PlanHyperband(study).brackets)
+        for (const Rung& r : b.rungs) rung_steps_.insert(r.resource);
+    }
+    for (int i = 0; i < space_.size(); ++i)
+      if (space_.param(i).type() != pb::PARAM_TYPE_CONSTANT) searched_.push_back(i);
+  }
+
+  std::optional<TrialSpec> NextTrial() override {
+    if (Exhausted()) return std::nullopt;
+    TrialSpec spec;
+    spec.number = next_++;
+    *spec.params.mutable_params() = Propose(spec.number, &spec.origin);
+    return spec;
+  }
+  bool Exhausted() const override {
+    return (planned_ && next_ >= *planned_) || (budget_ && consumed_ >= *budget_);
+  }
+  std::optional<int64_t> Planned() const override { return planned_; }
+  Action OnReport(int64_t, int64_t, double) override {
+    ++consumed_;
+    return Action{};
+  }
+  void Observe(int64_t number, int64_t step, double objective) override {
+    if (rung_steps_.count(step) && std::isfinite(objective))
+      at_step_[step].emplace(number, objective);
+  }
+
+ private:
+  // What a proposal draws from: random points, or TPE's good and bad trials.
+  struct Model {
+    bool random = true;
+    std::vector<Seen> good, bad;
+    std::string what;  // for `sweep why`
+  };
+  Params Propose(int64_t k, std::string* origin);
+  Model Prepare(const std::vector<const Trial*>& all, Rng* rng);
+  // Attempt 0 is the model's point (or the sampler's point k); later ones
+  // ask the model again, then draw uniformly.
+  Params Draw(const Model& m, int64_t k, int attempt, Rng* rng, double* log_ratio);
+  Params RandomPoint(int64_t k) const { return *random_->Point(k); }
+  // The trial's parameters in the estimator's form, cached by number.
+  const std::vector<std::optional<double>>& Values(const Trial& t);
+  // TPE over `good` and `bad`: fills chosen values per parameter; returns
+  // the winning candidates' log l/g summed over the groups.
+  double Fit(const std::vector<Seen>& good, const std::vector<Seen>& bad, Rng* rng,
+             std::vector<std::optional<double>>* chosen) const;
+  double Score(double v) const { return std::isfinite(v) ? (maximize_ ? -v : v) : INFINITY; }
+
+  const SearchSpace& space_;
+  const TrialTable* trials_;
+  std::unique_ptr<Sampler> random_;
+  uint64_t seed_;
+  pb::TpeConfig tpe_;
+  pb::BohbConfig bohb_cfg_;
+  bool bohb_;
+  bool maximize_;
+  int64_t next_;
+  int64_t consumed_;
+  std::optional<int64_t> planned_, budget_;
+  std::vector<int> searched_;  // parameters that are not constants
+  std::unordered_map<int64_t, std::vector<std::optional<double>>> cache_;
+  // BOHB: the objective of each trial at each rung step it reached.
+  std::set<int64_t> rung_steps_;
+  std::map<int64_t, std::map<int64_t, double>> at_step_;
+};
+
+const std::vector<std::optional<double>>& TpeScheduler::Values(const Trial& t) {
+  auto it = cache_.find(t.number);
+  if (it != cache_.end()) return it->second;
+  std::vector<std::optional<double>> x(static_cast<size_t>(space_.size()));
+  for (const auto& pv : t.params.params()) {
+    for (int i : searched_) {
+      if (space_.param(i).name() == pv.name()) {
+        x[static_cast<size_t>(i)] = Internal(space_.param(i), pv.value());
+        break;
+      }
+    }
+  }
+  return cache_.emplace(t.number, std::move(x)).first->second;
+}
+
+double TpeScheduler::Fit(const std::vector<Seen>& good, const std::vector<Seen>& bad, Rng* rng,
+                         std::vector<std::optional<double>>* chosen) const {
+  // Which parameters occur together.
+  std::vector<std::set<int>> present;
+  for (const auto* side : {&good, &bad}) {
+    for (const Seen& s : *side) {
+      std::set<int> keys;
+      for (int i : searched_)
+        if ((*s.x)[static_cast<size_t>(i)]) keys.insert(i);
+      present.push_back(std::move(keys));
+    }
+  }
+  std::vector<std::vector<int>> groups;
+  if (tpe_.multivariate()) {
+    groups = Groups(present);
+  } else {
+    std::set<int> all;
+    for (const auto& keys : present) all.insert(keys.begin(), keys.end());
+    for (int i : all) groups.push_back({i});
+  }
+  double total = 0;
+  for (const std::vector<int>& g : groups) {
+    std::vector<ParzenDim> dims;
+    for (int i : g) dims.push_back(DimOf(space_.param(i)));
+    auto rows = [&](const std::vector<Seen>& side) {
+      std::vector<std::vector<double>> out;
+      for (const Seen& s : side) {
+        std::vector<double> row;
+        for (int i : g) {
+          const auto& v = (*s.x)[static_cast<size_t>(i)];
+          if (!v) break;
+          row.push_back(*v);
+        }
+        if (row.size() == g.size()) out.push_back(std::move(row));
+      }
+      return out;
+    };
+    ParzenEstimator l(dims, rows(good), {}, tpe_.prior_weight());
+    ParzenEstimator gm(dims, rows(bad), {}, tpe_.prior_weight());
+    std::vector<double> best;
+    double best_score = -INFINITY;
+    for (int c = 0; c < std::max(1, tpe_.n_ei_candidates()); ++c) {
+      std::vector<double> x = l.Sample(rng);
+      double score = l.LogPdf(x) - gm.LogPdf(x);
+      if (best.empty() || score > best_score) {
+        best = std::move(x);
+        best_score = score;
+      }
+    }
+    for (size_t j = 0; j < g.size(); ++j) (*chosen)[static_cast<size_t>(g[j])] = best[j];
+    if (std::isfinite(best_score)) total += best_score;
+  }
+  return total;
+}
+
+TpeScheduler::Model TpeScheduler::Prepare(const std::vector<const Trial*>& all, Rng* rng) {
+  Model m;
+  std::vector<Seen> complete, pruned, running;
+  std::vector<Seen>& good = m.good;
+  std::vector<Seen>& bad = m.bad;
+  std::string& what = m.what;
+  if (!bohb_) {
+    for (const Trial* t : all) {
+      Seen s{t->number, &Values(*t), 0, 0};
+      switch (t->status) {
+        case TrialStatus::kCompleted:
+          s.score = Score(t->value.value_or(NAN));
+          if (std::isfinite(s.score)) complete.push_back(s);
+          break;
+        case TrialStatus::kStopped:
+          s.score = Score(t->last_objective.value_or(NAN));
+          s.step = t->last_step;
+          pruned.push_back(s);
+          break;
+        case TrialStatus::kFailed:
+          break;
+        default:  // queued, running, paused: proposed, not yet judged
+          if (tpe_.constant_liar()) running.push_back(s);
+      }
+    }
+    int64_t n = static_cast<int64_t>(complete.size() + pruned.size());
+    if (n < tpe_.n_startup_trials()) {
+      what = "quasi-random start-up draw (" + std::to_string(n) + " of the " +
+             std::to_string(tpe_.n_startup_trials()) + " finished trials TPE waits for)";
+      return m;
+    }
+    int64_t n_good = std::min<int64_t>(
+        static_cast<int64_t>(std::ceil(tpe_.gamma() * static_cast<double>(n))), kMaxGood);
+    // Completed trials by value; stopped ones after them, furthest first.
+    std::stable_sort(complete.begin(), complete.end(),
+                     [](const Seen& a, const Seen& b) { return a.score < b.score; });
+    std::stable_sort(pruned.begin(), pruned.end(), [](const Seen& a, const Seen& b) {
+      return a.step != b.step ? a.step > b.step : a.score < b.score;
+    });
+    for (const auto* side : {&complete, &pruned}) {
+      for (const Seen& s : *side)
+        (static_cast<int64_t>(good.size()) < n_good ? good : bad).push_back(s);
+    }
+    bad.insert(bad.end(), running.begin(), running.end());
+    what = "TPE: " + std::to_string(good.size()) + " good and " + std::to_string(bad.size()) +
+           " bad trials";
+    if (!running.empty()) what += " (" + std::to_string(running.size()) + " running, counted bad)";
+  } else {
+    if (rng->Uniform() < bohb_cfg_.random_fraction()) {
+      what = "BOHB: random draw (a random_fraction of " + FormatShort(bohb_cfg_.random_fraction()) +
+             " of proposals are)";
+      return m;
+    }
+    // The largest rung step with enough results.
+    const std::map<int64_t, double>* results = nullptr;
+    int64_t budget = 0;
+    for (auto it = at_step_.rbegin(); it != at_step_.rend(); ++it) {
+      if (static_cast<int64_t>(it->second.size()) >= bohb_cfg_.min_points_in_model()) {
+        results = &it->second;
+        budget = it->first;
+        break;
+      }
+    }
+    if (!results) {
+      what = "BOHB: random draw (no rung step has " +
+             std::to_string(bohb_cfg_.min_points_in_model()) + " results yet)";
+      return m;
+    }
+    std::unordered_map<int64_t, const Trial*> by_number;
+    for (const Trial* t : all) by_number[t->number] = t;
+    for (const auto& [number, value] : *results) {
+      auto t = by_number.find(number);
+      if (t != by_number.end())
+        complete.push_back(Seen{number, &Values(*t->second), Score(value), 0});
+    }
+    int64_t n = static_cast<int64_t>(complete.size());
+    int64_t n_good = std::max<int64_t>(
+        1, static_cast<int64_t>(std::ceil(bohb_cfg_.top_fraction() * static_cast<double>(n))));
+    std::stable_sort(complete.begin(), complete.end(),
+                     [](const Seen& a, const Seen& b) { return a.score < b.score; });
+    for (const Seen& s : complete)
+      (static_cast<int64_t>(good.size()) < n_good ? good : bad).push_back(s);
+    what = "BOHB: TPE on the results at step " + std::to_string(budget) + " (" +
+           std::to_string(good.size()) + " good, " + std::to_string(bad.size()) + " bad)";
+  }
+  // Both sides in trial order, so the fading weights fall on the oldest.
+  auto by_number = [](const Seen& a, const Seen& b) { return a.number < b.number; };
+  std::sort(good.begin(), good.end(), by_number);
+  std::sort(bad.begin(), bad.end(), by_number);
+  m.random = false;
+  return m;
+}
+
+Params TpeScheduler::Draw(const Model& m, int64_t k, int attempt, Rng* rng, double* log_ratio) {
+  if (m.random && attempt == 0) return RandomPoint(k);
+  std::vector<std::optional<double>> chosen(static_cast<size_t>(space_.size()));
+  if (!m.random && attempt < kModelAttempts) *log_ratio = Fit(m.good, m.bad, rng, &chosen);
+  // Parents first: a parameter takes the model's value where it has one
+  // and is active; the others get a uniform draw.
+  std::vector<std::optional<pb::Value>> values(static_cast<size_t>(space_.size()));
+  for (int i : space_.order()) {
+    if (!space_.Active(i, values)) continue;
+    const auto& c = chosen[static_cast<size_t>(i)];
+    values[static_cast<size_t>(i)] =
+        c ? External(space_.param(i), *c) : space_.FromUnit(i, rng->Uniform());
+  }
+  Params out;
+  for (int i = 0; i < space_.size(); ++i) {
+    if (!values[static_cast<size_t>(i)]) continue;
+    pb::ParamValue* pv = out.Add();
+    pv->set_name(space_.param(i).name());
+    *pv->mutable_value() = *values[static_cast<size_t>(i)];
+  }
+  return out;
+}
+
+Params TpeScheduler::Propose(int64_t k, std::string* origin) {
+  Rng rng(HashKey({seed_, static_cast<uint64_t>(k), kTpeSalt}));
+  std::vector<const Trial*> all;
+  std::set<std::string> taken;  // the points of trials not yet finished
+  if (trials_) {
+    all.reserve(trials_->all().size());
+    for (const auto& [id, t] : trials_->all()) {
+      all.push_back(&t);
+      if (!IsFinished(t.status)) taken.insert(t.params.SerializeAsString());
+    }
+    std::sort(all.begin(), all.end(),
+              [](const Trial* a, const Trial* b) { return a->number < b->number; });
+  }
+  Model m = Prepare(all, &rng);
+  // A point no unfinished trial has: the constant liar makes a repeat
+  // unlikely, and this makes it impossible wherever the space has room
+  // (the model is asked again, then uniform draws are taken).
+  double log_ratio = 0;
+  Params out;
+  int attempt = 0;
+  for (;; ++attempt) {
+    out = Draw(m, k, attempt, &rng, &log_ratio);
+    pb::ParamSet set;
+    *set.mutable_params() = out;
+    if (!taken.count(set.SerializeAsString()) || attempt == kMaxAttempts) break;
+  }
+  *origin = m.what;
+  if (!m.random && attempt < kModelAttempts)
+    *origin += ", l/g of the winning candidate " + FormatShort(std::exp(log_ratio));
+  if (attempt > 0) {
+    *origin +=
+        attempt < kModelAttempts || m.random
+            ? "; drawn again " + std::to_string(attempt) + " time(s): a running trial had the point"
+            : "; a uniform draw: every model candidate was a running trial's point";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<Scheduler> MakeTpe(const pb::Study& study, const SearchSpace& space,
+                                   const TrialTable* trials, int64_t created, int64_t consumed) {
+  return std::make_unique<TpeScheduler>(study, space, trials, created, consumed, false);
+}
+
+std::unique_ptr<Scheduler> MakeBohbProposer(const pb::Study& study, const SearchSpace& space,
+                                            const TrialTable* trials, int64_t created) {
+  return std::make_unique<TpeScheduler>(study, space, trials, created, 0, true);
+}
+
+}  // namespace sweep
