@@ -51,7 +51,7 @@ TEST(ParzenTest, OneObservationTakesItsLargerDistanceToTheEnds) {
   EXPECT_DOUBLE_EQ(e.sigmas(0)[1], 1.0);  // the prior
   EXPECT_DOUBLE_EQ(e.mus(0)[1], 0.5);
   // No observations: the prior alone, weight 1.
-  ParzenEstimator prior({Continuous(0, 1)}, {});
+  ParzenEstimator prior({Continuous(0, 1)}, std::vector<std::vector<double>>{});
   ASSERT_EQ(prior.weights().size(), 1u);
   EXPECT_DOUBLE_EQ(prior.weights()[0], 1.0);
 }

@@ -20,13 +20,13 @@ double LogOf(double m) { return m > 0 ? std::log(m) : kLogFloor; }
 // inner gap; then clipped to [range / min(100, 1 + kernels), range].
 std::vector<double> Bandwidths(const std::vector<double>& mus, double low, double high) {
   size_t n = mus.size();
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return mus[a] < mus[b]; });
+  std::vector<std::pair<double, size_t>> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = {mus[i], i};
+  std::sort(order.begin(), order.end());
   std::vector<double> with_ends(n + 2);
   with_ends[0] = low;
   with_ends[n + 1] = high;
-  for (size_t i = 0; i < n; ++i) with_ends[i + 1] = mus[order[i]];
+  for (size_t i = 0; i < n; ++i) with_ends[i + 1] = order[i].first;
   std::vector<double> sorted(n);
   for (size_t i = 0; i < n; ++i)
     sorted[i] = std::max(with_ends[i + 1] - with_ends[i], with_ends[i + 2] - with_ends[i + 1]);
@@ -37,8 +37,14 @@ std::vector<double> Bandwidths(const std::vector<double>& mus, double low, doubl
   double range = high - low;
   double min_sigma = range / std::min(100.0, 1.0 + static_cast<double>(n + 1));
   std::vector<double> out(n);
-  for (size_t i = 0; i < n; ++i) out[order[i]] = std::clamp(sorted[i], min_sigma, range);
+  for (size_t i = 0; i < n; ++i) out[order[i].second] = std::clamp(sorted[i], min_sigma, range);
   return out;
+}
+
+std::vector<double> Flatten(const std::vector<std::vector<double>>& rows) {
+  std::vector<double> flat;
+  for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
+  return flat;
 }
 
 // A draw from N(mu, sigma) truncated to [low, high], by rejection: every
@@ -58,8 +64,12 @@ double LogSumExp(const std::vector<double>& v) {
   double m = -INFINITY;
   for (double x : v) m = std::max(m, x);
   if (!std::isfinite(m)) return m;
+  // Terms below e^-40 of the largest change the sum by less than its
+  // rounding (there are fewer than 10^8 of them): they are skipped, which
+  // spares most exp calls when most kernels are far from x.
   double s = 0;
-  for (double x : v) s += std::exp(x - m);
+  for (double x : v)
+    if (x - m > -40) s += std::exp(x - m);
   return m + std::log(s);
 }
 
@@ -68,6 +78,12 @@ double LogSumExp(const std::vector<double>& v) {
 double LogGaussMass(double a, double b) {
   // Phi(x) = erfc(-x / sqrt 2) / 2: use the tail that does not cancel.
   constexpr double kInvSqrt2 = 0.70710678118654752440;
+  // Beyond 8.3 standard deviations a tail is below 5e-17: a mass that
+  // covers both is 1 to double precision (most kernels of a long history).
+  constexpr double kFar = 8.3;
+  if (a <= -kFar && b >= kFar) return 0.0;
+  if (a <= -kFar && b >= 0) return LogOf(1.0 - 0.5 * std::erfc(b * kInvSqrt2));
+  if (b >= kFar && a <= 0) return LogOf(1.0 - 0.5 * std::erfc(-a * kInvSqrt2));
   if (a >= 0) return LogOf(0.5 * (std::erfc(a * kInvSqrt2) - std::erfc(b * kInvSqrt2)));
   if (b <= 0) return LogOf(0.5 * (std::erfc(-b * kInvSqrt2) - std::erfc(-a * kInvSqrt2)));
   return LogOf(1.0 - 0.5 * std::erfc(-a * kInvSqrt2) - 0.5 * std::erfc(b * kInvSqrt2));
@@ -102,8 +118,14 @@ std::vector<double> ObservationWeights(size_t n) {
 ParzenEstimator::ParzenEstimator(std::vector<ParzenDim> dims,
                                  const std::vector<std::vector<double>>& observations,
                                  std::vector<double> weights, double prior_weight)
+    : ParzenEstimator(std::move(dims), Flatten(observations), std::move(weights), prior_weight) {}
+
+ParzenEstimator::ParzenEstimator(std::vector<ParzenDim> dims, const std::vector<double>& flat,
+                                 std::vector<double> weights, double prior_weight)
     : dims_(std::move(dims)) {
-  size_t n = observations.size();
+  size_t stride = std::max<size_t>(1, dims_.size());
+  size_t n = dims_.empty() ? 0 : flat.size() / stride;
+  auto obs = [&](size_t i, size_t d) { return flat[i * stride + d]; };
   if (weights.empty()) weights = ObservationWeights(n);
   if (n == 0) {
     weights_ = {1.0};
@@ -120,6 +142,7 @@ ParzenEstimator::ParzenEstimator(std::vector<ParzenDim> dims,
   sigma_.resize(d_count);
   log_mass_.resize(d_count);
   log_norm_.resize(d_count);
+  inv_sigma_.resize(d_count);
   cat_.resize(d_count);
   for (size_t d = 0; d < d_count; ++d) {
     const ParzenDim& dim = dims_[d];
@@ -132,7 +155,7 @@ ParzenEstimator::ParzenEstimator(std::vector<ParzenDim> dims,
       double kernels = static_cast<double>(n + 1);
       cat_[d].assign(n + 1, std::vector<double>(k, prior_weight / kernels));
       for (size_t i = 0; i < n; ++i) {
-        size_t c = static_cast<size_t>(observations[i][d]);
+        size_t c = static_cast<size_t>(obs(i, d));
         if (c < k) cat_[d][i][c] += 1.0;
       }
       for (auto& row : cat_[d]) {
@@ -144,7 +167,7 @@ ParzenEstimator::ParzenEstimator(std::vector<ParzenDim> dims,
     }
     double low = dim.DomainLow(), high = dim.DomainHigh();
     std::vector<double> mus(n);
-    for (size_t i = 0; i < n; ++i) mus[i] = dim.Transform(observations[i][d]);
+    for (size_t i = 0; i < n; ++i) mus[i] = dim.Transform(obs(i, d));
     std::vector<double> sigmas = n > 0 ? Bandwidths(mus, low, high) : std::vector<double>{};
     mus.push_back(0.5 * (low + high));
     sigmas.push_back(high - low);
@@ -152,6 +175,7 @@ ParzenEstimator::ParzenEstimator(std::vector<ParzenDim> dims,
       double log_mass = LogGaussMass((low - mus[i]) / sigmas[i], (high - mus[i]) / sigmas[i]);
       log_mass_[d].push_back(log_mass);
       log_norm_[d].push_back(-kLogSqrt2Pi - std::log(sigmas[i]) - log_mass);
+      inv_sigma_[d].push_back(1.0 / sigmas[i]);
     }
     mu_[d] = std::move(mus);
     sigma_[d] = std::move(sigmas);
@@ -214,15 +238,19 @@ double ParzenEstimator::LogPdf(const std::vector<double>& x) const {
       // The mass of x's grid cell, over the kernel's truncated mass.
       double left = dim.Transform(x[d] - dim.step / 2), right = dim.Transform(x[d] + dim.step / 2);
       for (size_t k = 0; k < per_component.size(); ++k) {
-        double mu = mu_[d][k], s = sigma_[d][k];
-        per_component[k] += LogGaussMass((left - mu) / s, (right - mu) / s) - log_mass_[d][k];
+        double mu = mu_[d][k], inv = inv_sigma_[d][k];
+        per_component[k] += LogGaussMass((left - mu) * inv, (right - mu) * inv) - log_mass_[d][k];
       }
       continue;
     }
     double t = dim.Transform(x[d]);
-    for (size_t k = 0; k < per_component.size(); ++k) {
-      double z = (t - mu_[d][k]) / sigma_[d][k];
-      per_component[k] += -0.5 * z * z + log_norm_[d][k];
+    const double* mu = mu_[d].data();
+    const double* inv = inv_sigma_[d].data();
+    const double* norm = log_norm_[d].data();
+    double* out = per_component.data();
+    for (size_t k = 0, m = per_component.size(); k < m; ++k) {
+      double z = (t - mu[k]) * inv[k];
+      out[k] += -0.5 * z * z + norm[k];
     }
   }
   return LogSumExp(per_component);

@@ -45,6 +45,10 @@ class ParzenEstimator {
   // trial order. `weights`: one per row (ObservationWeights when empty).
   ParzenEstimator(std::vector<ParzenDim> dims, const std::vector<std::vector<double>>& observations,
                   std::vector<double> weights = {}, double prior_weight = 1.0);
+  // The same with the observations in one row-major array (dims.size()
+  // values per row), which large histories build without a vector per row.
+  ParzenEstimator(std::vector<ParzenDim> dims, const std::vector<double>& flat,
+                  std::vector<double> weights, double prior_weight);
 
   // One point drawn from the mixture (values as in `observations`).
   std::vector<double> Sample(Rng* rng) const;
@@ -65,7 +69,7 @@ class ParzenEstimator {
   // Per dimension, per component: numeric kernels (centre, bandwidth and
   // the log of the truncated mass; for continuous kernels the whole log
   // normaliser) or categorical probabilities.
-  std::vector<std::vector<double>> mu_, sigma_, log_mass_, log_norm_;
+  std::vector<std::vector<double>> mu_, sigma_, inv_sigma_, log_mass_, log_norm_;
   std::vector<std::vector<std::vector<double>>> cat_;
 };
 

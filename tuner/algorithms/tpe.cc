@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "common/json.h"
@@ -68,19 +70,31 @@ pb::Value External(const pb::Parameter& p, double v) {
   }
 }
 
+// A trial's parameters in the estimators' form, and which are present
+// (one char per parameter), computed once per trial.
+struct Point {
+  std::vector<std::optional<double>> x;  // per parameter
+  std::string present;
+};
+
 // One trial as the model sees it.
 struct Seen {
   int64_t number = 0;
-  const std::vector<std::optional<double>>* x = nullptr;  // per parameter
+  const Point* p = nullptr;
   double score = 0;  // lower is better (goal applied); NaN: no value
   int64_t step = 0;  // stopped trials: the furthest step
 };
 
 // Optuna's group decomposition (group=True): parameter sets that never
-// split across the trials, so each group is in a trial entirely or not at all.
-std::vector<std::vector<int>> Groups(const std::vector<std::set<int>>& present) {
+// split across the trials, so each group is in a trial entirely or not at
+// all. Each distinct pattern of present parameters counts once (repeats
+// split nothing), so the work grows with the patterns, not the trials.
+std::vector<std::vector<int>> Groups(const std::set<std::string_view>& patterns) {
   std::vector<std::set<int>> groups;
-  for (std::set<int> keys : present) {
+  for (std::string_view pattern : patterns) {
+    std::set<int> keys;
+    for (size_t i = 0; i < pattern.size(); ++i)
+      if (pattern[i]) keys.insert(static_cast<int>(i));
     std::vector<std::set<int>> next;
     for (const std::set<int>& g : groups) {
       std::set<int> in, out;
@@ -94,8 +108,16 @@ std::vector<std::vector<int>> Groups(const std::vector<std::set<int>>& present) 
   }
   std::vector<std::vector<int>> out;
   for (const auto& g : groups) out.emplace_back(g.begin(), g.end());
+  std::sort(out.begin(), out.end());
   return out;
 }
+
+// The estimators of one group of parameters: l(x) of the good trials, g(x)
+// of the bad ones.
+struct Fitted {
+  std::vector<int> params;
+  ParzenEstimator good, bad;
+};
 
 class TpeScheduler : public Scheduler {
  public:
@@ -149,6 +171,7 @@ class TpeScheduler : public Scheduler {
   struct Model {
     bool random = true;
     std::vector<Seen> good, bad;
+    std::vector<Fitted> groups;
     std::string what;  // for `sweep why`
   };
   Params Propose(int64_t k, std::string* origin);
@@ -158,11 +181,13 @@ class TpeScheduler : public Scheduler {
   Params Draw(const Model& m, int64_t k, int attempt, Rng* rng, double* log_ratio);
   Params RandomPoint(int64_t k) const { return *random_->Point(k); }
   // The trial's parameters in the estimator's form, cached by number.
-  const std::vector<std::optional<double>>& Values(const Trial& t);
-  // TPE over `good` and `bad`: fills chosen values per parameter; returns
-  // the winning candidates' log l/g summed over the groups.
-  double Fit(const std::vector<Seen>& good, const std::vector<Seen>& bad, Rng* rng,
-             std::vector<std::optional<double>>* chosen) const;
+  const Point& Values(const Trial& t);
+  // The estimators of each group of parameters over `good` and `bad`.
+  std::vector<Fitted> Fit(const std::vector<Seen>& good, const std::vector<Seen>& bad) const;
+  // n_ei_candidates draws from each group's l(x); the best by l/g fills
+  // `chosen`. Returns the winners' log l/g summed over the groups.
+  double Candidates(const std::vector<Fitted>& groups, Rng* rng,
+                    std::vector<std::optional<double>>* chosen) const;
   double Score(double v) const { return std::isfinite(v) ? (maximize_ ? -v : v) : INFINITY; }
 
   const SearchSpace& space_;
@@ -177,77 +202,84 @@ class TpeScheduler : public Scheduler {
   int64_t consumed_;
   std::optional<int64_t> planned_, budget_;
   std::vector<int> searched_;  // parameters that are not constants
-  std::unordered_map<int64_t, std::vector<std::optional<double>>> cache_;
+  std::unordered_map<int64_t, Point> cache_;
   // BOHB: the objective of each trial at each rung step it reached.
   std::set<int64_t> rung_steps_;
   std::map<int64_t, std::map<int64_t, double>> at_step_;
 };
 
-const std::vector<std::optional<double>>& TpeScheduler::Values(const Trial& t) {
+const Point& TpeScheduler::Values(const Trial& t) {
   auto it = cache_.find(t.number);
   if (it != cache_.end()) return it->second;
-  std::vector<std::optional<double>> x(static_cast<size_t>(space_.size()));
+  Point p;
+  p.x.resize(static_cast<size_t>(space_.size()));
+  p.present.assign(static_cast<size_t>(space_.size()), 0);
   for (const auto& pv : t.params.params()) {
     for (int i : searched_) {
       if (space_.param(i).name() == pv.name()) {
-        x[static_cast<size_t>(i)] = Internal(space_.param(i), pv.value());
+        p.x[static_cast<size_t>(i)] = Internal(space_.param(i), pv.value());
+        p.present[static_cast<size_t>(i)] = p.x[static_cast<size_t>(i)] ? 1 : 0;
         break;
       }
     }
   }
-  return cache_.emplace(t.number, std::move(x)).first->second;
+  return cache_.emplace(t.number, std::move(p)).first->second;
 }
 
-double TpeScheduler::Fit(const std::vector<Seen>& good, const std::vector<Seen>& bad, Rng* rng,
-                         std::vector<std::optional<double>>* chosen) const {
+std::vector<Fitted> TpeScheduler::Fit(const std::vector<Seen>& good,
+                                      const std::vector<Seen>& bad) const {
   // Which parameters occur together.
-  std::vector<std::set<int>> present;
-  for (const auto* side : {&good, &bad}) {
-    for (const Seen& s : *side) {
-      std::set<int> keys;
-      for (int i : searched_)
-        if ((*s.x)[static_cast<size_t>(i)]) keys.insert(i);
-      present.push_back(std::move(keys));
-    }
-  }
+  std::set<std::string_view> patterns;
+  for (const auto* side : {&good, &bad})
+    for (const Seen& s : *side) patterns.insert(s.p->present);
   std::vector<std::vector<int>> groups;
   if (tpe_.multivariate()) {
-    groups = Groups(present);
+    groups = Groups(patterns);
   } else {
     std::set<int> all;
-    for (const auto& keys : present) all.insert(keys.begin(), keys.end());
+    for (std::string_view pattern : patterns)
+      for (size_t i = 0; i < pattern.size(); ++i)
+        if (pattern[i]) all.insert(static_cast<int>(i));
     for (int i : all) groups.push_back({i});
   }
-  double total = 0;
+  std::vector<Fitted> out;
   for (const std::vector<int>& g : groups) {
     std::vector<ParzenDim> dims;
     for (int i : g) dims.push_back(DimOf(space_.param(i)));
+    // The trials that have the whole group, one row each.
     auto rows = [&](const std::vector<Seen>& side) {
-      std::vector<std::vector<double>> out;
+      std::vector<double> flat;
+      flat.reserve(side.size() * g.size());
       for (const Seen& s : side) {
-        std::vector<double> row;
-        for (int i : g) {
-          const auto& v = (*s.x)[static_cast<size_t>(i)];
-          if (!v) break;
-          row.push_back(*v);
-        }
-        if (row.size() == g.size()) out.push_back(std::move(row));
+        bool all = true;
+        for (int i : g) all = all && s.p->present[static_cast<size_t>(i)];
+        if (!all) continue;
+        for (int i : g) flat.push_back(*s.p->x[static_cast<size_t>(i)]);
       }
-      return out;
+      return flat;
     };
-    ParzenEstimator l(dims, rows(good), {}, tpe_.prior_weight());
-    ParzenEstimator gm(dims, rows(bad), {}, tpe_.prior_weight());
+    out.push_back(Fitted{g, ParzenEstimator(dims, rows(good), {}, tpe_.prior_weight()),
+                         ParzenEstimator(dims, rows(bad), {}, tpe_.prior_weight())});
+  }
+  return out;
+}
+
+double TpeScheduler::Candidates(const std::vector<Fitted>& groups, Rng* rng,
+                                std::vector<std::optional<double>>* chosen) const {
+  double total = 0;
+  for (const Fitted& f : groups) {
     std::vector<double> best;
     double best_score = -INFINITY;
     for (int c = 0; c < std::max(1, tpe_.n_ei_candidates()); ++c) {
-      std::vector<double> x = l.Sample(rng);
-      double score = l.LogPdf(x) - gm.LogPdf(x);
+      std::vector<double> x = f.good.Sample(rng);
+      double score = f.good.LogPdf(x) - f.bad.LogPdf(x);
       if (best.empty() || score > best_score) {
         best = std::move(x);
         best_score = score;
       }
     }
-    for (size_t j = 0; j < g.size(); ++j) (*chosen)[static_cast<size_t>(g[j])] = best[j];
+    for (size_t j = 0; j < f.params.size(); ++j)
+      (*chosen)[static_cast<size_t>(f.params[j])] = best[j];
     if (std::isfinite(best_score)) total += best_score;
   }
   return total;
@@ -343,13 +375,14 @@ TpeScheduler::Model TpeScheduler::Prepare(const std::vector<const Trial*>& all, 
   std::sort(good.begin(), good.end(), by_number);
   std::sort(bad.begin(), bad.end(), by_number);
   m.random = false;
+  m.groups = Fit(good, bad);
   return m;
 }
 
 Params TpeScheduler::Draw(const Model& m, int64_t k, int attempt, Rng* rng, double* log_ratio) {
   if (m.random && attempt == 0) return RandomPoint(k);
   std::vector<std::optional<double>> chosen(static_cast<size_t>(space_.size()));
-  if (!m.random && attempt < kModelAttempts) *log_ratio = Fit(m.good, m.bad, rng, &chosen);
+  if (!m.random && attempt < kModelAttempts) *log_ratio = Candidates(m.groups, rng, &chosen);
   // Parents first: a parameter takes the model's value where it has one
   // and is active; the others get a uniform draw.
   std::vector<std::optional<pb::Value>> values(static_cast<size_t>(space_.size()));
