@@ -148,6 +148,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_cmd->add_option("--keys", run.keys_dir,
                       "Folder with tuner.key and the *.pub keys of the runners it admits");
+  run_cmd->add_option("--from", run.from,
+                      "Start a new tpe study from another study's finished trials: DB[:STUDY]");
   run_cmd->add_flag("--insecure", run.insecure,
                     "No runner authentication: anyone who reaches --bind may join");
   run_cmd->add_option("--heartbeat-ms", run.heartbeat_ms, "Heartbeat interval")

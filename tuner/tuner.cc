@@ -23,6 +23,7 @@
 #include "tuner/local_runners.h"
 #include "tuner/progress.h"
 #include "tuner/study_run.h"
+#include "tuner/warm_start.h"
 
 namespace sweep {
 
@@ -58,6 +59,8 @@ class Tuner {
   // The dispatcher's CURVE key pair and the runner keys it admits (from
   // --keys), or no key pair with --insecure.
   Status LoadKeys(DispatcherOptions* d, std::set<std::string>* allowed);
+  // --from: a new study starts from another study's finished trials.
+  Status SeedStudy(const pb::Study& study);
   std::string JoinHint() const;
   Status Turn();
   void Housekeeping();
@@ -86,6 +89,13 @@ Status Tuner::Setup() {
   RETURN_IF_ERROR(ValidateStudy(&parsed));
   RETURN_IF_ERROR(CheckPlan(parsed.study));
   const pb::Study& study = parsed.study;
+  if (!o_.from.empty() && study.algorithm().type() != pb::ALGORITHM_TYPE_TPE) {
+    // Other algorithms would not learn from them, and Hyperband's and BOHB's
+    // trial numbers are places in their brackets.
+    return Status::InvalidArgument(
+        "--from seeds a study of algorithm type tpe, which learns from "
+        "the copied trials; this study's algorithm does not");
+  }
   if (!o_.gpus.empty() &&
       static_cast<int>(o_.gpus.size()) < std::max(1, study.resources().gpus_per_trial())) {
     return Status::InvalidArgument(
@@ -112,6 +122,7 @@ Status Tuner::Setup() {
   ASSIGN_OR_RETURN(study_, StudyRun::Open(store_.get(), study, o_.db_path + ".checkpoints",
                                           o_.db_path + ".logs"));
   RETURN_IF_ERROR(study_->write_error());
+  if (!o_.from.empty()) RETURN_IF_ERROR(SeedStudy(study));
   RETURN_IF_ERROR(store_->Commit());
   ProgressCounts c = study_->Counts();
   if (study_->trials().size() > 0) {
@@ -123,6 +134,25 @@ Status Tuner::Setup() {
   LOG_INFO << "study '" << study.name() << "': tuner listening on " << dispatcher_->endpoint()
            << " (" << JoinHint() << ")";
   return Status::Ok();
+}
+
+Status Tuner::SeedStudy(const pb::Study& study) {
+  if (study_->trials().size() > 0) {
+    // A resumed study was seeded when it started (or never was): say so.
+    LOG_INFO << "--from " << o_.from << ": the study already has trials; it seeds new studies only";
+    return Status::Ok();
+  }
+  ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Create(study));
+  ASSIGN_OR_RETURN(WarmStart w, SeedFromStudy(store_.get(), study_->id(), study, space, o_.from));
+  LOG_INFO << "seeded study '" << study.name() << "' from " << o_.from << ": " << w.imported
+           << " finished trials copied, " << w.skipped << " outside this search space skipped"
+           << (w.unfinished ? ", " + std::to_string(w.unfinished) + " unfinished ones left out"
+                            : "")
+           << "; max_trials (" << study.algorithm().max_trials() << ") new trials follow";
+  // Opened again, so that the trial table and the model hold them.
+  ASSIGN_OR_RETURN(study_, StudyRun::Open(store_.get(), study, o_.db_path + ".checkpoints",
+                                          o_.db_path + ".logs"));
+  return study_->write_error();
 }
 
 Status Tuner::LoadKeys(DispatcherOptions* d, std::set<std::string>* allowed) {

@@ -31,6 +31,9 @@ struct TunerOptions {
   // keys_dir.
   std::string keys_dir;
   bool insecure = false;
+  // --from DB[:STUDY]: a new tpe study starts from that study's finished
+  // trials (tuner/warm_start.h).
+  std::string from;
 };
 
 // Returns the process exit code: 0 done, 1 error, 130 interrupted.

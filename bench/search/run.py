@@ -5,7 +5,8 @@ the synthetic `curve` task and on a small Fashion-MNIST MLP space, over
 several seeds; side by side with Optuna's HyperbandPruner on the same
 synthetic objective and budget.
 
-Usage: bench/search/run.py [--seeds 10] [--tasks curve,mlp] [--out DIR]
+Usage: bench/search/run.py [--seeds 10] [--tasks curve,mlp] [--algos LIST] [--out DIR]
+(--algos: random,hyperband,bohb,asha,pbt,median,optuna-hyperband by default)
 Needs: the built sweep binary (scripts/build.sh) and, for the peer,
 python3-optuna (Debian). Writes DIR/summary.md (the tables for RESULTS.md),
 DIR/traces.json and one SVG plot per task.
@@ -69,6 +70,7 @@ def study_yaml(task, algo, seed):
     algos = {
         "random": f"{{type: random, max_trials: {t['random_trials']}}}",
         "hyperband": f"{{type: hyperband, budget: {budget}, hyperband: {{reduction_factor: 3}}}}",
+        "bohb": f"{{type: bohb, budget: {budget}, hyperband: {{reduction_factor: 3}}}}",
         "asha": f"{{type: asha, max_trials: 100000, budget: {budget}, asha: {{reduction_factor: 3}}}}",
         "median": f"{{type: median, max_trials: 100000, budget: {budget}}}",
         "pbt": f"{{type: pbt, pbt: {{{t['pbt']}}}}}",
@@ -202,7 +204,7 @@ def svg_plot(task, traces, ref_resource, path, maximize):
     """Median incumbent over seeds against resource, one line per algorithm."""
     W, H, L, B = 640, 400, 70, 40
     colors = {"random": "#777", "hyperband": "#d62728", "asha": "#1f77b4", "pbt": "#2ca02c",
-              "median": "#9467bd", "optuna-hyperband": "#ff7f0e"}
+              "median": "#9467bd", "optuna-hyperband": "#ff7f0e", "bohb": "#8c564b"}
     grid = [ref_resource * k / 200 for k in range(1, 201)]
     lines, lo, hi = {}, math.inf, -math.inf
     for algo, runs in traces.items():
@@ -248,6 +250,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--tasks", default="curve,mlp")
+    ap.add_argument("--algos", default="random,hyperband,bohb,asha,pbt,median,optuna-hyperband",
+                    help="comma-separated; random is the reference and always runs")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "search", "out"))
     ap.add_argument("--work", help="keep each run's study and database here (and reuse finished "
                     "ones); default: a temporary folder")
@@ -261,7 +265,8 @@ def main():
             t = TASKS[task]
             maximize = t["goal"] == "maximize"
             ref = t["random_trials"] * t["R"]
-            algos = ["random", "hyperband", "asha", "pbt", "median"]
+            algos = ["random"] + [a for a in args.algos.split(",")
+                                  if a not in ("random", "optuna-hyperband")]
             traces, seconds = {a: [] for a in algos}, {a: 0.0 for a in algos}
             for seed in range(1, args.seeds + 1):
                 for algo in algos:
@@ -270,7 +275,7 @@ def main():
                     seconds[algo] += s
                     print(f"{task} {algo} seed {seed}: {tr[-1][0]} steps, best {tr[-1][1]}, "
                           f"{s:.1f} s", flush=True)
-                if task == "curve":
+                if task == "curve" and "optuna-hyperband" in args.algos.split(","):
                     tr, s = run_optuna(seed, ref // 5, t["R"])
                     traces.setdefault("optuna-hyperband", []).append(tr)
                     seconds["optuna-hyperband"] = seconds.get("optuna-hyperband", 0) + s

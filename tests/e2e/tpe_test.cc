@@ -128,5 +128,61 @@ TEST(E2eBohbTest, RunsHyperbandsBracketsWithModelBasedProposals) {
   EXPECT_NE(why.find("proposed: BOHB: TPE on the results at step"), std::string::npos) << why;
 }
 
+TEST(E2eTpeTest, FromSeedsANewStudyWithAnotherStudysFinishedTrials) {
+  TempDir dir;
+  // 30 random trials over x1 in [-5, 10]; the new study takes x1 in [-5, 5].
+  std::string source =
+      dir.Write("a.yaml",
+                "name: a\nobjective: {metric: value, goal: minimize}\n"
+                "task: {synthetic: {function: branin}}\nalgorithm: {type: random, max_trials: 30}\n"
+                "seed: 3\nparameters:\n  x1: {type: float, min: -5, max: 10}\n"
+                "  x2: {type: float, min: 0, max: 15}\n");
+  std::string a = dir.File("a.db"), b = dir.File("b.db"), out;
+  ASSERT_EQ(
+      RunSweep({"run", source, "--db", a, "--local-runners", "1", "--progress", "plain"}, &out), 0)
+      << out;
+  int64_t inside =
+      QueryInt(a, "SELECT count(*) FROM trials WHERE json_extract(params, '$.x1') <= 5");
+  ASSERT_GT(inside, 10);  // enough for TPE to model at once
+  std::string study = dir.Write(
+      "b.yaml",
+      TpeStudy("  x1: {type: float, min: -5, max: 5}\n  x2: {type: float, min: 0, max: 15}\n", 5, 1,
+               0));
+  std::vector<std::string> args = {"run", study,        "--db", b, "--from", a, "--local-runners",
+                                   "1",   "--progress", "plain"};
+  ASSERT_EQ(RunSweep(args, &out), 0) << out;
+  EXPECT_NE(out.find(std::to_string(inside) + " finished trials copied, " +
+                     std::to_string(30 - inside) + " outside this search space skipped"),
+            std::string::npos)
+      << out;
+  // max_trials counts the study's own trials; the copied ones come first.
+  EXPECT_EQ(QueryInt(b, "SELECT count(*) FROM trials"), inside + 5);
+  EXPECT_EQ(QueryInt(b, "SELECT count(*) FROM trials WHERE attempts = 0"), inside);
+  // The first own trial is already TPE's, modelled on the copied ones.
+  EXPECT_EQ(QueryInt(b,
+                     "SELECT count(*) FROM events e JOIN trials t ON t.id = e.trial_id WHERE "
+                     "e.kind = 'proposed' AND t.number = " +
+                         std::to_string(inside) + " AND e.detail LIKE 'TPE: %'"),
+            1);
+  // Run again (a resume): nothing is copied twice.
+  ASSERT_EQ(RunSweep(args, &out), 0) << out;
+  EXPECT_NE(out.find("the study already has trials"), std::string::npos) << out;
+  EXPECT_EQ(QueryInt(b, "SELECT count(*) FROM trials"), inside + 5);
+  // A source that maximizes, and a study that is not tpe, are refused.
+  std::string maxi = dir.Write(
+      "m.yaml",
+      "name: m\nobjective: {metric: value, goal: maximize}\n"
+      "task: {synthetic: {function: branin}}\nalgorithm: {type: tpe, max_trials: 3}\n"
+      "parameters:\n  x1: {type: float, min: -5, max: 10}\n  x2: {type: float, min: 0, max: 15}\n");
+  EXPECT_EQ(
+      RunSweep({"run", maxi, "--db", dir.File("m.db"), "--from", a, "--progress", "plain"}, &out),
+      1);
+  EXPECT_NE(out.find("its values would mislead the model"), std::string::npos) << out;
+  EXPECT_EQ(
+      RunSweep({"run", source, "--db", dir.File("r.db"), "--from", a, "--progress", "plain"}, &out),
+      1);
+  EXPECT_NE(out.find("--from seeds a study of algorithm type tpe"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace sweep::e2e

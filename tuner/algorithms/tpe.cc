@@ -136,7 +136,16 @@ class TpeScheduler : public Scheduler {
         maximize_(study.objective().goal() == pb::GOAL_MAXIMIZE),
         next_(created),
         consumed_(consumed) {
-    if (!bohb && study.algorithm().has_max_trials()) planned_ = study.algorithm().max_trials();
+    if (!bohb && study.algorithm().has_max_trials()) {
+      // Trials copied in by --from (finished without an attempt of their
+      // own) come on top of max_trials, which counts the study's own.
+      int64_t copied = 0;
+      if (trials) {
+        for (const auto& [id, t] : trials->all())
+          if (IsFinished(t.status) && t.attempts == 0) ++copied;
+      }
+      planned_ = study.algorithm().max_trials() + copied;
+    }
     if (!bohb && study.algorithm().has_budget()) budget_ = study.algorithm().budget();
     if (bohb) {
       for (const Bracket& b : PlanHyperband(study).brackets)

@@ -1,0 +1,118 @@
+// Seeding a study with another study's finished trials.
+#include "tuner/warm_start.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "common/clock.h"
+#include "common/values.h"
+#include "storage/reader.h"
+
+namespace sweep {
+
+namespace {
+
+// "path" or "path:STUDY" (an existing file named with a colon stays whole).
+std::pair<std::string, std::string> SplitSource(const std::string& from) {
+  struct stat st;
+  size_t colon = from.rfind(':');
+  if (stat(from.c_str(), &st) == 0 || colon == std::string::npos) return {from, ""};
+  return {from.substr(0, colon), from.substr(colon + 1)};
+}
+
+bool ValidValue(const pb::Parameter& p, const pb::Value& v) {
+  switch (p.type()) {
+    case pb::PARAM_TYPE_CATEGORICAL:
+      for (const auto& c : p.values())
+        if (ValuesEqual(c, v)) return true;
+      return false;
+    case pb::PARAM_TYPE_CONSTANT:
+      return ValuesEqual(p.value(), v);
+    case pb::PARAM_TYPE_INT: {
+      if (v.kind_case() != pb::Value::kInteger) return false;
+      double d = static_cast<double>(v.integer());
+      int64_t step = static_cast<int64_t>(std::max(1.0, p.step()));
+      return d >= p.min() && d <= p.max() &&
+             (v.integer() - static_cast<int64_t>(p.min())) % step == 0;
+    }
+    default: {
+      double d = 0;
+      if (!ValueAsDouble(v, &d) || !(d >= p.min() && d <= p.max())) return false;
+      if (!p.has_step()) return true;
+      double k = (d - p.min()) / p.step();
+      return std::abs(k - std::round(k)) < 1e-9 * std::max(1.0, std::abs(k));
+    }
+  }
+}
+
+// True when `params` is exactly a point of `space`: parents first, every
+// active parameter present with a valid value, nothing else.
+bool FitsSpace(const SearchSpace& space, const pb::ParamSet& params) {
+  std::vector<std::optional<pb::Value>> chosen(static_cast<size_t>(space.size()));
+  std::set<std::string> used;
+  for (int i : space.order()) {
+    const pb::ParamValue* found = nullptr;
+    for (const auto& pv : params.params())
+      if (pv.name() == space.param(i).name()) found = &pv;
+    bool active = space.Active(i, chosen);
+    if (active != (found != nullptr)) return false;
+    if (!found) continue;
+    if (!ValidValue(space.param(i), found->value())) return false;
+    chosen[static_cast<size_t>(i)] = found->value();
+    used.insert(found->name());
+  }
+  return used.size() == static_cast<size_t>(params.params_size());
+}
+
+}  // namespace
+
+Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study& study,
+                                const SearchSpace& space, const std::string& from) {
+  auto [path, name] = SplitSource(from);
+  ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, Reader::Open(path));
+  auto ref = reader->ResolveStudy(name);
+  if (!ref.ok()) return ref.status().Wrap("--from " + from);
+  bool maximize = study.objective().goal() == pb::GOAL_MAXIMIZE;
+  if (ref->metric != study.objective().metric() || ref->maximize != maximize) {
+    return Status::InvalidArgument("--from " + from + ": study '" + ref->name + "' " +
+                                   (ref->maximize ? "maximizes " : "minimizes ") + ref->metric +
+                                   ", this one " + (maximize ? "maximizes " : "minimizes ") +
+                                   study.objective().metric() +
+                                   ": its values would mislead the model");
+  }
+  ASSIGN_OR_RETURN(std::vector<TrialView> trials, reader->Trials(*ref, "", 0));
+  WarmStart out;
+  out.source = from;
+  double now = WallSeconds();
+  for (const TrialView& t : trials) {
+    bool finished = (t.status == "completed" && t.value) || t.status == "stopped";
+    if (!finished) {
+      if (t.status != "failed") ++out.unfinished;
+      continue;
+    }
+    if (!FitsSpace(space, t.params)) {
+      ++out.skipped;
+      continue;
+    }
+    int64_t number = out.imported++;
+    ASSIGN_OR_RETURN(int64_t id, store->InsertTrial(study_id, number, t.params,
+                                                    ParamsToJson(t.params.params()), now));
+    RETURN_IF_ERROR(store->FinishTrial(id, t.status, t.value, t.step.value_or(0),
+                                       t.metrics_json.empty() ? "{}" : t.metrics_json, "", now));
+    RETURN_IF_ERROR(store->AddEvent(study_id, id, "proposed",
+                                    "copied by --from " + from + " (study '" + ref->name +
+                                        "', trial " + std::to_string(t.id) + ")",
+                                    now));
+  }
+  RETURN_IF_ERROR(store->AddEvent(study_id, 0, "warm_start",
+                                  "seeded from " + from + ": " + std::to_string(out.imported) +
+                                      " trials copied, " + std::to_string(out.skipped) +
+                                      " outside the search space skipped",
+                                  now));
+  return out;
+}
+
+}  // namespace sweep

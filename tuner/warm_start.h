@@ -1,0 +1,34 @@
+// `sweep run study.yaml --from other.db[:STUDY]`: a new model-based study
+// starts from another study's finished trials (Optuna's add_trials, Katib
+// #1067, W&B's --prior_run), so TPE models them from its first proposal.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+#include "proto/sweep.pb.h"
+#include "search_spaces/space.h"
+#include "storage/sqlite_store.h"
+
+namespace sweep {
+
+struct WarmStart {
+  std::string source;      // as the user named it
+  int64_t imported = 0;    // trials copied in, numbered 0.. in the new study
+  int64_t skipped = 0;     // finished trials whose parameters do not fit the space
+  int64_t unfinished = 0;  // trials of the source not finished (not copied)
+};
+
+// Copies the completed and stopped trials of `from` (a database path,
+// optionally ":STUDY"; without it, the database's only study) whose
+// parameters are exactly a point of `space` (every active parameter set
+// to a valid value, no other) into study `study_id` of `store`, as
+// finished trials with their values, steps and metrics, each with a
+// `proposed` event naming its source. The source is opened read-only.
+// Writes into the open transaction; the caller commits.
+// The source must optimise the same metric in the same direction.
+Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study& study,
+                                const SearchSpace& space, const std::string& from);
+
+}  // namespace sweep
