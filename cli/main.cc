@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdio>
 
+#include "cli/build_info.h"
 #include "cli/format.h"
 #include "cli/keys.h"
 #include "cli/logs.h"
@@ -30,6 +31,8 @@ std::string SelfExe(const char* argv0) {
   if (n > 0) return std::string(buf, static_cast<size_t>(n));
   return argv0;
 }
+
+constexpr int kExitUsage = 2;
 
 int Fail(const Status& st) {
   // Messages may quote a study file or a database: no raw escape sequences.
@@ -126,11 +129,17 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Debug logging");
+  app.set_version_flag("--version",
+                       std::string("sweep ") + SWEEP_VERSION + "\n" + SWEEP_BUILD_INFO);
+  // -v after the subcommand too (sweep run study.yaml -v).
+  app.fallthrough();
 
   TunerOptions run;
   auto* run_cmd = app.add_subcommand("run", "Run (or resume) a study");
   run_cmd->add_option("study", run.study_path, "Study file (.yaml, .json or .pbtxt)")->required();
-  run_cmd->add_option("--db", run.db_path, "Results database")->capture_default_str();
+  run_cmd->add_option("--db", run.db_path, "Results database")
+      ->envname("SWEEP_DB")
+      ->capture_default_str();
   run_cmd->add_option("--bind", run.bind, "Endpoint the tuner listens on")->capture_default_str();
   run_cmd
       ->add_option("--local-runners", run.local_runners,
@@ -141,11 +150,12 @@ int main(int argc, char** argv) {
                    "Start local runners on these CUDA devices, e.g. 0,1 (one set of "
                    "gpus_per_trial devices per runner)")
       ->delimiter(',');
-  run_cmd
-      ->add_option("--trials-per-gpu", run.trials_per_gpu,
-                   "With --gpus: local runners (separate processes) per GPU set")
-      ->check(CLI::Range(1, 64))
-      ->capture_default_str();
+  CLI::Option* trials_per_gpu =
+      run_cmd
+          ->add_option("--trials-per-gpu", run.trials_per_gpu,
+                       "With --gpus: local runners (separate processes) per GPU set")
+          ->check(CLI::Range(1, 64))
+          ->capture_default_str();
   run_cmd->add_option("--keys", run.keys_dir,
                       "Folder with tuner.key and the *.pub keys of the runners it admits");
   run_cmd->add_option("--from", run.from,
@@ -205,7 +215,7 @@ int main(int argc, char** argv) {
 
   QueryArgs q;
   auto add_db = [&](CLI::App* c) {
-    c->add_option("--db", q.db, "Results database")->capture_default_str();
+    c->add_option("--db", q.db, "Results database")->envname("SWEEP_DB")->capture_default_str();
   };
   std::string plan_path, plan_format = "table";
   auto* plan_cmd = app.add_subcommand(
@@ -253,7 +263,20 @@ int main(int argc, char** argv) {
   add_db(why_cmd);
   why_cmd->add_option("trial", why_trial, "Trial id")->required();
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; every usage error exits 2, as POSIX
+    // tools do (CLI11's own codes are 100 and up).
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : kExitUsage;
+  }
+  if (run_cmd->parsed() && trials_per_gpu->count() > 0 && run.gpus.empty()) {
+    fprintf(stderr,
+            "sweep: --trials-per-gpu does nothing without --gpus (it is how many trials "
+            "share each GPU set); add --gpus LIST or drop it\n");
+    return kExitUsage;
+  }
   if (verbose) SetLogLevel(LogLevel::kDebug);
 
   if (run_cmd->parsed()) {

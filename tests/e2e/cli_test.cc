@@ -89,6 +89,35 @@ TEST(E2eCliTest, AskingForAGpuWhereThereIsNoneIsAnErrorNotAFallback) {
             0);
 }
 
+TEST(E2eCliTest, VersionExitCodesAndSweepDb) {
+  std::string out;
+  ASSERT_EQ(RunSweep({"--version"}, &out), 0) << out;
+  EXPECT_EQ(out.rfind("sweep 0.", 0), 0u) << out;
+  EXPECT_NE(out.find("CUDA backend: "), std::string::npos) << out;
+  // Usage errors exit 2, as POSIX tools do.
+  EXPECT_EQ(RunSweep({"trials", "--no-such-flag"}, &out), 2) << out;
+  EXPECT_EQ(RunSweep({}, &out), 2) << out;
+  EXPECT_EQ(RunSweep({"why"}, &out), 2) << out;
+  // A flag that does nothing as given says so, and nothing runs.
+  TempDir dir;
+  EXPECT_EQ(RunSweep({"run", kExamples + "branin_tpe.yaml", "--db", dir.File("g.db"),
+                      "--trials-per-gpu", "2"},
+                     &out),
+            2);
+  EXPECT_NE(out.find("--trials-per-gpu does nothing without --gpus"), std::string::npos) << out;
+  EXPECT_EQ(FileBytes(dir.File("g.db")), "");
+  // $SWEEP_DB is every command's default database; -v goes after the command too.
+  std::string db = dir.File("env.db");
+  setenv("SWEEP_DB", db.c_str(), 1);
+  int run = RunSweep({"run", kExamples + "branin_random.yaml", "--local-runners", "1"}, &out);
+  int best = RunSweep({"best", "-v"}, &out);
+  unsetenv("SWEEP_DB");
+  ASSERT_EQ(run, 0) << out;
+  EXPECT_EQ(best, 0) << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed'"), 200);
+  EXPECT_NE(out.find("completed"), std::string::npos) << out;
+}
+
 TEST(E2eCliTest, QueryCommandsAndFormats) {
   TempDir dir;
   std::string db = dir.File("q.db"), out;
