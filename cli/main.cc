@@ -11,6 +11,7 @@
 #include "cli/keys.h"
 #include "cli/logs.h"
 #include "cli/plan.h"
+#include "cli/stop.h"
 #include "cli/why.h"
 #include "common/log.h"
 #include "nn/backend.h"
@@ -258,6 +259,14 @@ int main(int argc, char** argv) {
   logs_cmd->add_option("trial", logs_trial, "Trial id")->required();
   logs_cmd->add_option("--attempt", logs_attempt, "Attempt (default: the latest)");
   logs_cmd->add_flag("--follow,-f", logs_follow, "Keep printing while the attempt runs");
+  double stop_wait_s = 60;
+  auto* stop_cmd = app.add_subcommand(
+      "stop", "Stop the sweep running on a database, as Ctrl-C would (it resumes later)");
+  add_db(stop_cmd);
+  stop_cmd->add_option("study", q.study, "Study name (optional: the one that runs)");
+  stop_cmd->add_option("--wait", stop_wait_s, "Seconds to wait for the tuner to stop")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
   int64_t why_trial = 0;
   auto* why_cmd = app.add_subcommand("why", "Explain the decisions taken on a trial");
   add_db(why_cmd);
@@ -315,6 +324,7 @@ int main(int argc, char** argv) {
       return f == Format::kJson ? TrialJson(trials[0]) + "\n" : FormatTrials(trials, f, s.metric);
     });
   }
+  if (stop_cmd->parsed()) return StopSweep(q.db, q.study, stop_wait_s);
   if (logs_cmd->parsed()) return PrintTrialLog(q.db, logs_trial, logs_attempt, logs_follow);
   if (why_cmd->parsed()) {
     return WithReader(

@@ -79,4 +79,28 @@ Result<DbLock> DbLock::Acquire(const std::string& db_path) {
   return lock;
 }
 
+Result<std::optional<int64_t>> DbLock::Holder(const std::string& db_path) {
+  std::string path = db_path + ".lock";
+  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return std::optional<int64_t>();
+    return PosixError("open lock file", path, errno);
+  }
+  std::optional<int64_t> holder;
+  while (flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    int err = errno;
+    if (err == EINTR) continue;
+    if (err != EWOULDBLOCK) {
+      close(fd);
+      return PosixError("flock", path, err);
+    }
+    std::string pid = ReadPid(fd);
+    close(fd);
+    if (pid.empty()) return Status::Unavailable(path + ": held by a tuner that is still starting");
+    return std::optional<int64_t>(std::stoll(pid));
+  }
+  close(fd);  // free: releases the shared lock at once
+  return holder;
+}
+
 }  // namespace sweep

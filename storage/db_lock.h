@@ -7,6 +7,8 @@
 // REQUIRES: external synchronization.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
@@ -25,6 +27,10 @@ class DbLock {
   // Locks `db_path + ".lock"` without waiting. Held by another process (or
   // another Store in this one): kUnavailable naming the holder's pid.
   static Result<DbLock> Acquire(const std::string& db_path);
+  // The pid of the process holding `db_path`'s lock (a running tuner), or
+  // nullopt when none does. Only looks: the lock is taken shared for a
+  // moment, never written.
+  static Result<std::optional<int64_t>> Holder(const std::string& db_path);
 
   bool held() const { return fd_ >= 0; }
   const std::string& path() const { return path_; }

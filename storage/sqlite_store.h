@@ -109,6 +109,7 @@ class Store {
   Result<int> RequeueRunning(int64_t study_id, double now);
 
   bool in_transaction() const { return in_tx_; }
+  const std::string& path() const { return path_; }
   sqlite3* db() { return db_.get(); }
 
  private:

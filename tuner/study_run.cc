@@ -336,6 +336,10 @@ void StudyRun::Finish(Trial* t, TrialStatus status, std::optional<double> value,
   Write(store_->FinishTrial(t->id, TrialStatusName(status), value, step, metrics_json, failure,
                             WallSeconds()));
   t->value = status == TrialStatus::kCompleted ? value : std::nullopt;
+  // As a restarted tuner loads it (model-based search ranks stopped trials
+  // by these).
+  t->last_step = step;
+  t->last_objective = value;
   Move(t, status);
   scheduler_->OnEnd(t->number, step);
   if (status == TrialStatus::kFailed) LOG_DEBUG << "trial " << t->id << " failed: " << failure;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 
 #include "common/clock.h"
@@ -75,6 +76,13 @@ Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study&
   ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, Reader::Open(path));
   auto ref = reader->ResolveStudy(name);
   if (!ref.ok()) return ref.status().Wrap("--from " + from);
+  char* a = realpath(path.c_str(), nullptr);
+  char* b = realpath(store->path().c_str(), nullptr);
+  bool same_file = a && b && std::string(a) == b;
+  free(a);
+  free(b);
+  if (same_file && ref->name == study.name())
+    return Status::InvalidArgument("--from " + from + " names the study being seeded itself");
   bool maximize = study.objective().goal() == pb::GOAL_MAXIMIZE;
   if (ref->metric != study.objective().metric() || ref->maximize != maximize) {
     return Status::InvalidArgument("--from " + from + ": study '" + ref->name + "' " +
@@ -88,12 +96,13 @@ Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study&
   out.source = from;
   double now = WallSeconds();
   for (const TrialView& t : trials) {
-    bool finished = (t.status == "completed" && t.value) || t.status == "stopped";
-    if (!finished) {
+    if (t.status != "completed" && t.status != "stopped") {
       if (t.status != "failed") ++out.unfinished;
       continue;
     }
-    if (!FitsSpace(space, t.params)) {
+    // A completed trial without a value (its objective was NaN) tells the
+    // model nothing it can rank.
+    if ((t.status == "completed" && !t.value) || !FitsSpace(space, t.params)) {
       ++out.skipped;
       continue;
     }

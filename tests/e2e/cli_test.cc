@@ -118,6 +118,50 @@ TEST(E2eCliTest, VersionExitCodesAndSweepDb) {
   EXPECT_NE(out.find("completed"), std::string::npos) << out;
 }
 
+TEST(E2eCliTest, StopEndsASweepFromAnotherTerminalAndItResumes) {
+  TempDir dir;
+  std::string study =
+      dir.Write("slow.yaml",
+                "name: slow\nobjective: {metric: value, goal: minimize}\n"
+                "task: {synthetic: {function: branin, steps: 5, step_ms: 40}}\n"
+                "algorithm: {type: random, max_trials: 30}\nparameters:\n"
+                "  x1: {type: float, min: -5, max: 10}\n  x2: {type: float, min: 0, max: 15}\n");
+  std::string db = dir.File("s.db"), out;
+  std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
+                                   "2",   "--progress", "plain"};
+  {
+    Process tuner(args, dir.File("t.log"));
+    ASSERT_TRUE(WaitFor(
+        [&] { return QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed'") >= 2; },
+        60000))
+        << tuner.Log();
+    ASSERT_EQ(RunSweep({"stop", "slow", "--db", db}, &out), 0) << out;
+    EXPECT_NE(out.find("stopped the tuner of study 'slow'"), std::string::npos) << out;
+    EXPECT_EQ(tuner.Wait(10000), 130) << tuner.Log();
+  }
+  // Exactly what Ctrl-C leaves: nothing running, the rest queued or unmade.
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'running'"), 0);
+  EXPECT_LT(QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed'"), 30);
+  EXPECT_EQ(RunSweep({"stop", "--db", db}, &out), 1);
+  EXPECT_NE(out.find("no sweep is running on " + db), std::string::npos) << out;
+  EXPECT_EQ(RunSweep({"stop", "--db", dir.File("none.db")}, &out), 1);
+  EXPECT_NE(out.find("no such database"), std::string::npos) << out;
+  // After kill -9 the study still says running: stop names what happened.
+  {
+    Process tuner(args, dir.File("t2.log"));
+    ASSERT_TRUE(WaitFor(
+        [&] { return QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'running'") > 0; },
+        60000))
+        << tuner.Log();
+    tuner.Signal(SIGKILL);
+    tuner.Wait(10000);
+  }
+  EXPECT_EQ(RunSweep({"stop", "--db", db}, &out), 1);
+  EXPECT_NE(out.find("was interrupted (its tuner is gone)"), std::string::npos) << out;
+  ASSERT_EQ(RunSweep(args, &out), 0) << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed'"), 30);
+}
+
 TEST(E2eCliTest, QueryCommandsAndFormats) {
   TempDir dir;
   std::string db = dir.File("q.db"), out;

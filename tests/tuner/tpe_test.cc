@@ -97,7 +97,7 @@ TEST(TpeTest, AScriptedHistoryGivesADeterministicProposalInTheGoodRegion) {
     auto spec = f.Start().NextTrial();
     EXPECT_TRUE(spec);
     EXPECT_EQ(spec->number, 20);
-    EXPECT_NE(spec->origin.find("TPE: 2 good and 18 bad trials, l/g of the winning candidate"),
+    EXPECT_NE(spec->origin.find("TPE: 2 good and 18 bad trials; best good: trial 14, 13, l/g of the winning candidate"),
               std::string::npos)
         << spec->origin;
     return X(*spec);
@@ -125,6 +125,25 @@ TEST(TpeTest, StoppedTrialsRankAfterCompletedOnesByStepAndFailedOnesAreLeftOut) 
   auto spec = f.Start().NextTrial();
   ASSERT_TRUE(spec);
   EXPECT_NE(spec->origin.find("TPE: 3 good and 1 bad trials"), std::string::npos) << spec->origin;
+  // Best first: the completed ones by value (1 then 0), then the stopped
+  // trial that reached step 5 (3), not the one stopped at step 3 (2).
+  EXPECT_NE(spec->origin.find("best good: trial 1, 0, 3,"), std::string::npos) << spec->origin;
+}
+
+TEST(TpeTest, LogIntegersWithASteppedGridStayOnIt) {
+  // 1, 5, ..., 65 on a log scale: half a step below 1 would be negative.
+  Tpe f("{type: tpe, max_trials: 100, tpe: {n_startup_trials: 3}}",
+        "  n: {type: int, min: 1, max: 65, step: 4, log: true}\n");
+  for (int v : {1, 5, 9, 33, 65}) f.Add(TrialStatus::kCompleted, {{"n", IntegerValue(v)}}, v);
+  Scheduler& s = f.Start();
+  for (int i = 0; i < 30; ++i) {
+    auto spec = s.NextTrial();
+    ASSERT_TRUE(spec);
+    double n = X(*spec, "n");
+    EXPECT_GE(n, 1) << spec->origin;
+    EXPECT_LE(n, 65);
+    EXPECT_EQ(static_cast<int64_t>(n - 1) % 4, 0) << n;
+  }
 }
 
 TEST(TpeTest, RunningTrialsCountAsBadAndNoTwoUnfinishedTrialsShareAPoint) {

@@ -6,14 +6,13 @@
 // runners are idle and the state is rebuilt by replaying reports.
 #include "tuner/algorithms/hyperband.h"
 
-#include "common/study_defaults.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <utility>
 
 #include "common/json.h"
+#include "common/study_defaults.h"
 #include "tuner/algorithms/cohort.h"
 #include "tuner/scheduler.h"
 

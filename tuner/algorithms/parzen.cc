@@ -90,7 +90,11 @@ double LogGaussMass(double a, double b) {
 }
 
 double ParzenDim::DomainLow() const {
-  double v = kind == Kind::kDiscrete ? low - step / 2 : low;
+  // A log dimension's half step below its first value must stay positive
+  // (an int from 1 in steps of 4): it is capped at half that value.
+  double half = kind == Kind::kDiscrete ? step / 2 : 0;
+  if (log) half = std::min(half, low / 2);
+  double v = low - half;
   return log ? std::log(v) : v;
 }
 
@@ -235,8 +239,10 @@ double ParzenEstimator::LogPdf(const std::vector<double>& x) const {
       continue;
     }
     if (dim.kind == ParzenDim::Kind::kDiscrete) {
-      // The mass of x's grid cell, over the kernel's truncated mass.
-      double left = dim.Transform(x[d] - dim.step / 2), right = dim.Transform(x[d] + dim.step / 2);
+      // The mass of x's grid cell, over the kernel's truncated mass (the
+      // first cell starts where the domain does).
+      double left = std::max(dim.Transform(x[d] - dim.step / 2), dim.DomainLow());
+      double right = dim.Transform(x[d] + dim.step / 2);
       for (size_t k = 0; k < per_component.size(); ++k) {
         double mu = mu_[d][k], inv = inv_sigma_[d][k];
         per_component[k] += LogGaussMass((left - mu) * inv, (right - mu) * inv) - log_mass_[d][k];

@@ -64,7 +64,8 @@ pb::Value External(const pb::Parameter& p, double v) {
     case pb::PARAM_TYPE_CATEGORICAL:
       return p.values(std::clamp(static_cast<int>(v), 0, p.values_size() - 1));
     case pb::PARAM_TYPE_INT:
-      return IntegerValue(std::llround(v));
+      return IntegerValue(
+          std::llround(std::clamp(std::isfinite(v) ? v : p.min(), p.min(), p.max())));
     default:
       return NumberValue(std::clamp(v, p.min(), p.max()));
   }
@@ -341,6 +342,12 @@ TpeScheduler::Model TpeScheduler::Prepare(const std::vector<const Trial*>& all, 
     what = "TPE: " + std::to_string(good.size()) + " good and " + std::to_string(bad.size()) +
            " bad trials";
     if (!running.empty()) what += " (" + std::to_string(running.size()) + " running, counted bad)";
+    // The good ones, best first (up to five), so `sweep why` shows whom the
+    // proposal follows.
+    std::string best;
+    for (size_t i = 0; i < good.size() && i < 5; ++i)
+      best += (i ? ", " : "") + std::to_string(good[i].number);
+    if (!good.empty()) what += "; best good: trial " + best + (good.size() > 5 ? ", ..." : "");
   } else {
     if (rng->Uniform() < bohb_cfg_.random_fraction()) {
       what = "BOHB: random draw (a random_fraction of " + FormatShort(bohb_cfg_.random_fraction()) +

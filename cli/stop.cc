@@ -1,0 +1,84 @@
+// Stopping a running sweep through the pid in its database's lock file.
+#include "cli/stop.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <variant>
+
+#include "cli/format.h"
+#include "storage/db_lock.h"
+#include "storage/reader.h"
+
+namespace sweep {
+
+namespace {
+
+int Error(const std::string& message) {
+  fprintf(stderr, "sweep: %s\n", EscapeControl(message).c_str());
+  return 1;
+}
+
+// The names of the studies a database calls running.
+std::string RunningStudies(const std::string& db) {
+  auto reader = Reader::Open(db);
+  if (!reader.ok()) return "";
+  auto t = (*reader)->Query("SELECT name FROM studies WHERE status = 'running' ORDER BY id");
+  std::string names;
+  if (!t.ok()) return names;
+  for (const auto& row : t->rows) {
+    if (const auto* name = std::get_if<std::string>(&row[0]))
+      names += (names.empty() ? "" : ", ") + *name;
+  }
+  return names;
+}
+
+}  // namespace
+
+int StopSweep(const std::string& db, const std::string& study, double wait_s) {
+  struct stat st;
+  if (stat(db.c_str(), &st) != 0) return Error(db + ": no such database");
+  auto holder = DbLock::Holder(db);
+  if (!holder.ok()) return Error(holder.status().message());
+  std::string running = RunningStudies(db);
+  if (!*holder) {
+    // Marked running but held by nobody: its tuner died (kill -9, a crash).
+    if (!running.empty()) {
+      return Error("no tuner is running on " + db + ": study '" + running +
+                   "' was interrupted (its tuner is gone); `sweep run STUDY_FILE --db " + db +
+                   "` resumes it");
+    }
+    return Error("no sweep is running on " + db);
+  }
+  if (!study.empty() && running.find(study) == std::string::npos) {
+    return Error("the tuner on " + db + " runs study '" + running + "', not '" + study + "'");
+  }
+  pid_t pid = static_cast<pid_t>(**holder);
+  if (kill(pid, SIGTERM) != 0) {
+    if (errno == EPERM)
+      return Error("not allowed to stop the tuner on " + db + " (pid " + std::to_string(pid) +
+                   "): it belongs to another user");
+    if (errno != ESRCH) return Error(std::string("kill: ") + strerror(errno));
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto h = DbLock::Holder(db);
+    if (h.ok() && !*h) {
+      printf(
+          "stopped the tuner of study '%s' on %s (pid %d): running trials go back to the "
+          "queue; the same `sweep run` resumes them\n",
+          EscapeControl(running).c_str(), EscapeControl(db).c_str(), static_cast<int>(pid));
+      return 0;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return Error("the tuner on " + db + " (pid " + std::to_string(pid) + ") got SIGTERM but still " +
+               "runs after " + std::to_string(static_cast<int>(wait_s)) + " s");
+}
+
+}  // namespace sweep
