@@ -12,6 +12,7 @@
 #include "cli/logs.h"
 #include "cli/plan.h"
 #include "cli/stop.h"
+#include "cli/studies.h"
 #include "cli/why.h"
 #include "common/log.h"
 #include "nn/backend.h"
@@ -302,10 +303,8 @@ int main(int argc, char** argv) {
   if (validate_cmd->parsed()) return Validate(validate_path, validate_print);
   if (plan_cmd->parsed()) return Plan(plan_path, plan_format);
   if (studies_cmd->parsed()) {
-    return WithReader(q, [](Reader& r, Format f) -> Result<std::string> {
-      ASSIGN_OR_RETURN(Table t, r.Studies());
-      return FormatRows(t, f);
-    });
+    return WithReader(
+        q, [&](Reader& r, Format f) -> Result<std::string> { return FormatStudies(r, q.db, f); });
   }
   if (trials_cmd->parsed() || export_cmd->parsed()) {
     return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {

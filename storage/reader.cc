@@ -91,9 +91,12 @@ Result<Table> Reader::Studies() {
   return Query(
       "SELECT s.id, s.name, s.status, s.algorithm, s.objective_metric AS metric, s.goal, "
       "count(t.id) AS trials, "
-      "sum(t.status='completed') AS completed, sum(t.status='failed') AS failed, "
-      "sum(t.status='running') AS running, sum(t.status='queued') AS queued, "
-      "sum(t.status='paused') AS paused, sum(t.status='stopped') AS stopped, "
+      "coalesce(sum(t.status='completed'), 0) AS completed, "
+      "coalesce(sum(t.status='failed'), 0) AS failed, "
+      "coalesce(sum(t.status='running'), 0) AS running, "
+      "coalesce(sum(t.status='queued'), 0) AS queued, "
+      "coalesce(sum(t.status='paused'), 0) AS paused, "
+      "coalesce(sum(t.status='stopped'), 0) AS stopped, "
       "CASE s.goal WHEN 'maximize' THEN max(CASE WHEN t.status='completed' THEN t.value END) "
       "ELSE min(CASE WHEN t.status='completed' THEN t.value END) END AS best "
       "FROM studies s LEFT JOIN trials t ON t.study_id = s.id GROUP BY s.id ORDER BY s.id");

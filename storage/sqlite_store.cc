@@ -449,6 +449,14 @@ Status Store::SetStudyStatus(int64_t study_id, const std::string& status, double
   return study_status_.Run();
 }
 
+Status Store::InterruptRunningStudies(double now) {
+  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(),
+                                         "UPDATE studies SET status='interrupted', "
+                                         "updated_at=?1 WHERE status='running'"));
+  q.Bind(1, now);
+  return q.Run();
+}
+
 Result<int> Store::RequeueRunning(int64_t study_id, double now) {
   ASSIGN_OR_RETURN(
       Stmt q,

@@ -105,6 +105,9 @@ class Store {
   // The final metrics of a trial as a JSON object ("" if none yet).
   Result<std::string> TrialMetrics(int64_t trial_id);
   Status SetStudyStatus(int64_t study_id, const std::string& status, double now);
+  // Studies a killed tuner left marked running become interrupted (the
+  // tuner that holds the lock calls it before opening its own study).
+  Status InterruptRunningStudies(double now);
   // Every running trial goes back to queued (after a tuner restart).
   Result<int> RequeueRunning(int64_t study_id, double now);
 

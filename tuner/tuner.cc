@@ -119,6 +119,9 @@ Status Tuner::Setup() {
   // turn (up to 30 s, the dispatcher's handshake limit). A study found
   // complete stops them again.
   StartLocalRunners(study);
+  // This tuner holds the lock: no other study of the database runs now.
+  RETURN_IF_ERROR(store_->Begin());
+  RETURN_IF_ERROR(store_->InterruptRunningStudies(WallSeconds()));
   ASSIGN_OR_RETURN(study_, StudyRun::Open(store_.get(), study, o_.db_path + ".checkpoints",
                                           o_.db_path + ".logs"));
   RETURN_IF_ERROR(study_->write_error());

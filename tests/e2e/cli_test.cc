@@ -135,6 +135,10 @@ TEST(E2eCliTest, StopEndsASweepFromAnotherTerminalAndItResumes) {
         [&] { return QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed'") >= 2; },
         60000))
         << tuner.Log();
+    ASSERT_EQ(RunSweep({"studies", "--db", db, "--format", "json"}, &out), 0) << out;
+    EXPECT_NE(out.find("\"status\": \"running\", \"tuner\": " + std::to_string(tuner.pid())),
+              std::string::npos)
+        << out;
     ASSERT_EQ(RunSweep({"stop", "slow", "--db", db}, &out), 0) << out;
     EXPECT_NE(out.find("stopped the tuner of study 'slow'"), std::string::npos) << out;
     EXPECT_EQ(tuner.Wait(10000), 130) << tuner.Log();
@@ -158,6 +162,12 @@ TEST(E2eCliTest, StopEndsASweepFromAnotherTerminalAndItResumes) {
   }
   EXPECT_EQ(RunSweep({"stop", "--db", db}, &out), 1);
   EXPECT_NE(out.find("was interrupted (its tuner is gone)"), std::string::npos) << out;
+  // The database still says running; `studies` knows better and says how to resume.
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM studies WHERE status = 'running'"), 1);
+  ASSERT_EQ(RunSweep({"studies", "--db", db}, &out), 0) << out;
+  EXPECT_NE(out.find("interrupted"), std::string::npos) << out;
+  EXPECT_NE(out.find("`sweep run STUDY_FILE --db " + db + "` resumes it"), std::string::npos)
+      << out;
   ASSERT_EQ(RunSweep(args, &out), 0) << out;
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed'"), 30);
 }
