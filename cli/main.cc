@@ -76,11 +76,19 @@ int Validate(const std::string& path, bool print) {
     start = end + 1;
   }
   printf("\nparameters:\n%s", described.c_str());
+  std::string continuous;
+  for (int i = 0; i < space->size(); ++i) {
+    if (!space->GridCount(i))
+      continuous += (continuous.empty() ? "" : ", ") + space->param(i).name();
+  }
   auto size = space->GridSize(1000000);
-  if (size.ok()) {
+  if (!continuous.empty()) {
+    printf("grid points: none (%s: a float without a step is continuous)\n",
+           EscapeControl(continuous).c_str());
+  } else if (size.ok()) {
     printf("grid points: %llu\n", static_cast<unsigned long long>(*size));
   } else {
-    printf("grid points: infinite or more than 1000000\n");
+    printf("grid points: more than 1000000\n");
   }
   return 0;
 }

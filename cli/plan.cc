@@ -1,8 +1,12 @@
 // `sweep plan`: the layout an algorithm will run, from the study alone.
 #include "cli/plan.h"
 
+#include <cctype>
+#include <optional>
+
 #include "common/json.h"
 #include "common/study_defaults.h"
+#include "search_spaces/space.h"
 #include "tuner/algorithms/asha.h"
 #include "tuner/algorithms/hyperband.h"
 
@@ -116,15 +120,40 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
              " steps per member, " + Num(population * resource) + " steps in total\n";
     }
     default: {
-      int64_t trials = alg.has_max_trials() ? alg.max_trials() : 0;
+      // random, quasirandom, grid and the median rule: trial k is point k.
+      std::string name = pb::AlgorithmType_Name(alg.type()).substr(15);
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      std::optional<int64_t> trials;
+      if (alg.has_max_trials()) trials = alg.max_trials();
+      std::string grid_note;
+      if (alg.type() == pb::ALGORITHM_TYPE_GRID) {
+        ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Create(study));
+        ASSIGN_OR_RETURN(uint64_t points, space.GridSize(1000000));
+        auto n = static_cast<int64_t>(points);
+        grid_note = trials && *trials < n
+                        ? " (of the grid's " + Num(n) + " points, capped by max_trials)"
+                        : " (every grid point once)";
+        trials = trials ? std::min(*trials, n) : n;
+      }
+      std::string steps = Num(resource) + (resource == 1 ? " step" : " steps");
       if (json)
-        return "{\"algorithm\": \"" +
-               std::string(alg.type() == pb::ALGORITHM_TYPE_GRID ? "grid" : "sampling") +
-               "\", \"max_trials\": " + Num(trials) + ", \"steps_per_trial\": " + Num(resource) +
-               "}\n";
-      return "every trial runs all " + Num(resource) + " steps" +
-             (trials ? "; at most " + Num(trials) + " trials, " + Num(trials * resource) + " steps"
-                     : std::string()) +
+        return "{\"algorithm\": \"" + name +
+               "\", \"max_trials\": " + (trials ? Num(*trials) : std::string("null")) +
+               ", \"steps_per_trial\": " + Num(resource) +
+               (trials ? ", \"total_steps\": " + Num(*trials * resource) : "") + "}\n";
+      std::string head = name + ": " +
+                         (trials ? Num(*trials) + " trials" + grid_note
+                                 : std::string("trials until the budget is spent"));
+      if (alg.type() == pb::ALGORITHM_TYPE_MEDIAN) {
+        return head + " of up to " + steps + "; from step " + Num(alg.median().grace_period()) +
+               " a trial stops once its best is worse than the median of the running averages "
+               "of the others (at least " +
+               Num(alg.median().min_trials()) + ") at that step" +
+               (trials ? "; at most " + Num(*trials * resource) + " steps" : "") + "\n";
+      }
+      return head + ", each runs its " + steps +
+             (trials ? ": " + Num(*trials * resource) + " steps in all" : "") +
+             (alg.has_budget() ? "; no new trial after " + Num(alg.budget()) + " steps" : "") +
              "\n";
     }
   }

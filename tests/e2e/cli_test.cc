@@ -172,6 +172,25 @@ TEST(E2eCliTest, StopEndsASweepFromAnotherTerminalAndItResumes) {
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed'"), 30);
 }
 
+TEST(E2eCliTest, PlanAndValidateStateCountsInWords) {
+  std::string out;
+  ASSERT_EQ(RunSweep({"plan", kExamples + "grid_4x5.yaml"}, &out), 0) << out;
+  EXPECT_EQ(out,
+            "grid: 60 trials (every grid point once), each runs its 3 steps: 180 steps in all\n");
+  ASSERT_EQ(RunSweep({"plan", kExamples + "grid_4x5.yaml", "--format", "json"}, &out), 0) << out;
+  EXPECT_EQ(out,
+            "{\"algorithm\": \"grid\", \"max_trials\": 60, \"steps_per_trial\": 3, "
+            "\"total_steps\": 180}\n");
+  ASSERT_EQ(RunSweep({"plan", kExamples + "branin_random.yaml", "--format", "json"}, &out), 0);
+  EXPECT_NE(out.find("\"algorithm\": \"random\", \"max_trials\": 200"), std::string::npos) << out;
+  ASSERT_EQ(RunSweep({"plan", kExamples + "branin_random.yaml"}, &out), 0);
+  EXPECT_NE(out.find("each runs its 1 step: 200 steps in all"), std::string::npos) << out;
+  ASSERT_EQ(RunSweep({"validate", kExamples + "branin_tpe.yaml"}, &out), 0);
+  EXPECT_NE(out.find("grid points: none (x1, x2: a float without a step is continuous)"),
+            std::string::npos)
+      << out;
+}
+
 TEST(E2eCliTest, QueryCommandsAndFormats) {
   TempDir dir;
   std::string db = dir.File("q.db"), out;

@@ -63,7 +63,7 @@ TEST(HostileStudyTest, AWideIntRangeIsNotBuiltForRandomSearch) {
   Outcome o = Sweep("validate", f);
   EXPECT_EQ(o.rc, 0) << o.out;
   EXPECT_NE(o.out.find("is valid"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("grid points: infinite or more than 1000000"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("grid points: more than 1000000"), std::string::npos) << o.out;
 }
 
 TEST(HostileStudyTest, AWideGridSaysHowLargeItIs) {
