@@ -6,6 +6,9 @@
 //                                    points, seeded), then PROPOSALS
 //                                    proposals timed one by one; prints
 //                                    "tpe-cost N ms_per_proposal"
+//   tpe_cost simulate OBJECTIVE TRIALS SEEDS   sequential TPE in-process
+//                                    (hartmann6, branin, rosenbrock4): the
+//                                    best value after TRIALS per seed
 //   tpe_cost propose HISTORY SEEDS   HISTORY: lines "x1 .. xd value" (d = 2:
 //                                    the Branin space, else the unit cube);
 //                                    prints the proposal of trial number
@@ -148,12 +151,37 @@ int Propose(const char* path, int seeds) {
   return 0;
 }
 
-// Sequential TPE on Hartmann-6 in-process (no runners): the best value
-// after `trials` trials for each seed, to compare the algorithm alone.
-int Simulate(int trials, int seeds) {
+double Branin(const std::vector<double>& x) {
+  const double pi = M_PI;
+  double b = 5.1 / (4 * pi * pi), c = 5 / pi, t = 1 / (8 * pi);
+  double u = x[1] - b * x[0] * x[0] + c * x[0] - 6;
+  return u * u + 10 * (1 - t) * std::cos(x[0]) + 10;
+}
+
+double Rosenbrock(const std::vector<double>& x) {
+  double sum = 0;
+  for (size_t i = 0; i + 1 < x.size(); ++i)
+    sum += 100 * std::pow(x[i + 1] - x[i] * x[i], 2) + std::pow(1 - x[i], 2);
+  return sum;
+}
+
+// Sequential TPE in-process (no runners) on hartmann6, branin or
+// rosenbrock4 (bench/search/tpe.py's spaces): the best value after `trials`
+// trials for each seed, to study the algorithm alone over many seeds.
+int Simulate(const std::string& objective, int trials, int seeds) {
   std::string params;
-  for (int i = 1; i <= 6; ++i)
-    params += "  x" + std::to_string(i) + ": {type: float, min: 0, max: 1}\n";
+  double (*f)(const std::vector<double>&) = Hartmann6;
+  if (objective == "branin") {
+    params = "  x1: {type: float, min: -5, max: 10}\n  x2: {type: float, min: 0, max: 15}\n";
+    f = Branin;
+  } else if (objective == "rosenbrock4") {
+    for (int i = 1; i <= 4; ++i)
+      params += "  x" + std::to_string(i) + ": {type: float, min: -5, max: 10}\n";
+    f = Rosenbrock;
+  } else {
+    for (int i = 1; i <= 6; ++i)
+      params += "  x" + std::to_string(i) + ": {type: float, min: 0, max: 1}\n";
+  }
   for (int seed = 0; seed < seeds; ++seed) {
     pb::Study study = MakeStudy(params, static_cast<uint64_t>(seed));
     auto space = *SearchSpace::Create(study);
@@ -168,12 +196,8 @@ int Simulate(int trials, int seeds) {
         ValueAsDouble(pv.value(), &v);
         x.push_back(v);
       }
-      double y = Hartmann6(x);
+      double y = f(x);
       best = std::min(best, y);
-      if (seed == 0 && getenv("DUMP_HISTORY")) {
-        for (double v : x) std::fprintf(stderr, "%.17g ", v);
-        std::fprintf(stderr, "%.17g\n", y);
-      }
       AddTrial(&table, k, x, y);
     }
     std::printf("%d %.6f\n", seed, best);
@@ -187,9 +211,11 @@ int Simulate(int trials, int seeds) {
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "cost" && argc == 4) return sweep::Cost(std::atoll(argv[2]), std::atoi(argv[3]));
-  if (mode == "simulate" && argc == 4)
-    return sweep::Simulate(std::atoi(argv[2]), std::atoi(argv[3]));
+  if (mode == "simulate" && argc == 5)
+    return sweep::Simulate(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
   if (mode == "propose" && argc == 4) return sweep::Propose(argv[2], std::atoi(argv[3]));
-  std::fprintf(stderr, "usage: tpe_cost cost N PROPOSALS | tpe_cost propose HISTORY SEEDS\n");
+  std::fprintf(stderr,
+               "usage: tpe_cost cost N PROPOSALS | simulate OBJECTIVE TRIALS SEEDS | propose "
+               "HISTORY SEEDS\n");
   return 2;
 }
