@@ -129,7 +129,8 @@ std::string EnumShortName(const gp::EnumValueDescriptor* v) {
 
 class YamlReader {
  public:
-  explicit YamlReader(SourceMap* source) : source_(source) {}
+  YamlReader(SourceMap* source, std::vector<std::string>* skipped)
+      : source_(source), skipped_(skipped) {}
 
   Status Fill(const YAML::Node& node, gp::Message* msg, const std::string& path,
               const gp::FieldDescriptor* key_field = nullptr) {
@@ -145,10 +146,15 @@ class YamlReader {
       if (!k.IsScalar()) return Error(k, path, "keys must be plain names");
       std::string key = k.Scalar();
       std::string child = JoinFieldPath(path, key);
-      if (!seen.insert(key).second) return Error(k, child, "duplicate key '" + key + "'");
+      // A duplicate or unknown key is skipped and reported with the rest.
+      if (!seen.insert(key).second) {
+        Skip(Error(k, child, "duplicate key '" + key + "'"));
+        continue;
+      }
       const gp::FieldDescriptor* f = desc->FindFieldByName(key);
       if (f == nullptr || f == key_field) {
-        return Error(k, child, "unknown key '" + key + "'" + Expected(desc, key_field));
+        Skip(Error(k, child, "unknown key '" + key + "'" + Expected(desc, key_field)));
+        continue;
       }
       Record(v.IsNull() ? k : v, child);
       RETURN_IF_ERROR(FillField(v, msg, f, child));
@@ -178,6 +184,8 @@ class YamlReader {
     YAML::Mark m = n.Mark();
     if (m.line >= 0) source_->Record(path, m.line + 1, m.column + 1);
   }
+
+  void Skip(const Status& error) { skipped_->push_back(error.message()); }
 
   Status Error(const YAML::Node& n, const std::string& path, const std::string& what) {
     YAML::Mark m = n.Mark();
@@ -215,7 +223,8 @@ class YamlReader {
           std::string key = it->first.Scalar();
           std::string child = JoinFieldPath(path, key);
           if (!seen.insert(key).second) {
-            return Error(it->first, child, "duplicate name '" + key + "'");
+            Skip(Error(it->first, child, "duplicate name '" + key + "'"));
+            continue;
           }
           Record(it->first, child);
           gp::Message* e = r->AddMessage(msg, f);
@@ -389,6 +398,7 @@ class YamlReader {
   }
 
   SourceMap* source_;
+  std::vector<std::string>* skipped_;
   int64_t visited_ = 0;
 };
 
@@ -409,7 +419,7 @@ Result<ParsedStudy> ParseStudyYaml(const std::string& text, const std::string& f
                                    ": a study must be a mapping of keys to values");
   }
   out.source.Record("", root.Mark().line + 1, root.Mark().column + 1);
-  YamlReader reader(&out.source);
+  YamlReader reader(&out.source, &out.skipped);
   RETURN_IF_ERROR(reader.Fill(root, &out.study, ""));
   return out;
 }

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "proto/sweep.pb.h"
@@ -33,6 +34,10 @@ std::string JoinFieldPath(const std::string& path, const std::string& key);
 struct ParsedStudy {
   pb::Study study;
   SourceMap source;
+  // Entries the reader skipped, each a "file:line:col: path: what" error (a
+  // duplicate or unknown key): ValidateStudy reports them with its own, so
+  // one run names every mistake.
+  std::vector<std::string> skipped;
 };
 
 // Chooses the syntax by extension: .pbtxt/.textproto/.txtpb are protobuf text

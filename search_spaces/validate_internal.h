@@ -22,6 +22,8 @@ class Checker {
   void Fail(const std::string& path, const std::string& what) {
     errors_.push_back(source_.Where(path) + path + ": " + what);
   }
+  // An error already located ("file:line:col: path: what").
+  void Add(const std::string& located) { errors_.push_back(located); }
   bool ok() const { return errors_.empty(); }
   Status status() const {
     if (errors_.empty()) return Status::Ok();

@@ -181,6 +181,14 @@ void CheckTask(const pb::Study& study, Checker* c) {
       c->Fail("objective.metric",
               "'" + m + "' is not reported by this task (it reports: " + list + ")");
     }
+    // The test set is for the final, unbiased estimate: a metric on it that
+    // chooses between trials leaks it into the result.
+    if (study.task().has_train() && m.rfind("test_", 0) == 0) {
+      c->Fail("objective.metric", "'" + m +
+                                      "' is measured on the test set, which must never choose "
+                                      "between trials; use the validation set's val_" +
+                                      m.substr(5) + " (every trial still reports " + m + ")");
+    }
   }
   if (study.task().has_stall_timeout_s() &&
       !(study.task().stall_timeout_s() >= 0 && std::isfinite(study.task().stall_timeout_s()))) {

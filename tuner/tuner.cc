@@ -3,6 +3,7 @@
 #include "tuner/tuner.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -89,6 +90,18 @@ Status Tuner::Setup() {
   RETURN_IF_ERROR(ValidateStudy(&parsed));
   RETURN_IF_ERROR(CheckPlan(parsed.study));
   const pb::Study& study = parsed.study;
+  if (study.task().has_train() && study.task().train().has_data_dir() && o_.local_runners != 0) {
+    // Local runners read the data here: a missing folder would fail every
+    // trial. (Remote runners may have it where this machine does not.)
+    const std::string& dir = study.task().train().data_dir();
+    struct stat st;
+    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return Status::InvalidArgument(
+          "task.train.data_dir: " + dir +
+          " is not a folder on this machine, where the local runners would read it; fix the "
+          "path, or run with --local-runners 0 and remote runners that have it");
+    }
+  }
   if (!o_.from.empty() && study.algorithm().type() != pb::ALGORITHM_TYPE_TPE) {
     // Other algorithms would not learn from them, and Hyperband's and BOHB's
     // trial numbers are places in their brackets.

@@ -191,6 +191,22 @@ TEST(E2eCliTest, PlanAndValidateStateCountsInWords) {
       << out;
 }
 
+TEST(E2eCliTest, AMissingDataFolderIsCaughtBeforeAnyTrialRuns) {
+  TempDir dir;
+  std::string study =
+      dir.Write("t.yaml",
+                "name: t\nobjective: {metric: val_accuracy, goal: maximize}\n"
+                "task: {train: {model: mlp, epochs: 1, data_dir: /nonexistent/fmnist}}\n"
+                "algorithm: {type: random, max_trials: 2}\nparameters:\n"
+                "  lr: {type: float, min: 0.01, max: 0.1}\n");
+  std::string out;
+  EXPECT_EQ(RunSweep({"run", study, "--db", dir.File("t.db")}, &out), 1);
+  EXPECT_NE(out.find("task.train.data_dir: /nonexistent/fmnist is not a folder on this machine"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(FileBytes(dir.File("t.db")), "");
+}
+
 TEST(E2eCliTest, QueryCommandsAndFormats) {
   TempDir dir;
   std::string db = dir.File("q.db"), out;

@@ -70,6 +70,25 @@ TEST(ParserTest, ValuesKeepTheirTypes) {
   EXPECT_EQ(v[4].kind_case(), pb::Value::kText);
 }
 
+TEST(ParserTest, ADuplicateOrUnknownKeyHidesNoOtherError) {
+  // Four mistakes: a duplicate parameter, an unknown key, a bad range and
+  // a bad step. Before, the duplicate alone was reported.
+  auto p = ParseStudyYaml(
+      "objective: {metric: value, goal: minimize}\ntask: {synthetic: {function: curve}}\n"
+      "algorithm: {type: random, max_trials: 3}\nparameters:\n"
+      "  x1: {type: float, min: 1, max: 0}\n  x2: {type: int, min: 0, max: 4, step: 3}\n"
+      "  x1: {type: float, min: 0, max: 1}\n  x3: {type: float, mni: 0, max: 1}\n",
+      "four.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  Status st = ValidateStudy(&*p);
+  ASSERT_FALSE(st.ok());
+  for (const char* want :
+       {"four.yaml:7:3: parameters.x1: duplicate name 'x1'",
+        "four.yaml:8:21: parameters.x3.mni: unknown key 'mni'", "four.yaml:5:26: parameters.x1.min",
+        "four.yaml:6:41: parameters.x2.step"})
+    EXPECT_NE(st.message().find(want), std::string::npos) << want << "\n" << st.message();
+}
+
 TEST(ParserTest, ReportsEveryProblemNotJustTheFirst) {
   auto p = ParseStudyYaml(
       "objective: {metric: value, goal: minimize}\ntask: {synthetic: {function: curve}}\n"
