@@ -146,7 +146,10 @@ std::string FormatTrials(const std::vector<TrialView>& trials, Format f,
     return out + "]\n";
   }
   Table t;
-  t.columns = {"id", "status", "value", "step", "attempts"};
+  // For people the objective's column bears its name; CSV keeps `value`,
+  // the stable name scripts read (as JSON does).
+  t.columns = {"id", "status", f == Format::kTable && !objective.empty() ? objective : "value",
+               "step", "attempts"};
   bool lineage = std::any_of(trials.begin(), trials.end(), [](const auto& x) { return x.parent; });
   if (lineage) t.columns.push_back("parent");
   std::vector<std::string> names;

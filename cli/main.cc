@@ -318,6 +318,17 @@ int main(int argc, char** argv) {
     return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {
       ASSIGN_OR_RETURN(StudyRef s, r.ResolveStudy(q.study));
       ASSIGN_OR_RETURN(auto trials, r.Trials(s, q.status, q.top));
+      if (trials.empty() && f == Format::kTable && (!q.status.empty() || q.top > 0)) {
+        // Say which filter left nothing.
+        std::string why = "no trial of study '" + s.name + "'";
+        if (!q.status.empty()) why += " has status " + q.status;
+        if (q.top > 0) {
+          why += std::string(q.status.empty() ? "" : ", and") +
+                 " --top ranks completed trials only" +
+                 (q.status.empty() || q.status == "completed" ? ": none has completed yet" : "");
+        }
+        return "(no rows: " + EscapeControl(why) + ")\n";
+      }
       return FormatTrials(trials, f, s.metric);
     });
   }

@@ -64,4 +64,5 @@ def main():
         print(json.dumps({"seed": seed, "values": values}), flush=True)
 
 
-main()
+if __name__ == "__main__":
+    main()

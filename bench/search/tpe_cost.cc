@@ -25,6 +25,7 @@
 #include "common/values.h"
 #include "search_spaces/study_parser.h"
 #include "search_spaces/validate.h"
+#include "trial_runner/synthetic.h"
 #include "tuner/scheduler.h"
 #include "tuner/trial_table.h"
 
@@ -61,25 +62,6 @@ void AddTrial(TrialTable* table, int64_t number, const std::vector<double>& x, d
     *pv->mutable_value() = NumberValue(x[i]);
   }
   table->Insert(std::move(t));
-}
-
-double Hartmann6(const std::vector<double>& x) {
-  static const double kAlpha[4] = {1.0, 1.2, 3.0, 3.2};
-  static const double kA[4][6] = {{10, 3, 17, 3.5, 1.7, 8},
-                                  {0.05, 10, 17, 0.1, 8, 14},
-                                  {3, 3.5, 1.7, 10, 17, 8},
-                                  {17, 8, 0.05, 10, 0.1, 14}};
-  static const double kP[4][6] = {{1312, 1696, 5569, 124, 8283, 5886},
-                                  {2329, 4135, 8307, 3736, 1004, 9991},
-                                  {2348, 1451, 3522, 2883, 3047, 6650},
-                                  {4047, 8828, 8732, 5743, 1091, 381}};
-  double outer = 0;
-  for (int i = 0; i < 4; ++i) {
-    double inner = 0;
-    for (int j = 0; j < 6; ++j) inner += kA[i][j] * std::pow(x[j] - kP[i][j] * 1e-4, 2);
-    outer += kAlpha[i] * std::exp(-inner);
-  }
-  return -outer;
 }
 
 int Cost(int64_t n, int proposals) {
@@ -151,19 +133,7 @@ int Propose(const char* path, int seeds) {
   return 0;
 }
 
-double Branin(const std::vector<double>& x) {
-  const double pi = M_PI;
-  double b = 5.1 / (4 * pi * pi), c = 5 / pi, t = 1 / (8 * pi);
-  double u = x[1] - b * x[0] * x[0] + c * x[0] - 6;
-  return u * u + 10 * (1 - t) * std::cos(x[0]) + 10;
-}
-
-double Rosenbrock(const std::vector<double>& x) {
-  double sum = 0;
-  for (size_t i = 0; i + 1 < x.size(); ++i)
-    sum += 100 * std::pow(x[i + 1] - x[i] * x[i], 2) + std::pow(1 - x[i], 2);
-  return sum;
-}
+double BraninOf(const std::vector<double>& x) { return Branin(x[0], x[1]); }
 
 // Sequential TPE in-process (no runners) on hartmann6, branin or
 // rosenbrock4 (bench/search/tpe.py's spaces): the best value after `trials`
@@ -173,7 +143,7 @@ int Simulate(const std::string& objective, int trials, int seeds) {
   double (*f)(const std::vector<double>&) = Hartmann6;
   if (objective == "branin") {
     params = "  x1: {type: float, min: -5, max: 10}\n  x2: {type: float, min: 0, max: 15}\n";
-    f = Branin;
+    f = BraninOf;
   } else if (objective == "rosenbrock4") {
     for (int i = 1; i <= 4; ++i)
       params += "  x" + std::to_string(i) + ": {type: float, min: -5, max: 10}\n";

@@ -119,10 +119,11 @@ std::vector<TrialView> Trials() {
 }
 
 TEST(FormatTrialsTest, TablePutsParamsAndOtherMetricsInColumns) {
+  // The objective's column bears its name (CSV and JSON keep `value`).
   EXPECT_EQ(FormatTrials(Trials(), Format::kTable, "loss"),
-            "id  status     value  step  attempts  lr     layers  accuracy  failure\n"
-            " 1  completed   0.25     9         1  0.001       2     0.875          \n"
-            " 2  failed                         1    0.1       2            diverged\n");
+            "id  status     loss  step  attempts  lr     layers  accuracy  failure\n"
+            " 1  completed  0.25     9         1  0.001       2     0.875          \n"
+            " 2  failed                        1    0.1       2            diverged\n");
 }
 
 TEST(FormatTrialsTest, CsvHasTheSameColumns) {
@@ -151,7 +152,7 @@ TEST(FormatTrialsTest, JsonIsAnArrayOfTrialJson) {
 
 TEST(FormatTrialsTest, NoTrialsIsAnEmptyTable) {
   EXPECT_EQ(FormatTrials({}, Format::kTable, "loss"),
-            "id  status  value  step  attempts  failure\n(no rows)\n");
+            "id  status  loss  step  attempts  failure\n(no rows)\n");
 }
 
 // Text from a runner or a study file reaches no terminal raw (issue 10).

@@ -227,7 +227,12 @@ TEST(E2eCliTest, QueryCommandsAndFormats) {
   EXPECT_NE(out.find("\"params\": {\"x1\": 1, \"x2\": 1,"), std::string::npos) << out;
   EXPECT_NE(out.find("\"value\": 0,"), std::string::npos) << out;
   ASSERT_EQ(RunSweep({"trials", "--db", db, "--status", "failed"}, &out), 0);
-  EXPECT_NE(out.find("(no rows)"), std::string::npos) << out;
+  EXPECT_EQ(out, "(no rows: no trial of study 'grid-4x5' has status failed)\n");
+  ASSERT_EQ(RunSweep({"trials", "--db", db, "--top", "3", "--status", "stopped"}, &out), 0);
+  EXPECT_EQ(out,
+            "(no rows: no trial of study 'grid-4x5' has status stopped, and --top ranks completed "
+            "trials only)\n");
+
   ASSERT_EQ(RunSweep({"query", "SELECT status, count(*) AS n FROM trials GROUP BY status", "--db",
                       db, "--format", "json"},
                      &out),
