@@ -55,12 +55,20 @@ Status ZmqSocket::SetBytes(int option, const std::string& value, const char* nam
   return Status::Ok();
 }
 
+Status CheckEndpoint(const std::string& endpoint) {
+  if (endpoint.find("://") != std::string::npos) return Status::Ok();
+  return Status::InvalidArgument("'" + endpoint + "' names no transport: write tcp://" + endpoint +
+                                 " (or ipc:///path/sock for a Unix socket)");
+}
+
 Status ZmqSocket::Bind(const std::string& endpoint) {
+  RETURN_IF_ERROR(CheckEndpoint(endpoint).Wrap("cannot listen"));
   if (zmq_bind(sock_, endpoint.c_str()) != 0) return ZmqError("cannot listen on " + endpoint);
   return Status::Ok();
 }
 
 Status ZmqSocket::Connect(const std::string& endpoint) {
+  RETURN_IF_ERROR(CheckEndpoint(endpoint).Wrap("cannot connect"));
   if (zmq_connect(sock_, endpoint.c_str()) != 0) return ZmqError("cannot connect to " + endpoint);
   return Status::Ok();
 }

@@ -32,6 +32,10 @@ class ZmqContext {
   void* ctx_;
 };
 
+// An endpoint with its transport (tcp://host:port, ipc:///path): a bare
+// host:port, which ZeroMQ refuses as "Invalid argument", gets the fix.
+Status CheckEndpoint(const std::string& endpoint);
+
 class ZmqSocket {
  public:
   ZmqSocket() = default;

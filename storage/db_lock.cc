@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <string>
 
 #include "common/posix_error.h"
@@ -53,6 +54,19 @@ Result<DbLock> DbLock::Acquire(const std::string& db_path) {
     int err = errno;
     if (err == ELOOP)
       return Status::FailedPrecondition(lock.path_ + ": is a symbolic link; refusing to use it");
+    // The database and its lock file live in the same folder: name it.
+    size_t slash = db_path.rfind('/');
+    std::string folder = slash == std::string::npos ? "." : db_path.substr(0, slash + 1);
+    if (err == ENOENT) {
+      return Status::NotFound("--db " + db_path + ": the folder " + folder +
+                              " does not exist; create it (mkdir -p) or pick another --db");
+    }
+    if (err == EACCES || err == EROFS) {
+      return Status::FailedPrecondition("--db " + db_path + ": cannot create files in " + folder +
+                                        " (" + std::strerror(err) +
+                                        "), where the database and its lock file go; pick a "
+                                        "folder you can write, e.g. --db $HOME/sweep.db");
+    }
     return PosixError("open lock file", lock.path_, err);
   }
   struct stat st;

@@ -90,6 +90,7 @@ Status Tuner::Setup() {
   RETURN_IF_ERROR(ValidateStudy(&parsed));
   RETURN_IF_ERROR(CheckPlan(parsed.study));
   const pb::Study& study = parsed.study;
+  RETURN_IF_ERROR(CheckEndpoint(o_.bind).Wrap("--bind"));
   if (study.task().has_train() && study.task().train().has_data_dir() && o_.local_runners != 0) {
     // Local runners read the data here: a missing folder would fail every
     // trial. (Remote runners may have it where this machine does not.)

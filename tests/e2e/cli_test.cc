@@ -207,6 +207,25 @@ TEST(E2eCliTest, AMissingDataFolderIsCaughtBeforeAnyTrialRuns) {
   EXPECT_EQ(FileBytes(dir.File("t.db")), "");
 }
 
+TEST(E2eCliTest, FileAndEndpointErrorsSayWhatToTypeInstead) {
+  TempDir dir;
+  std::string study = kExamples + "branin_random.yaml", out;
+  EXPECT_EQ(RunSweep({"run", study, "--db", dir.File("no/such/folder/x.db")}, &out), 1);
+  EXPECT_NE(out.find("the folder " + dir.File("no/such/folder/") + " does not exist"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(RunSweep({"run", study, "--db", dir.File("x.db"), "--bind", "127.0.0.1:5555"}, &out),
+            1);
+  EXPECT_NE(out.find("'127.0.0.1:5555' names no transport: write tcp://127.0.0.1:5555"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(FileBytes(dir.File("x.db")), "");  // nothing made before the endpoint was checked
+  EXPECT_NE(RunSweep({"runner", "--connect", "localhost:5999", "--give-up-after", "1"}, &out), 0);
+  EXPECT_NE(out.find("'localhost:5999' names no transport: write tcp://localhost:5999"),
+            std::string::npos)
+      << out;
+}
+
 TEST(E2eCliTest, QueryCommandsAndFormats) {
   TempDir dir;
   std::string db = dir.File("q.db"), out;
