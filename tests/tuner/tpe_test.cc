@@ -97,8 +97,10 @@ TEST(TpeTest, AScriptedHistoryGivesADeterministicProposalInTheGoodRegion) {
     auto spec = f.Start().NextTrial();
     EXPECT_TRUE(spec);
     EXPECT_EQ(spec->number, 20);
-    EXPECT_NE(spec->origin.find("TPE: 2 good and 18 bad trials; best good: trial 14, 13, l/g of the winning candidate"),
-              std::string::npos)
+    EXPECT_NE(
+        spec->origin.find(
+            "TPE: 2 good and 18 bad trials; best good: trial 14, 13, l/g of the winning candidate"),
+        std::string::npos)
         << spec->origin;
     return X(*spec);
   };
