@@ -37,14 +37,20 @@ class SearchSpace {
   // The k-th grid value of parameter i, k < GridCount(i).
   pb::Value GridValue(int i, uint64_t k) const;
 
+  // Builds one point: `value(i)` gives parameter i's value; it is asked
+  // parents first, and only for parameters whose conditions hold.
+  template <typename F>
+  Params Choose(F value) const {
+    std::vector<std::optional<pb::Value>> chosen(params_.size());
+    for (int i : order_) {
+      if (Active(i, chosen)) chosen[i] = value(i);
+    }
+    return ToParams(chosen);
+  }
   // Draws one point: `unit(i)` gives the draw for parameter i.
   template <typename F>
   Params Sample(F unit) const {
-    std::vector<std::optional<pb::Value>> chosen(params_.size());
-    for (int i : order_) {
-      if (Active(i, chosen)) chosen[i] = FromUnit(i, unit(i));
-    }
-    return ToParams(chosen);
+    return Choose([&](int i) { return FromUnit(i, unit(i)); });
   }
 
   // Number of grid points, or an error if it exceeds `limit` (saying how

@@ -25,6 +25,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from run import fmt, quartiles  # noqa: E402  (the scheduler benchmark's statistics)
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 SWEEP = os.path.join(ROOT, "build", "cli", "sweep")
 VENV = os.path.join(ROOT, "bench", ".venv-optuna5")
@@ -88,18 +90,6 @@ def best_curve(values):
             best = v
         out.append(best if best < math.inf else None)
     return out
-
-
-def quartiles(xs):
-    xs = sorted(x for x in xs if x is not None)
-    if len(xs) == 1:
-        return xs[0], xs[0], xs[0]
-    q = statistics.quantiles(xs, n=4, method="inclusive")
-    return q[0], statistics.median(xs), q[2]
-
-
-def fmt(q):
-    return f"{q[1]:.4g} ({q[0]:.4g} – {q[2]:.4g})"
 
 
 def svg(title, curves, path):

@@ -180,7 +180,6 @@ class TpeScheduler : public Scheduler {
   // What a proposal draws from: random points, or TPE's good and bad trials.
   struct Model {
     bool random = true;
-    std::vector<Seen> good, bad;
     std::vector<Fitted> groups;
     std::string what;  // for `sweep why`
   };
@@ -298,8 +297,7 @@ double TpeScheduler::Candidates(const std::vector<Fitted>& groups, Rng* rng,
 TpeScheduler::Model TpeScheduler::Prepare(const std::vector<const Trial*>& all, Rng* rng) {
   Model m;
   std::vector<Seen> complete, pruned, running;
-  std::vector<Seen>& good = m.good;
-  std::vector<Seen>& bad = m.bad;
+  std::vector<Seen> good, bad;
   std::string& what = m.what;
   if (!bohb_) {
     for (const Trial* t : all) {
@@ -399,23 +397,12 @@ Params TpeScheduler::Draw(const Model& m, int64_t k, int attempt, Rng* rng, doub
   if (m.random && attempt == 0) return RandomPoint(k);
   std::vector<std::optional<double>> chosen(static_cast<size_t>(space_.size()));
   if (!m.random && attempt < kModelAttempts) *log_ratio = Candidates(m.groups, rng, &chosen);
-  // Parents first: a parameter takes the model's value where it has one
-  // and is active; the others get a uniform draw.
-  std::vector<std::optional<pb::Value>> values(static_cast<size_t>(space_.size()));
-  for (int i : space_.order()) {
-    if (!space_.Active(i, values)) continue;
+  // A parameter takes the model's value where it has one; the others (never
+  // seen active) get a uniform draw.
+  return space_.Choose([&](int i) {
     const auto& c = chosen[static_cast<size_t>(i)];
-    values[static_cast<size_t>(i)] =
-        c ? External(space_.param(i), *c) : space_.FromUnit(i, rng->Uniform());
-  }
-  Params out;
-  for (int i = 0; i < space_.size(); ++i) {
-    if (!values[static_cast<size_t>(i)]) continue;
-    pb::ParamValue* pv = out.Add();
-    pv->set_name(space_.param(i).name());
-    *pv->mutable_value() = *values[static_cast<size_t>(i)];
-  }
-  return out;
+    return c ? External(space_.param(i), *c) : space_.FromUnit(i, rng->Uniform());
+  });
 }
 
 Params TpeScheduler::Propose(int64_t k, std::string* origin) {
