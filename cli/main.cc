@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cli/build_info.h"
+#include "cli/dashboard.h"
 #include "cli/format.h"
 #include "cli/keys.h"
 #include "cli/logs.h"
@@ -281,6 +282,28 @@ int main(int argc, char** argv) {
   add_db(why_cmd);
   why_cmd->add_option("trial", why_trial, "Trial id")->required();
 
+  DashboardOptions dash;
+  auto* dashboard_cmd = app.add_subcommand(
+      "dashboard", "Serve a live, read-only web dashboard of every study in a database");
+  dashboard_cmd->add_option("--db", dash.db, "Results database")
+      ->envname("SWEEP_DB")
+      ->capture_default_str();
+  dashboard_cmd
+      ->add_option("--bind", dash.bind,
+                   "HOST:PORT to listen on (port 0: any free one); beyond loopback a token "
+                   "is required")
+      ->capture_default_str();
+  dashboard_cmd->add_option("--token", dash.token,
+                            "The token requests must carry (default beyond loopback: a new "
+                            "one, printed); prefer $SWEEP_DASHBOARD_TOKEN, which ps does not show")
+      ->envname("SWEEP_DASHBOARD_TOKEN");
+  std::string report_out;
+  auto* report_cmd = app.add_subcommand(
+      "report", "Write a study's dashboard as one self-contained HTML file (no server needed)");
+  add_db(report_cmd);
+  report_cmd->add_option("study", q.study, "Study name (optional when the database holds one)");
+  report_cmd->add_option("-o,--output", report_out, "The HTML file to write")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -342,6 +365,8 @@ int main(int argc, char** argv) {
       return f == Format::kJson ? TrialJson(trials[0]) + "\n" : FormatTrials(trials, f, s.metric);
     });
   }
+  if (dashboard_cmd->parsed()) return RunDashboard(SelfExe(argv[0]), dash);
+  if (report_cmd->parsed()) return RunReport(q.db, q.study, report_out);
   if (stop_cmd->parsed()) return StopSweep(q.db, q.study, stop_wait_s);
   if (logs_cmd->parsed()) return PrintTrialLog(q.db, logs_trial, logs_attempt, logs_follow);
   if (why_cmd->parsed()) {

@@ -73,9 +73,16 @@ Result<DbLock> DbLock::Acquire(const std::string& db_path) {
   if (fstat(lock.fd_, &st) != 0) return PosixError("fstat", lock.path_, errno);
   if (!S_ISREG(st.st_mode))
     return Status::FailedPrecondition(lock.path_ + ": is not a regular file");
-  while (flock(lock.fd_, LOCK_EX | LOCK_NB) != 0) {
+  // Readers that ask who holds the lock (`sweep studies`, the dashboard)
+  // take it shared for a few microseconds: a tuner starting in that moment
+  // tries again for up to 100 ms before it says another one holds it.
+  for (int tries = 0; flock(lock.fd_, LOCK_EX | LOCK_NB) != 0;) {
     int err = errno;
     if (err == EINTR) continue;
+    if (err == EWOULDBLOCK && ++tries < 50) {
+      usleep(2000);
+      continue;
+    }
     if (err == EWOULDBLOCK) {
       std::string pid = ReadPid(lock.fd_);
       return Status::Unavailable(

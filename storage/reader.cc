@@ -131,8 +131,8 @@ namespace {
 // The columns ReadTrial reads, first in every trial query.
 constexpr char kTrialColumns[] =
     "t.id, t.number, t.status, t.params_pb, t.value, t.step, t.attempts, t.runner, t.failure, "
-    "t.metrics, t.parent_id, t.parent_step";
-constexpr int kTrialColumnCount = 12;
+    "t.metrics, t.parent_id, t.parent_step, t.created_at, t.started_at, t.ended_at";
+constexpr int kTrialColumnCount = 15;
 
 // Reads kTrialColumns from the current row of `s`; `each` is a prepared
 // "SELECT key, value FROM json_each(?1)" for the final metrics.
@@ -154,6 +154,9 @@ Status ReadTrial(const Stmt& s, Stmt* each, const std::string& path, TrialView* 
   t->metrics_json = s.Text(9);
   if (!s.IsNull(10)) t->parent = s.Int(10);
   if (!s.IsNull(11)) t->parent_step = s.Int(11);
+  t->created_at = s.Double(12);
+  if (!s.IsNull(13)) t->started_at = s.Double(13);
+  if (!s.IsNull(14)) t->ended_at = s.Double(14);
   if (!t->metrics_json.empty()) {
     each->Bind(1, t->metrics_json);
     while (true) {
@@ -202,7 +205,7 @@ Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::
 }
 
 Result<TrialDetail> Reader::Trial(int64_t trial_id) {
-  static_assert(kTrialColumnCount == 12);
+  static_assert(kTrialColumnCount == 15);
   ASSIGN_OR_RETURN(
       Stmt s, Stmt::Prepare(db_.get(), std::string("SELECT ") + kTrialColumns +
                                            ", t.params, s.id, s.name, s.objective_metric, s.goal, "

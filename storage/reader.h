@@ -46,6 +46,8 @@ struct TrialView {
   std::optional<int64_t> parent;  // PBT: id of the trial it was copied from
   std::optional<int64_t> parent_step;
   std::vector<std::pair<std::string, std::optional<double>>> metrics;  // the same, parsed
+  double created_at = 0;  // wall-clock seconds
+  std::optional<double> started_at, ended_at;
 };
 
 // One trial with its study and lineage, for `sweep why`.
@@ -83,6 +85,35 @@ struct LogView {
   std::string tail;     // the last 4 KiB, kept in the database
 };
 
+// A study's row with its counts, for the dashboard's studies view.
+struct StudySummary {
+  StudyRef ref;
+  std::string algorithm;
+  std::string status;  // as stored: a study a dead tuner ran still says running
+  int64_t trials = 0, completed = 0, failed = 0, stopped = 0, running = 0, queued = 0,
+          paused = 0;
+  std::optional<double> best;  // over completed trials
+  double created_at = 0, updated_at = 0;
+  std::optional<double> first_started, last_ended;
+  int64_t ended_last_minute = 0;  // trials that ended in the minute before `now`
+};
+
+// One report of one metric (table reports), in (trial, attempt, step) order.
+struct ReportPoint {
+  int64_t trial_id = 0;
+  int attempt = 0;
+  int64_t step = 0;
+  std::string metric;  // empty when a query asked for one metric
+  std::optional<double> value;
+};
+
+// A decision with the trial it is about, for views over a whole study.
+struct StudyDecision {
+  int64_t trial_id = 0;
+  int64_t number = 0;
+  DecisionView decision;
+};
+
 class Reader {
  public:
   static Result<std::unique_ptr<Reader>> Open(const std::string& path);
@@ -106,6 +137,22 @@ class Reader {
   Result<std::vector<EventView>> Events(int64_t trial_id);
   // The trial's logs by attempt; empty for a trial without any.
   Result<std::vector<LogView>> Logs(int64_t trial_id);
+
+  // Reads over a whole study, for the dashboard (reader_study.cc).
+  // `now` is wall-clock seconds, for ended_last_minute.
+  Result<std::vector<StudySummary>> StudySummaries(double now);
+  // The study as it runs (studies.spec), every default filled in.
+  Result<pb::Study> StudySpec(int64_t study_id);
+  // The study's reports of `metric`, by trial id, attempt and step.
+  Result<std::vector<ReportPoint>> StudyReports(int64_t study_id, const std::string& metric);
+  // Every report of one trial, by metric, attempt and step.
+  Result<std::vector<ReportPoint>> TrialReports(int64_t trial_id);
+  // Every decision on the study's trials, in the order they were taken.
+  Result<std::vector<StudyDecision>> StudyDecisions(int64_t study_id);
+  // Changes whenever another connection (the tuner) commits; a cheap way to
+  // tell that a view is out of date (SQLite's PRAGMA data_version).
+  Result<int64_t> DataVersion();
+  const std::string& path() const { return path_; }
 
  private:
   Reader() = default;

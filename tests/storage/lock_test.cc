@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "e2e/harness.h"
 #include "storage/db_lock.h"
@@ -42,6 +45,24 @@ TEST_F(LockTest, ASecondStoreIsRefusedWithTheHoldersPid) {
   first->reset();
   auto again = Store::Open(db_);
   ASSERT_TRUE(again.ok()) << again.status().message();
+}
+
+TEST_F(LockTest, APeekAtTheHolderDoesNotMakeAStartingTunerFail) {
+  // `sweep studies` and the dashboard learn who holds the lock by taking it
+  // shared for a moment; a tuner that starts in that moment must wait it out.
+  {
+    std::ofstream(db_ + ".lock") << "";
+  }
+  int fd = open((db_ + ".lock").c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(flock(fd, LOCK_SH | LOCK_NB), 0);
+  std::thread release([fd] {
+    usleep(20000);
+    close(fd);
+  });
+  auto lock = DbLock::Acquire(db_);
+  release.join();
+  EXPECT_TRUE(lock.ok()) << lock.status().message();
 }
 
 TEST_F(LockTest, TheLockDiesWithItsProcess) {

@@ -1,0 +1,219 @@
+// The dashboard's HTTP server (see server.h): one handler in front of every
+// request checks the method, the host and the token, then serves an asset,
+// an API answer or 404.
+#include "dashboard/server.h"
+
+#include <httplib.h>
+#include <signal.h>
+#include <sys/random.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "dashboard/api.h"
+#include "common/json.h"
+#include "dashboard/assets.h"
+
+namespace sweep {
+namespace {
+
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+Result<std::pair<std::string, int>> ParseBind(const std::string& bind) {
+  size_t colon = bind.rfind(':');
+  auto bad = Status::InvalidArgument("--bind " + bind +
+                                     ": expected HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080");
+  if (colon == std::string::npos || colon + 1 == bind.size()) return bad;
+  std::string host = bind.substr(0, colon), port = bind.substr(colon + 1);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  if (host.empty() || port.size() > 5) return bad;
+  for (char c : port)
+    if (c < '0' || c > '9') return bad;
+  int p = std::stoi(port);
+  if (p > 65535) return bad;
+  return std::make_pair(host, p);
+}
+
+std::string NewToken() {
+  unsigned char bytes[16];
+  if (getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) return "";
+  static const char* hex = "0123456789abcdef";
+  std::string t;
+  for (unsigned char b : bytes) t += hex[b >> 4], t += hex[b & 15];
+  return t;
+}
+
+// Compares in time that does not depend on where they differ.
+bool SameSecret(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char d = 0;
+  for (size_t i = 0; i < a.size(); ++i) d |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return d == 0;
+}
+
+std::string CookieToken(const httplib::Request& req) {
+  std::string cookies = req.get_header_value("Cookie");
+  const std::string key = "sweep_token=";
+  for (size_t at = cookies.find(key); at != std::string::npos; at = cookies.find(key, at + 1)) {
+    if (at != 0 && cookies[at - 1] != ' ' && cookies[at - 1] != ';') continue;
+    size_t end = cookies.find(';', at);
+    return cookies.substr(at + key.size(), end == std::string::npos ? end : end - at - key.size());
+  }
+  return "";
+}
+
+// The host part of a Host header ("127.0.0.1:8080", "[::1]:8080").
+std::string HostName(const std::string& header) {
+  if (!header.empty() && header.front() == '[') return header.substr(1, header.find(']') - 1);
+  return header.substr(0, header.find(':'));
+}
+
+void Error(httplib::Response& res, int code, const std::string& message) {
+  res.status = code;
+  std::string body = "{\"error\":";
+  AppendJsonString(&body, message);
+  res.set_content(body + "}\n", "application/json; charset=utf-8");
+}
+
+class Handler {
+ public:
+  Handler(std::unique_ptr<Api> api, std::string token)
+      : api_(std::move(api)), token_(std::move(token)) {}
+
+  void Serve(const httplib::Request& req, httplib::Response& res) {
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_header("Referrer-Policy", "no-referrer");
+    res.set_header("Cache-Control", "no-store");
+    res.set_header("Content-Security-Policy",
+                   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' "
+                   "data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'");
+    if (req.method != "GET" && req.method != "HEAD") {
+      res.set_header("Allow", "GET, HEAD");
+      return Error(res, 405, "the dashboard is read-only: only GET and HEAD are served");
+    }
+    if (!Allowed(req, res)) return;
+    if (req.path == "/" || req.path == "/index.html") return ServeAsset("index.html", res);
+    if (req.path.rfind("/assets/", 0) == 0) return ServeAsset(req.path.substr(8), res);
+    if (req.path.rfind("/api/", 0) == 0) return ServeApi(req.path, res);
+    Error(res, 404, req.path + ": no such page (the dashboard serves /, /assets/ and /api/)");
+  }
+
+ private:
+  bool Allowed(const httplib::Request& req, httplib::Response& res) {
+    if (token_.empty()) {
+      if (!IsLoopback(HostName(req.get_header_value("Host")))) {
+        Error(res, 403, "this dashboard answers only to a loopback Host (127.0.0.1, localhost)");
+        return false;
+      }
+      return true;
+    }
+    std::string given = req.get_param_value("token");
+    bool from_query = !given.empty();
+    if (given.empty()) given = CookieToken(req);
+    if (given.empty()) {
+      std::string auth = req.get_header_value("Authorization");
+      if (auth.rfind("Bearer ", 0) == 0) given = auth.substr(7);
+    }
+    if (!SameSecret(given, token_)) {
+      res.set_header("WWW-Authenticate", "Bearer");
+      Error(res, 401, "this dashboard needs the token it printed when it started (?token=...)");
+      return false;
+    }
+    if (from_query) {
+      res.set_header("Set-Cookie",
+                     "sweep_token=" + token_ + "; Path=/; HttpOnly; SameSite=Strict");
+    }
+    return true;
+  }
+
+  void ServeAsset(const std::string& name, httplib::Response& res) {
+    const Asset* a = FindAsset(name);
+    if (!a) return Error(res, 404, "/assets/" + name + ": no such asset");
+    res.set_content(std::string(a->body), std::string(a->content_type));
+  }
+
+  void ServeApi(const std::string& path, httplib::Response& res) {
+    double now = std::chrono::duration<double>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count();
+    Result<std::string> json = [&] {
+      std::lock_guard<std::mutex> lock(mu_);
+      return api_->Get(path, now);
+    }();
+    if (!json.ok()) {
+      return Error(res, json.status().code() == StatusCode::kNotFound ? 404 : 500,
+                   json.status().message());
+    }
+    res.set_content(*json, "application/json; charset=utf-8");
+  }
+
+  std::mutex mu_;
+  std::unique_ptr<Api> api_;  // guarded by mu_
+  const std::string token_;
+};
+
+}  // namespace
+
+Status ServeDashboard(const DashboardOptions& options) {
+  ASSIGN_OR_RETURN(auto bind, ParseBind(options.bind));
+  auto [host, port] = bind;
+  bool loopback = IsLoopback(host);
+  std::string token = options.token;
+  if (!loopback && token.empty()) token = NewToken();
+  if (!loopback && token.size() < 16)
+    return Status::InvalidArgument("--token: use at least 16 characters (or leave it out and "
+                                   "one is made)");
+  ASSIGN_OR_RETURN(auto api, Api::Open(options.db));
+  // SIGINT and SIGTERM go to one thread that stops the server; every other
+  // thread (the server's pool too) inherits the mask.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  httplib::Server server;
+  Handler handler(std::move(api), token);
+  server.set_payload_max_length(4096);
+  server.set_read_timeout(10, 0);
+  server.set_keep_alive_max_count(1000);
+  server.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
+    handler.Serve(req, res);
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  int bound = port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);
+  if (bound < 0) {
+    return Status::Unavailable("--bind " + options.bind + ": cannot listen there (" +
+                               std::strerror(errno) + "; is another program using the port?)");
+  }
+  std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  printf("sweep dashboard of %s at http://%s:%d/%s\n", options.db.c_str(), shown.c_str(), bound,
+         token.empty() ? "" : ("?token=" + token).c_str());
+  if (!loopback) printf("(bound beyond loopback: every request needs the token)\n");
+  fflush(stdout);
+  // SIGUSR1 (from here) wakes the stopper when the server ends on its own.
+  std::atomic<bool> signalled{false};
+  std::thread stopper([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    if (sig == SIGUSR1) return;
+    signalled = true;
+    server.stop();
+  });
+  bool ok = server.listen_after_bind();
+  int err = errno;
+  if (!signalled) pthread_kill(stopper.native_handle(), SIGUSR1);
+  stopper.join();
+  if (!ok && !signalled)
+    return Status::Internal("the dashboard's server stopped: " + std::string(strerror(err)));
+  return Status::Ok();
+}
+
+}  // namespace sweep

@@ -1,0 +1,32 @@
+// The JSON of each dashboard view, read through the typed Reader. Each
+// function answers one /api path (docs/dashboard.md lists them); Api routes
+// and caches them, and `sweep report` embeds the same text.
+#pragma once
+
+#include <string>
+
+#include "common/status.h"
+#include "storage/reader.h"
+
+namespace sweep {
+
+// views_study.cc: the studies, one study, its trials, one trial.
+Result<std::string> StudiesJson(Reader& reader, double now);
+Result<std::string> StudyJson(Reader& reader, int64_t study_id, double now);
+Result<std::string> TrialsJson(Reader& reader, int64_t study_id);
+Result<std::string> TrialJson(Reader& reader, int64_t trial_id);
+
+// views_series.cc: learning curves (downsampled, with the decisions marked),
+// parameter importance, Hyperband/ASHA rungs, PBT lineage.
+Result<std::string> CurvesJson(Reader& reader, int64_t study_id);
+Result<std::string> ImportanceJson(Reader& reader, int64_t study_id);
+Result<std::string> RungsJson(Reader& reader, int64_t study_id);
+Result<std::string> LineageJson(Reader& reader, int64_t study_id);
+
+// Learning curves send at most this many points in all (a study of 10,000
+// trials of 50 reports gets 6 per trial), and a trial's page this many per
+// metric.
+inline constexpr size_t kCurvePointBudget = 60000;
+inline constexpr size_t kTrialSeriesPoints = 500;
+
+}  // namespace sweep

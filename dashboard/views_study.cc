@@ -1,0 +1,186 @@
+// The studies, one study, its trials and one trial, as the dashboard's JSON.
+#include <algorithm>
+
+#include "common/json_writer.h"
+#include "common/values.h"
+#include "dashboard/series.h"
+#include "dashboard/views.h"
+#include "storage/db_lock.h"
+
+namespace sweep {
+namespace {
+
+// A study is running only while a tuner holds the database; one whose tuner
+// died (kill -9, a crash) still says running in the table: interrupted.
+std::string State(const StudySummary& s, bool tuner_alive) {
+  if (s.status == "running" && !tuner_alive) return "interrupted";
+  return s.status;
+}
+
+// Trials ended per second: over the last minute while a tuner runs the
+// study, over its whole run afterwards.
+double TrialsPerSecond(const StudySummary& s, bool live, double now) {
+  if (!s.first_started) return 0;
+  if (live) {
+    double window = std::min(60.0, now - *s.first_started);
+    return window > 0 ? static_cast<double>(s.ended_last_minute) / window : 0;
+  }
+  int64_t ended = s.completed + s.failed + s.stopped;
+  double span = s.last_ended ? *s.last_ended - *s.first_started : 0;
+  return span > 0 ? static_cast<double>(ended) / span : 0;
+}
+
+void WriteSummary(JsonWriter& w, const StudySummary& s, std::optional<int64_t> tuner, double now) {
+  std::string state = State(s, tuner.has_value());
+  w.Key("id").Int(s.ref.id).Key("name").String(s.ref.name);
+  w.Key("metric").String(s.ref.metric).Key("goal").String(s.ref.maximize ? "maximize" : "minimize");
+  w.Key("algorithm").String(s.algorithm).Key("state").String(state);
+  w.Key("tuner_pid").Int(state == "running" ? tuner : std::nullopt);
+  w.Key("trials").Int(s.trials).Key("completed").Int(s.completed).Key("failed").Int(s.failed);
+  w.Key("stopped").Int(s.stopped).Key("running").Int(s.running).Key("queued").Int(s.queued);
+  w.Key("paused").Int(s.paused).Key("best").Number(s.best);
+  w.Key("trials_per_s").Number(TrialsPerSecond(s, state == "running", now));
+  w.Key("created_at").Number(s.created_at).Key("updated_at").Number(s.updated_at);
+}
+
+std::optional<int64_t> Tuner(Reader& reader) {
+  auto holder = DbLock::Holder(reader.path());
+  return holder.ok() ? *holder : std::nullopt;
+}
+
+const char* TypeName(pb::ParamType t) {
+  switch (t) {
+    case pb::PARAM_TYPE_FLOAT:
+      return "float";
+    case pb::PARAM_TYPE_INT:
+      return "int";
+    case pb::PARAM_TYPE_CATEGORICAL:
+      return "categorical";
+    case pb::PARAM_TYPE_CONSTANT:
+      return "constant";
+    default:
+      return "unspecified";
+  }
+}
+
+void WriteTrial(JsonWriter& w, const TrialView& t) {
+  w.Key("id").Int(t.id).Key("number").Int(t.number).Key("status").String(t.status);
+  w.Key("params").Raw(ParamsToJson(t.params.params()));
+  w.Key("value").Number(t.value).Key("step").Int(t.step).Key("attempts").Int(t.attempts);
+  w.Key("runner");
+  t.runner.empty() ? w.Null() : w.String(t.runner);
+  w.Key("failure");
+  t.failure.empty() ? w.Null() : w.String(t.failure);
+  w.Key("metrics").Raw(t.metrics_json.empty() ? "null" : t.metrics_json);
+  w.Key("parent").Int(t.parent).Key("parent_step").Int(t.parent_step);
+  w.Key("created_at").Number(t.created_at).Key("started_at").Number(t.started_at);
+  w.Key("ended_at").Number(t.ended_at);
+}
+
+}  // namespace
+
+Result<std::string> StudiesJson(Reader& reader, double now) {
+  ASSIGN_OR_RETURN(auto studies, reader.StudySummaries(now));
+  auto tuner = Tuner(reader);
+  JsonWriter w;
+  w.BeginObject().Key("now").Number(now).Key("studies").BeginArray();
+  for (const auto& s : studies) {
+    w.BeginObject();
+    WriteSummary(w, s, tuner, now);
+    w.EndObject();
+  }
+  w.EndArray().EndObject();
+  return w.Take();
+}
+
+Result<std::string> StudyJson(Reader& reader, int64_t study_id, double now) {
+  ASSIGN_OR_RETURN(auto studies, reader.StudySummaries(now));
+  auto it = std::find_if(studies.begin(), studies.end(),
+                         [&](const StudySummary& s) { return s.ref.id == study_id; });
+  if (it == studies.end())
+    return Status::NotFound("no study " + std::to_string(study_id) + " in " + reader.path());
+  ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(study_id));
+  ASSIGN_OR_RETURN(auto best, reader.Trials(it->ref, "", 1));
+  JsonWriter w;
+  w.BeginObject().Key("now").Number(now);
+  WriteSummary(w, *it, Tuner(reader), now);
+  w.Key("max_trials").Int(spec.algorithm().has_max_trials()
+                              ? std::optional<int64_t>(spec.algorithm().max_trials())
+                              : std::nullopt);
+  w.Key("best_trial");
+  if (best.empty()) {
+    w.Null();
+  } else {
+    w.BeginObject().Key("id").Int(best[0].id).Key("number").Int(best[0].number);
+    w.Key("value").Number(best[0].value).Key("params").Raw(ParamsToJson(best[0].params.params()));
+    w.EndObject();
+  }
+  w.Key("parameters").BeginArray();
+  for (const pb::Parameter& p : spec.parameters()) {
+    w.BeginObject().Key("name").String(p.name()).Key("type").String(TypeName(p.type()));
+    if (p.has_min()) w.Key("min").Number(p.min());
+    if (p.has_max()) w.Key("max").Number(p.max());
+    if (p.has_step()) w.Key("step").Number(p.step());
+    w.Key("log").Bool(p.log()).Key("conditional").Bool(p.when_size() > 0);
+    if (p.values_size() > 0) {
+      w.Key("values").BeginArray();
+      for (const pb::Value& v : p.values()) w.Raw(ValueToJson(v));
+      w.EndArray();
+    }
+    if (p.type() == pb::PARAM_TYPE_CONSTANT) w.Key("value").Raw(ValueToJson(p.value()));
+    w.EndObject();
+  }
+  w.EndArray().EndObject();
+  return w.Take();
+}
+
+Result<std::string> TrialsJson(Reader& reader, int64_t study_id) {
+  ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(study_id));
+  StudyRef ref{study_id, spec.name(), spec.objective().metric(),
+               spec.objective().goal() == pb::GOAL_MAXIMIZE};
+  ASSIGN_OR_RETURN(auto trials, reader.Trials(ref, "", 0));
+  JsonWriter w;
+  w.BeginObject().Key("study").Int(study_id).Key("metric").String(ref.metric);
+  w.Key("trials").BeginArray();
+  for (const auto& t : trials) {
+    w.BeginObject();
+    WriteTrial(w, t);
+    w.EndObject();
+  }
+  w.EndArray().EndObject();
+  return w.Take();
+}
+
+Result<std::string> TrialJson(Reader& reader, int64_t trial_id) {
+  ASSIGN_OR_RETURN(TrialDetail d, reader.Trial(trial_id));
+  ASSIGN_OR_RETURN(auto decisions, reader.Decisions(trial_id));
+  ASSIGN_OR_RETURN(auto events, reader.Events(trial_id));
+  ASSIGN_OR_RETURN(auto logs, reader.Logs(trial_id));
+  ASSIGN_OR_RETURN(auto reports, reader.TrialReports(trial_id));
+  JsonWriter w;
+  w.BeginObject();
+  WriteTrial(w, d.trial);
+  w.Key("study").Int(d.study.id).Key("study_name").String(d.study.name);
+  w.Key("metric").String(d.study.metric).Key("parent_number").Int(d.parent_number);
+  w.Key("decisions").BeginArray();
+  for (const auto& x : decisions) {
+    w.BeginObject().Key("step").Int(x.step).Key("decision").String(x.decision);
+    w.Key("reason").String(x.reason).Key("at").Number(x.at).EndObject();
+  }
+  w.EndArray().Key("events").BeginArray();
+  for (const auto& e : events) {
+    w.BeginObject().Key("kind").String(e.kind).Key("detail").String(e.detail);
+    w.Key("at").Number(e.at).EndObject();
+  }
+  w.EndArray().Key("logs").BeginArray();
+  for (const auto& l : logs) {
+    w.BeginObject().Key("attempt").Int(l.attempt).Key("bytes").Int(l.bytes);
+    w.Key("dropped").Int(l.dropped).Key("tail").String(ValidUtf8(l.tail)).EndObject();
+  }
+  w.EndArray();
+  WriteSeries(w, reports, kTrialSeriesPoints);
+  w.EndObject();
+  return w.Take();
+}
+
+}  // namespace sweep

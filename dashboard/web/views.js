@@ -1,0 +1,158 @@
+// The pieces every page uses (DOM building, a sortable filterable table)
+// and the two small pages: the studies and one trial. Text from the
+// database only ever goes in through textContent, never as HTML.
+"use strict";
+const Views = (() => {
+  function h(tag, props, ...children) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(props || {})) {
+      if (v === undefined || v === null) continue;
+      if (k === "class") el.className = v;
+      else if (k === "text") el.textContent = v;
+      else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+      else if (k === "data") Object.assign(el.dataset, v);
+      else if (k === "style") el.style.cssText = v;  // CSSOM: allowed by the CSP
+      else el.setAttribute(k, v);
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      el.appendChild(typeof c === "object" ? c : document.createTextNode(String(c)));
+    }
+    return el;
+  }
+
+  // Values in tables: six significant digits, so they can be checked
+  // against `sweep trials`.
+  function num(v) {
+    if (v === null || v === undefined) return "—";
+    if (typeof v !== "number") return String(v);
+    if (Number.isInteger(v)) return String(v);
+    return String(Number(v.toPrecision(6)));
+  }
+
+  function when(t) {
+    return t ? new Date(t * 1000).toLocaleString() : "—";
+  }
+
+  function section(view, title, ...children) {
+    return h("section", { class: "view", data: { view } }, h("h2", { text: title }), ...children);
+  }
+
+  // columns: [{label, key(row) -> sortable value, cell?(row) -> node|text}].
+  // `state` keeps the sort, filter and page between renders (live updates).
+  function table(columns, rows, state) {
+    state.sort = state.sort ?? 0;
+    state.dir = state.dir ?? 1;
+    state.page = state.page ?? 0;
+    state.filter = state.filter ?? "";
+    const perPage = 100;
+    const wrap = h("div", { class: "table" });
+    const text = (r, c) => String(c.cell ? c.key(r) ?? "" : c.key(r) ?? "");
+    function draw() {
+      wrap.replaceChildren();
+      const f = state.filter.trim().toLowerCase();
+      let shown = rows;
+      if (f) {
+        const [field, want] = f.includes(":") ? f.split(/:(.*)/) : [null, f];
+        const col = field && columns.find((c) => c.label.toLowerCase() === field);
+        shown = rows.filter((r) =>
+          col ? text(r, col).toLowerCase().includes(want)
+              : columns.some((c) => text(r, c).toLowerCase().includes(f)));
+      }
+      const c = columns[state.sort];
+      shown = shown.slice().sort((a, b) => {
+        const x = c.key(a), y = c.key(b);
+        if (x === y) return 0;
+        if (x === null || x === undefined) return 1;
+        if (y === null || y === undefined) return -1;
+        return (x < y ? -1 : 1) * state.dir;
+      });
+      const pages = Math.max(1, Math.ceil(shown.length / perPage));
+      state.page = Math.min(state.page, pages - 1);
+      const input = h("input", { type: "search", placeholder: "filter (text, or column:text)", value: state.filter });
+      input.addEventListener("change", () => { state.filter = input.value; state.page = 0; draw(); });
+      const pager = h("span", { class: "pager" },
+        h("button", { text: "‹", onclick: () => { state.page = Math.max(0, state.page - 1); draw(); } }),
+        ` ${state.page + 1} / ${pages} `,
+        h("button", { text: "›", onclick: () => { state.page = Math.min(pages - 1, state.page + 1); draw(); } }));
+      wrap.append(h("div", { class: "controls" }, input,
+        h("span", { class: "count", data: { shown: shown.length }, text: `${shown.length} of ${rows.length} rows` }), pager));
+      const head = h("tr", {}, columns.map((col, i) => h("th", {
+        class: i === state.sort ? (state.dir > 0 ? "asc" : "desc") : "",
+        onclick: () => { state.dir = state.sort === i ? -state.dir : 1; state.sort = i; draw(); },
+      }, col.label)));
+      const body = shown.slice(state.page * perPage, (state.page + 1) * perPage).map((r) =>
+        h("tr", { data: { id: r.id } }, columns.map((col) => h("td", {}, col.cell ? col.cell(r) : num(col.key(r))))));
+      wrap.append(h("table", {}, h("thead", {}, head), h("tbody", {}, body)));
+    }
+    draw();
+    return wrap;
+  }
+
+  function progress(s) {
+    const ended = s.completed + s.failed + s.stopped;
+    const total = s.max_trials || s.trials || 1;
+    return h("span", { class: "progress", title: `${ended} of ${total} trials ended` },
+      h("span", { class: "bar", style: `width:${Math.min(100, (100 * ended) / total).toFixed(1)}%` }),
+      h("span", { class: "label", text: s.max_trials ? `${ended} / ${s.max_trials}` : `${ended}` }));
+  }
+
+  async function studies(api, el) {
+    const data = await api("/api/studies");
+    const cols = [
+      { label: "id", key: (s) => s.id },
+      { label: "study", key: (s) => s.name, cell: (s) => h("a", { href: `#/study/${s.id}`, text: s.name }) },
+      { label: "algorithm", key: (s) => s.algorithm, cell: (s) => s.algorithm },
+      { label: "state", key: (s) => s.state, cell: (s) => h("span", { class: `state ${s.state}`, text: s.state }) },
+      { label: "progress", key: (s) => s.completed + s.failed + s.stopped, cell: progress },
+      { label: "best", key: (s) => s.best },
+      { label: "objective", key: (s) => `${s.goal} ${s.metric}`, cell: (s) => `${s.goal} ${s.metric}` },
+      { label: "trials/s", key: (s) => Number(s.trials_per_s.toPrecision(3)) },
+      { label: "running", key: (s) => s.running },
+      { label: "failed", key: (s) => s.failed },
+    ];
+    el.append(section("studies", `Studies (${data.studies.length})`,
+      data.studies.length ? table(cols, data.studies, {}) : h("p", { text: "No studies in this database yet." })));
+  }
+
+  function kv(rows) {
+    return h("table", { class: "kv" }, rows.map(([k, v]) => h("tr", {}, h("th", { text: k }), h("td", {}, v))));
+  }
+
+  async function trial(api, el, id) {
+    const t = await api(`/api/trials/${id}`).catch((e) => {
+      if (window.SWEEP_REPORT) throw new Error(`trial ${id}'s page is not in this report (it holds the best ${window.SWEEP_REPORT.trial_pages} of ${window.SWEEP_REPORT.trials}); its row is in the study's table`);
+      throw e;
+    });
+    el.append(h("p", {}, h("a", { href: `#/study/${t.study}`, text: `← ${t.study_name}` })));
+    el.append(section("trial", `Trial ${t.number} (id ${t.id})`, kv([
+      ["status", h("span", { class: `state ${t.status}`, text: t.status })],
+      [t.metric, num(t.value)], ["step", num(t.step)], ["attempts", num(t.attempts)],
+      ["runner", t.runner || "—"], ["failure", t.failure || "—"],
+      ["parent", t.parent ? h("a", { href: `#/trial/${t.parent}`, text: `trial ${t.parent_number} at step ${t.parent_step}` }) : "—"],
+      ["started", when(t.started_at)], ["ended", when(t.ended_at)],
+    ])));
+    el.append(section("params", "Parameters", kv(Object.entries(t.params).map(([k, v]) => [k, num(v)]))));
+    if (t.metrics) el.append(section("metrics", "Final metrics", kv(Object.entries(t.metrics).map(([k, v]) => [k, num(v)]))));
+    const series = Object.entries(t.series);
+    if (series.length) {
+      const box = h("div", { class: "grid" });
+      el.append(section("series", "Reports", box));
+      for (const [metric, s] of series) {
+        const cell = h("div", { class: "cell" }, h("h3", { text: `${metric} (${s.reports} reports)` }));
+        box.append(cell);
+        Plot.chart(cell, { height: 200, xLabel: "step", yLabel: metric, x: {}, y: {},
+          series: [{ kind: "lines", color: "#2166ac", width: 1.5, items: [{ points: s.points, tip: ([x, y]) => `step ${x}: ${num(y)}` }] }] });
+      }
+    }
+    el.append(section("decisions", "Decisions", t.decisions.length ? h("ol", {}, t.decisions.map((d) =>
+      h("li", {}, h("b", { text: `step ${d.step}: ${d.decision}` }), d.reason ? ` — ${d.reason}` : ""))) : h("p", { text: "none" })));
+    if (t.events.length) el.append(section("events", "Events", h("ol", {}, t.events.map((e) =>
+      h("li", {}, h("b", { text: e.kind }), ` ${when(e.at)} — ${e.detail}`)))));
+    if (t.logs.length) el.append(section("logs", "Logs", t.logs.map((l) => h("div", {},
+      h("h3", { text: `attempt ${l.attempt}: ${l.bytes} bytes kept${l.dropped ? `, ${l.dropped} dropped` : ""} (last 4 KiB)` }),
+      h("pre", { text: l.tail })))));
+  }
+
+  return { h, num, when, section, table, progress, kv, studies, trial };
+})();

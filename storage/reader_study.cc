@@ -1,0 +1,125 @@
+// Reads over a whole study (summaries, reports, decisions), for the
+// dashboard and `sweep report`; the per-trial reads are in reader.cc.
+#include "storage/reader.h"
+
+namespace sweep {
+
+Result<std::vector<StudySummary>> Reader::StudySummaries(double now) {
+  ASSIGN_OR_RETURN(
+      Stmt s,
+      Stmt::Prepare(db_.get(),
+                    "SELECT s.id, s.name, s.objective_metric, s.goal, s.algorithm, s.status, "
+                    "s.created_at, s.updated_at, count(t.id), "
+                    "coalesce(sum(t.status='completed'), 0), coalesce(sum(t.status='failed'), 0), "
+                    "coalesce(sum(t.status='stopped'), 0), coalesce(sum(t.status='running'), 0), "
+                    "coalesce(sum(t.status='queued'), 0), coalesce(sum(t.status='paused'), 0), "
+                    "CASE s.goal WHEN 'maximize' THEN max(CASE WHEN t.status='completed' THEN "
+                    "t.value END) ELSE min(CASE WHEN t.status='completed' THEN t.value END) END, "
+                    "min(t.started_at), max(t.ended_at), coalesce(sum(t.ended_at > ?1), 0) "
+                    "FROM studies s LEFT JOIN trials t ON t.study_id = s.id GROUP BY s.id "
+                    "ORDER BY s.id"));
+  s.Bind(1, now - 60);
+  std::vector<StudySummary> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    StudySummary m;
+    m.ref = StudyRef{s.Int(0), s.Text(1), s.Text(2), s.Text(3) == "maximize"};
+    m.algorithm = s.Text(4);
+    m.status = s.Text(5);
+    m.created_at = s.Double(6);
+    m.updated_at = s.Double(7);
+    m.trials = s.Int(8);
+    m.completed = s.Int(9);
+    m.failed = s.Int(10);
+    m.stopped = s.Int(11);
+    m.running = s.Int(12);
+    m.queued = s.Int(13);
+    m.paused = s.Int(14);
+    if (!s.IsNull(15)) m.best = s.Double(15);
+    if (!s.IsNull(16)) m.first_started = s.Double(16);
+    if (!s.IsNull(17)) m.last_ended = s.Double(17);
+    m.ended_last_minute = s.Int(18);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+Result<pb::Study> Reader::StudySpec(int64_t study_id) {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(), "SELECT spec FROM studies WHERE id=?1"));
+  s.Bind(1, study_id);
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return Status::NotFound("no study " + std::to_string(study_id) + " in " + path_);
+  pb::Study study;
+  if (!study.ParseFromArray(sqlite3_column_blob(s.raw(), 0), sqlite3_column_bytes(s.raw(), 0))) {
+    return Status::Corruption(path_ + ": study " + std::to_string(study_id) +
+                              ": column studies.spec is corrupt (not a Study)");
+  }
+  return study;
+}
+
+namespace {
+
+Result<std::vector<ReportPoint>> CollectReports(Stmt* s, bool with_metric) {
+  std::vector<ReportPoint> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s->Step());
+    if (!row) break;
+    ReportPoint p;
+    p.trial_id = s->Int(0);
+    p.attempt = static_cast<int>(s->Int(1));
+    p.step = s->Int(2);
+    if (!s->IsNull(3)) p.value = s->Double(3);
+    if (with_metric) p.metric = s->Text(4);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<ReportPoint>> Reader::StudyReports(int64_t study_id, const std::string& metric) {
+  // Trial by trial along the reports' primary key (trial_id, attempt, step,
+  // metric): no sort, however many reports the study holds.
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
+                                         "SELECT r.trial_id, r.attempt, r.step, r.value FROM "
+                                         "trials t JOIN reports r ON r.trial_id = t.id WHERE "
+                                         "t.study_id=?1 AND r.metric=?2 ORDER BY r.trial_id, "
+                                         "r.attempt, r.step"));
+  s.Bind(1, study_id).Bind(2, metric);
+  return CollectReports(&s, false);
+}
+
+Result<std::vector<ReportPoint>> Reader::TrialReports(int64_t trial_id) {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
+                                         "SELECT trial_id, attempt, step, value, metric FROM "
+                                         "reports WHERE trial_id=?1 ORDER BY metric, attempt, "
+                                         "step"));
+  s.Bind(1, trial_id);
+  return CollectReports(&s, true);
+}
+
+Result<std::vector<StudyDecision>> Reader::StudyDecisions(int64_t study_id) {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
+                                         "SELECT d.trial_id, t.number, d.id, d.step, d.decision, "
+                                         "d.reason, d.at FROM decisions d JOIN trials t ON t.id = "
+                                         "d.trial_id WHERE t.study_id=?1 ORDER BY d.id"));
+  s.Bind(1, study_id);
+  std::vector<StudyDecision> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(StudyDecision{
+        s.Int(0), s.Int(1), DecisionView{s.Int(2), s.Int(3), s.Text(4), s.Text(5), s.Double(6)}});
+  }
+  return out;
+}
+
+Result<int64_t> Reader::DataVersion() {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(), "PRAGMA data_version"));
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return Status::Internal(path_ + ": PRAGMA data_version returned nothing");
+  return s.Int(0);
+}
+
+}  // namespace sweep
