@@ -34,8 +34,8 @@ int RunReport(const std::string& db, const std::string& study, const std::string
   }
   struct stat info;
   long long bytes = stat(out.c_str(), &info) == 0 ? static_cast<long long>(info.st_size) : 0;
-  printf("wrote %s (%.1f MB): open it in a browser, no server needed\n",
-         EscapeControl(out).c_str(), static_cast<double>(bytes) / 1e6);
+  printf("wrote %s (%.1f MB): open it in a browser, no server needed\n", EscapeControl(out).c_str(),
+         static_cast<double>(bytes) / 1e6);
   return 0;
 }
 

@@ -293,9 +293,10 @@ int main(int argc, char** argv) {
                    "HOST:PORT to listen on (port 0: any free one); beyond loopback a token "
                    "is required")
       ->capture_default_str();
-  dashboard_cmd->add_option("--token", dash.token,
-                            "The token requests must carry (default beyond loopback: a new "
-                            "one, printed); prefer $SWEEP_DASHBOARD_TOKEN, which ps does not show")
+  dashboard_cmd
+      ->add_option("--token", dash.token,
+                   "The token requests must carry (default beyond loopback: a new "
+                   "one, printed); prefer $SWEEP_DASHBOARD_TOKEN, which ps does not show")
       ->envname("SWEEP_DASHBOARD_TOKEN");
   std::string report_out;
   auto* report_cmd = app.add_subcommand(

@@ -4,7 +4,7 @@
 #include <cstddef>
 
 namespace sweep::assets {
-#define SWEEP_ASSET(id)                    \
+#define SWEEP_ASSET(id)                     \
   extern const unsigned char kAsset_##id[]; \
   extern const size_t kAsset_##id##_size;
 SWEEP_ASSET(index_html)
@@ -34,7 +34,8 @@ const std::vector<Asset>& Assets() {
   static const std::vector<Asset> all = {
       {"index.html", "text/html; charset=utf-8", Bytes(kAsset_index_html, kAsset_index_html_size)},
       {"style.css", "text/css; charset=utf-8", Bytes(kAsset_style_css, kAsset_style_css_size)},
-      {"plot.js", "application/javascript; charset=utf-8", Bytes(kAsset_plot_js, kAsset_plot_js_size)},
+      {"plot.js", "application/javascript; charset=utf-8",
+       Bytes(kAsset_plot_js, kAsset_plot_js_size)},
       {"views.js", "application/javascript; charset=utf-8",
        Bytes(kAsset_views_js, kAsset_views_js_size)},
       {"study.js", "application/javascript; charset=utf-8",

@@ -47,8 +47,8 @@ std::vector<double> CountMasses(const std::vector<int>& cells, int n_cells) {
   std::vector<double> count(static_cast<size_t>(n_cells), 0);
   for (int c : cells) count[static_cast<size_t>(c)] += 1;
   for (int c = 0; c < n_cells; ++c)
-    mass[static_cast<size_t>(c)] = (mass[static_cast<size_t>(c)] + count[static_cast<size_t>(c)]) /
-                                   (m + 1);
+    mass[static_cast<size_t>(c)] =
+        (mass[static_cast<size_t>(c)] + count[static_cast<size_t>(c)]) / (m + 1);
   return mass;
 }
 
@@ -116,10 +116,10 @@ Importance PedAnova(const pb::Study& spec, const std::vector<TrialView>& trials,
     pi.name = p.name();
     pi.trials = static_cast<int64_t>(all_u.size());
     if (!all_u.empty()) {
-      pi.divergence = p.type() == pb::PARAM_TYPE_CATEGORICAL
-                          ? Divergence(CountMasses(all_c, p.values_size()),
-                                       CountMasses(top_c, p.values_size()))
-                          : Divergence(KernelMasses(all_u), KernelMasses(top_u));
+      pi.divergence =
+          p.type() == pb::PARAM_TYPE_CATEGORICAL
+              ? Divergence(CountMasses(all_c, p.values_size()), CountMasses(top_c, p.values_size()))
+              : Divergence(KernelMasses(all_u), KernelMasses(top_u));
     }
     sum += pi.divergence;
     out.params.push_back(std::move(pi));

@@ -22,9 +22,9 @@ struct ParamImportance {
 };
 
 struct Importance {
-  double quantile = 0.1;  // the top fraction of completed trials compared with all
-  int64_t trials = 0;     // completed trials with a finite objective
-  int64_t top = 0;        // of them, the best ones
+  double quantile = 0.1;                // the top fraction of completed trials compared with all
+  int64_t trials = 0;                   // completed trials with a finite objective
+  int64_t top = 0;                      // of them, the best ones
   std::vector<ParamImportance> params;  // most important first; empty below 4 trials
 };
 

@@ -54,8 +54,9 @@ Status WriteReport(const std::string& db, const std::string& study, const std::s
   double now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::string base = "/api/studies/" + std::to_string(ref.id);
-  std::vector<std::string> paths = {"/api/studies", base,           base + "/trials",
-                                    base + "/curves", base + "/importance", base + "/rungs",
+  std::vector<std::string> paths = {"/api/studies",       base,
+                                    base + "/trials",     base + "/curves",
+                                    base + "/importance", base + "/rungs",
                                     base + "/lineage"};
   for (int64_t id : TrialPages(trials, ref.maximize))
     paths.push_back("/api/trials/" + std::to_string(id));
@@ -71,7 +72,7 @@ Status WriteReport(const std::string& db, const std::string& study, const std::s
   std::string html =
       "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-      "<title>sweep report</title><style>\n" +
+      "<title>sweep report</title><link rel=\"icon\" href=\"data:,\"><style>\n" +
       std::string(FindAsset("style.css")->body) +
       "</style></head>\n<body><header><a href=\"#/\">sweep</a><span id=\"live\"></span>"
       "</header><main id=\"app\"></main>\n<script>window.SWEEP_REPORT = " +

@@ -9,13 +9,13 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
-#include "dashboard/api.h"
 #include "common/json.h"
+#include "dashboard/api.h"
 #include "dashboard/assets.h"
 
 namespace sweep {
@@ -127,8 +127,7 @@ class Handler {
       return false;
     }
     if (from_query) {
-      res.set_header("Set-Cookie",
-                     "sweep_token=" + token_ + "; Path=/; HttpOnly; SameSite=Strict");
+      res.set_header("Set-Cookie", "sweep_token=" + token_ + "; Path=/; HttpOnly; SameSite=Strict");
     }
     return true;
   }
@@ -140,9 +139,8 @@ class Handler {
   }
 
   void ServeApi(const std::string& path, httplib::Response& res) {
-    double now = std::chrono::duration<double>(
-                     std::chrono::system_clock::now().time_since_epoch())
-                     .count();
+    double now =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     Result<std::string> json = [&] {
       std::lock_guard<std::mutex> lock(mu_);
       return api_->Get(path, now);
@@ -168,8 +166,9 @@ Status ServeDashboard(const DashboardOptions& options) {
   std::string token = options.token;
   if (!loopback && token.empty()) token = NewToken();
   if (!loopback && token.size() < 16)
-    return Status::InvalidArgument("--token: use at least 16 characters (or leave it out and "
-                                   "one is made)");
+    return Status::InvalidArgument(
+        "--token: use at least 16 characters (or leave it out and "
+        "one is made)");
   ASSIGN_OR_RETURN(auto api, Api::Open(options.db));
   // SIGINT and SIGTERM go to one thread that stops the server; every other
   // thread (the server's pool too) inherits the mask.
@@ -188,7 +187,8 @@ Status ServeDashboard(const DashboardOptions& options) {
     handler.Serve(req, res);
     return httplib::Server::HandlerResponse::Handled;
   });
-  int bound = port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);
+  int bound =
+      port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);
   if (bound < 0) {
     return Status::Unavailable("--bind " + options.bind + ": cannot listen there (" +
                                std::strerror(errno) + "; is another program using the port?)");

@@ -5,7 +5,6 @@
 // token in $SWEEP_DASHBOARD_TOKEN (never on a command line others can read).
 #include <cstdio>
 #include <cstdlib>
-
 #include <string>
 
 #include "dashboard/server.h"

@@ -104,9 +104,9 @@ Result<std::string> StudyJson(Reader& reader, int64_t study_id, double now) {
   JsonWriter w;
   w.BeginObject().Key("now").Number(now);
   WriteSummary(w, *it, Tuner(reader), now);
-  w.Key("max_trials").Int(spec.algorithm().has_max_trials()
-                              ? std::optional<int64_t>(spec.algorithm().max_trials())
-                              : std::nullopt);
+  w.Key("max_trials")
+      .Int(spec.algorithm().has_max_trials() ? std::optional<int64_t>(spec.algorithm().max_trials())
+                                             : std::nullopt);
   w.Key("best_trial");
   if (best.empty()) {
     w.Null();

@@ -46,7 +46,7 @@ struct TrialView {
   std::optional<int64_t> parent;  // PBT: id of the trial it was copied from
   std::optional<int64_t> parent_step;
   std::vector<std::pair<std::string, std::optional<double>>> metrics;  // the same, parsed
-  double created_at = 0;  // wall-clock seconds
+  double created_at = 0;                                               // wall-clock seconds
   std::optional<double> started_at, ended_at;
 };
 
@@ -90,8 +90,7 @@ struct StudySummary {
   StudyRef ref;
   std::string algorithm;
   std::string status;  // as stored: a study a dead tuner ran still says running
-  int64_t trials = 0, completed = 0, failed = 0, stopped = 0, running = 0, queued = 0,
-          paused = 0;
+  int64_t trials = 0, completed = 0, failed = 0, stopped = 0, running = 0, queued = 0, paused = 0;
   std::optional<double> best;  // over completed trials
   double created_at = 0, updated_at = 0;
   std::optional<double> first_started, last_ended;

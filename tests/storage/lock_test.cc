@@ -2,10 +2,10 @@
 // (issue 10, findings 4 and 8): a database another Store holds is refused
 // with the holder's pid; the lock dies with its process; readers ignore it;
 // a foreign or newer database is refused unchanged, by writers and readers.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
-#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,9 +50,7 @@ TEST_F(LockTest, ASecondStoreIsRefusedWithTheHoldersPid) {
 TEST_F(LockTest, APeekAtTheHolderDoesNotMakeAStartingTunerFail) {
   // `sweep studies` and the dashboard learn who holds the lock by taking it
   // shared for a moment; a tuner that starts in that moment must wait it out.
-  {
-    std::ofstream(db_ + ".lock") << "";
-  }
+  { std::ofstream(db_ + ".lock") << ""; }
   int fd = open((db_ + ".lock").c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(flock(fd, LOCK_SH | LOCK_NB), 0);

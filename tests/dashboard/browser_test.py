@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""The dashboard and the HTML report in a real headless Chromium (ctest label
+`browser`): every view loads with no JavaScript error, the numbers on the page
+are those `sweep trials --format json` prints, the charts draw (screenshots
+that are not blank), a trial that ends while the page is open appears without
+a reload, and the report does all of this offline from a file.
+Exits 77 (ctest: skipped), saying so, when no browser is installed.
+Usage: browser_test.py SWEEP_BINARY
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "browser"))
+import cdp  # noqa: E402
+import helpers  # noqa: E402
+
+SWEEP = sys.argv.pop(1) if len(sys.argv) > 1 else "build/cli/sweep"
+READY = "document.body.dataset.ready === '1'"
+STUDY_VIEWS = ["summary", "history", "curves", "parallel", "importance", "timeline", "trials"]
+
+
+def views(page):
+    return page.eval("[...document.querySelectorAll('section.view')].map(s => s.dataset.view)")
+
+
+def table_rows(page):
+    """The trials table's visible rows: [id, number, status, value, step]."""
+    return page.eval("""[...document.querySelectorAll('section[data-view=trials] tbody tr')]
+        .map(r => [Number(r.dataset.id), ...[...r.cells].slice(0, 4).map(c => c.textContent)])""")
+
+
+def canvas_colors(page, view, index=0):
+    """Distinct colours in a screenshot of the view's canvas."""
+    rect = page.eval("""(() => {
+        const c = document.querySelectorAll('section[data-view=%s] canvas')[%d];
+        c.scrollIntoView();
+        const r = c.getBoundingClientRect();
+        return [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height];
+    })()""" % (view, index))
+    return cdp.png_colors(page.screenshot(clip=rect))
+
+
+def same_number(text, value):
+    if value is None:
+        return text == "—"
+    return abs(float(text) - value) <= 1e-5 * max(1.0, abs(value))
+
+
+class PageChecks:
+    """Checks shared by the live dashboard and the report."""
+
+    def check_study_page(self, page, name):
+        got = views(page)
+        for v in STUDY_VIEWS:
+            self.assertIn(v, got)
+        self.assertEqual(page.errors, [])
+        trials = helpers.trials_json(SWEEP, self.db, name)
+        self.assertEqual(page.eval("document.querySelector('section[data-view=trials] h2')"
+                                   ".textContent"), "Trials (%d)" % len(trials))
+        rows = table_rows(page)
+        self.assertEqual(len(rows), min(100, len(trials)))
+        by_id = {t["id"]: t for t in trials}
+        for tid, number, status, value, step in rows:
+            t = by_id[tid]
+            self.assertEqual(int(number), t["number"])
+            self.assertEqual(status, t["status"])
+            self.assertTrue(same_number(value, t["value"]), (tid, value, t["value"]))
+            self.assertEqual(step, "—" if t["step"] is None else str(t["step"]))
+        best = json.loads(helpers.run(SWEEP, "best", name, "--db", self.db,
+                                      "--format", "json").stdout)
+        self.assertEqual(float(page.eval("document.querySelector('[data-best]').dataset.best")),
+                         best["value"])
+        counts = page.eval("document.querySelector('.summary .counts').textContent")
+        for status in ("completed", "stopped", "failed"):
+            n = sum(t["status"] == status for t in trials)
+            self.assertIn("%s %d" % (status, n), counts)
+        # Charts draw: a blank canvas has one or two colours.
+        for view in ("history", "curves", "parallel", "timeline"):
+            self.assertGreater(canvas_colors(page, view), 8, view)
+
+    def check_trial_page(self, page, tid):
+        self.assertEqual(page.errors, [])
+        n = page.eval("document.querySelectorAll('section[data-view=decisions] li').length")
+        decisions = helpers.query(self.db, "SELECT count(*) FROM decisions WHERE trial_id=?", tid)
+        self.assertEqual(n, decisions[0][0])
+        self.assertGreater(canvas_colors(page, "series"), 8)
+
+
+class BrowserTest(unittest.TestCase, PageChecks):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = helpers.temp_folder()
+        cls.db = os.path.join(cls.tmp.name, "s.db")
+        for yaml in (helpers.ASHA, helpers.PBT):
+            helpers.run_study(SWEEP, cls.tmp.name, yaml, cls.db)
+        cls.browser = cdp.Browser.launch(1280, 900)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.close()
+        cls.tmp.cleanup()
+
+    def page(self, url):
+        page = self.browser.new_page()
+        self.addCleanup(page.close)
+        page.navigate(url)
+        page.wait_for(READY, timeout=60)
+        return page
+
+    def test_the_studies_page_lists_every_study(self):
+        with helpers.Dashboard(SWEEP, self.db) as d:
+            page = self.page(d.url)
+            self.assertEqual(page.errors, [])
+            names = page.eval("[...document.querySelectorAll('section[data-view=studies] "
+                              "tbody a')].map(a => a.textContent)")
+            self.assertEqual(names, ["asha", "pbt"])
+            self.assertTrue(all(u.startswith(d.url) for u in page.requests), page.requests)
+
+    def test_every_view_of_a_study_and_a_trial(self):
+        with helpers.Dashboard(SWEEP, self.db) as d:
+            page = self.page(d.url + "#/study/1")
+            self.check_study_page(page, "asha")
+            self.assertIn("rungs", views(page))
+            page = self.page(d.url + "#/study/2")
+            self.check_study_page(page, "pbt")
+            self.assertIn("lineage", views(page))
+            self.assertGreater(canvas_colors(page, "lineage"), 8)
+            tid = helpers.query(self.db, "SELECT id FROM trials WHERE study_id=1 AND "
+                                "status='stopped' LIMIT 1")[0][0]
+            page.eval("location.hash = '#/trial/%d'" % tid)
+            page.wait_for("document.querySelector('section[data-view=decisions]') && " + READY)
+            self.check_trial_page(page, tid)
+            self.assertTrue(all(u.startswith(d.url) for u in page.requests), page.requests)
+
+    def test_a_trial_that_ends_while_the_page_is_open_appears_without_a_reload(self):
+        db = os.path.join(self.tmp.name, "live.db")
+        yaml = os.path.join(self.tmp.name, "slow.yaml")
+        with open(yaml, "w") as f:
+            f.write(helpers.HYPERBAND.replace("name: hb", "name: slow").replace(
+                "steps: 9}", "steps: 9, step_ms: 40}"))
+        tuner = subprocess.Popen([SWEEP, "run", yaml, "--db", db, "--local-runners", "1",
+                                  "--progress", "plain"], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(200):
+                if os.path.exists(db) and helpers.query(db, "SELECT count(*) FROM sqlite_master "
+                                                        "WHERE name='trials'")[0][0]:
+                    if helpers.query(db, "SELECT count(*) FROM trials")[0][0]:
+                        break
+                time.sleep(0.05)
+            with helpers.Dashboard(SWEEP, db) as d:
+                page = self.page(d.url + "#/study/1")
+                page.eval("window.__sameDocument = 1")
+                state = page.eval("document.querySelector('.summary .state').textContent")
+                self.assertEqual(state, "running")
+                first = page.eval("document.querySelector('.summary .counts').textContent")
+                # The summary changes as trials end, and it is the same document.
+                page.wait_for("document.querySelector('.summary .counts').textContent !== %s"
+                              % json.dumps(first), timeout=60)
+                self.assertEqual(page.eval("window.__sameDocument"), 1)
+                self.assertEqual(tuner.wait(timeout=300), 0)
+                page.wait_for("document.querySelector('.summary .state').textContent === "
+                              "'completed'", timeout=30)
+                page.wait_for(READY)
+                trials = helpers.trials_json(SWEEP, db, "slow")
+                page.wait_for("document.querySelector('section[data-view=trials] h2')"
+                              ".textContent === 'Trials (%d)'" % len(trials))
+                self.assertEqual(page.eval("window.__sameDocument"), 1)
+                self.assertEqual(page.errors, [])
+        finally:
+            if tuner.poll() is None:
+                tuner.kill()
+                tuner.wait()
+
+    def test_the_report_opens_offline_with_the_same_views(self):
+        out = os.path.join(self.tmp.name, "report.html")
+        r = helpers.run(SWEEP, "report", "asha", "--db", self.db, "-o", out)
+        self.assertIn("wrote " + out, r.stdout)
+        page = self.page("file://" + out)
+        self.check_study_page(page, "asha")
+        self.assertIn("rungs", views(page))
+        tid = helpers.query(self.db, "SELECT id FROM trials WHERE study_id=1 AND "
+                            "status='completed' LIMIT 1")[0][0]
+        page.eval("location.hash = '#/trial/%d'" % tid)
+        page.wait_for("document.querySelector('section[data-view=decisions]') && " + READY)
+        self.check_trial_page(page, tid)
+        # Nothing but the file itself was loaded.
+        self.assertTrue(all(u.startswith("file://") or u.startswith("data:")
+                            for u in page.requests), page.requests)
+
+
+if __name__ == "__main__":
+    if cdp.find_browser() is None:
+        print("SKIPPED: no Chromium found (install the `chromium` package, or set "
+              "SWEEP_CHROMIUM); the dashboard's browser tests did not run")
+        sys.exit(77)
+    unittest.main(verbosity=2)
