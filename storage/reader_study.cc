@@ -79,13 +79,14 @@ Result<std::vector<ReportPoint>> CollectReports(Stmt* s, bool with_metric) {
 }  // namespace
 
 Result<std::vector<ReportPoint>> Reader::StudyReports(int64_t study_id, const std::string& metric) {
-  // Trial by trial along the reports' primary key (trial_id, attempt, step,
-  // metric): no sort, however many reports the study holds.
+  // Along the reports' primary key (trial_id, attempt, step, metric): no
+  // sort, however many reports the study holds (a join from trials sorts
+  // them all, 2.5x slower at 500,000).
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
                                          "SELECT r.trial_id, r.attempt, r.step, r.value FROM "
-                                         "trials t JOIN reports r ON r.trial_id = t.id WHERE "
-                                         "t.study_id=?1 AND r.metric=?2 ORDER BY r.trial_id, "
-                                         "r.attempt, r.step"));
+                                         "reports r WHERE r.trial_id IN (SELECT id FROM trials "
+                                         "WHERE study_id=?1) AND r.metric=?2 ORDER BY "
+                                         "r.trial_id, r.attempt, r.step"));
   s.Bind(1, study_id).Bind(2, metric);
   return CollectReports(&s, false);
 }
