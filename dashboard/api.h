@@ -2,7 +2,8 @@
 // database through one read-only Reader. Answers that do not depend on the
 // clock are cached until the tuner next commits (PRAGMA data_version), so
 // a page that polls costs one tiny query per poll while nothing changes.
-// REQUIRES: external synchronization (the server holds a mutex around Get).
+// REQUIRES: external synchronization (the server gives each request an Api
+// of its own, from a pool).
 #pragma once
 
 #include <map>

@@ -9,9 +9,19 @@ namespace sweep {
 
 std::vector<XY> MergeAttempts(std::vector<ReportPoint>::const_iterator begin,
                               std::vector<ReportPoint>::const_iterator end) {
+  if (begin == end) return {};
+  auto value = [](const ReportPoint& p) {
+    return p.value ? *p.value : std::numeric_limits<double>::quiet_NaN();
+  };
+  if (begin->attempt == (end - 1)->attempt) {  // one attempt: steps in order already
+    std::vector<XY> out;
+    out.reserve(static_cast<size_t>(end - begin));
+    for (auto it = begin; it != end; ++it)
+      out.push_back({static_cast<double>(it->step), value(*it)});
+    return out;
+  }
   std::map<int64_t, double> by_step;
-  for (auto it = begin; it != end; ++it)
-    by_step[it->step] = it->value ? *it->value : std::numeric_limits<double>::quiet_NaN();
+  for (auto it = begin; it != end; ++it) by_step[it->step] = value(*it);
   std::vector<XY> out;
   out.reserve(by_step.size());
   for (const auto& [step, value] : by_step) out.push_back({static_cast<double>(step), value});

@@ -7,12 +7,15 @@
 #include <signal.h>
 #include <sys/random.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "common/json.h"
 #include "dashboard/api.h"
@@ -84,8 +87,8 @@ void Error(httplib::Response& res, int code, const std::string& message) {
 
 class Handler {
  public:
-  Handler(std::unique_ptr<Api> api, std::string token)
-      : api_(std::move(api)), token_(std::move(token)) {}
+  Handler(std::vector<std::unique_ptr<Api>> apis, std::string token)
+      : free_(std::move(apis)), token_(std::move(token)) {}
 
   void Serve(const httplib::Request& req, httplib::Response& res) {
     res.set_header("X-Content-Type-Options", "nosniff");
@@ -141,10 +144,21 @@ class Handler {
   void ServeApi(const std::string& path, httplib::Response& res) {
     double now =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    Result<std::string> json = [&] {
+    // Each request takes an Api of its own (a Reader is single-threaded),
+    // so a study's views are read side by side, one per core.
+    std::unique_ptr<Api> api;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      freed_.wait(lock, [&] { return !free_.empty(); });
+      api = std::move(free_.back());
+      free_.pop_back();
+    }
+    Result<std::string> json = api->Get(path, now);
+    {
       std::lock_guard<std::mutex> lock(mu_);
-      return api_->Get(path, now);
-    }();
+      free_.push_back(std::move(api));
+    }
+    freed_.notify_one();
     if (!json.ok()) {
       return Error(res, json.status().code() == StatusCode::kNotFound ? 404 : 500,
                    json.status().message());
@@ -153,7 +167,8 @@ class Handler {
   }
 
   std::mutex mu_;
-  std::unique_ptr<Api> api_;  // guarded by mu_
+  std::condition_variable freed_;
+  std::vector<std::unique_ptr<Api>> free_;  // the Apis no request holds; guarded by mu_
   const std::string token_;
 };
 
@@ -169,7 +184,12 @@ Status ServeDashboard(const DashboardOptions& options) {
     return Status::InvalidArgument(
         "--token: use at least 16 characters (or leave it out and "
         "one is made)");
-  ASSIGN_OR_RETURN(auto api, Api::Open(options.db));
+  std::vector<std::unique_ptr<Api>> apis;
+  unsigned readers = std::clamp(std::thread::hardware_concurrency(), 2u, 4u);
+  for (unsigned i = 0; i < readers; ++i) {
+    ASSIGN_OR_RETURN(auto api, Api::Open(options.db));
+    apis.push_back(std::move(api));
+  }
   // SIGINT and SIGTERM go to one thread that stops the server; every other
   // thread (the server's pool too) inherits the mask.
   sigset_t stop_signals;
@@ -179,7 +199,7 @@ Status ServeDashboard(const DashboardOptions& options) {
   sigaddset(&stop_signals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   httplib::Server server;
-  Handler handler(std::move(api), token);
+  Handler handler(std::move(apis), token);
   server.set_payload_max_length(4096);
   server.set_read_timeout(10, 0);
   server.set_keep_alive_max_count(1000);

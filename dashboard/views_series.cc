@@ -42,13 +42,13 @@ int64_t NumberAfter(const std::string& text, const std::string& word) {
 Result<std::string> CurvesJson(Reader& reader, int64_t study_id) {
   ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(study_id));
   StudyRef ref = RefOf(spec, study_id);
-  ASSIGN_OR_RETURN(auto trials, reader.Trials(ref, "", 0));
+  ASSIGN_OR_RETURN(auto trials, reader.TrialStatuses(study_id));
   ASSIGN_OR_RETURN(auto reports, reader.StudyReports(study_id, ref.metric));
   ASSIGN_OR_RETURN(auto decisions, reader.StudyDecisions(study_id));
   std::unordered_map<int64_t, std::vector<const DecisionView*>> marks;
   for (const auto& d : decisions)
     if (!d.decision.reason.empty()) marks[d.trial_id].push_back(&d.decision);
-  std::unordered_map<int64_t, const TrialView*> by_id;
+  std::unordered_map<int64_t, const TrialStatusRow*> by_id;
   for (const auto& t : trials) by_id[t.id] = &t;
   size_t with_reports = 0;
   for (size_t i = 0; i < reports.size(); ++i)
@@ -149,17 +149,20 @@ Result<std::string> RungsJson(Reader& reader, int64_t study_id) {
 }
 
 Result<std::string> LineageJson(Reader& reader, int64_t study_id) {
-  ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(study_id));
-  ASSIGN_OR_RETURN(auto trials, reader.Trials(RefOf(spec, study_id), "", 0));
   ASSIGN_OR_RETURN(auto decisions, reader.StudyDecisions(study_id));
   std::unordered_map<int64_t, std::string> exploit_reason;
   for (const auto& d : decisions)
     if (d.decision.decision == "exploit") exploit_reason[d.trial_id] = d.decision.reason;
-  bool any = std::any_of(trials.begin(), trials.end(), [](const auto& t) { return t.parent; });
   JsonWriter w;
   w.BeginObject().Key("trials").BeginArray();
+  // Every trial copied from another has an exploit decision (tuner/decision.h):
+  // a study without one has no lineage, and its trials need not be read.
+  std::vector<TrialView> trials;
+  if (!exploit_reason.empty()) {
+    ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(study_id));
+    ASSIGN_OR_RETURN(trials, reader.Trials(RefOf(spec, study_id), "", 0));
+  }
   for (const auto& t : trials) {
-    if (!any) break;
     w.BeginObject().Key("id").Int(t.id).Key("number").Int(t.number).Key("status").String(t.status);
     w.Key("parent").Int(t.parent).Key("parent_step").Int(t.parent_step).Key("step").Int(t.step);
     w.Key("value").Number(t.value);

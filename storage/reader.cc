@@ -17,7 +17,8 @@ Result<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
   }
   std::unique_ptr<Reader> r(new Reader());
   r->path_ = path;
-  ASSIGN_OR_RETURN(r->db_, Connection::Open(path, SQLITE_OPEN_READONLY));
+  // One thread uses a Reader (see reader.h): no mutex on every column read.
+  ASSIGN_OR_RETURN(r->db_, Connection::Open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX));
   sqlite3_busy_timeout(r->db_.get(), 5000);
   RETURN_IF_ERROR(Exec(r->db_.get(), "PRAGMA query_only=ON").Wrap(path));
   ASSIGN_OR_RETURN(int version, InspectDatabase(r->db_.get(), path));

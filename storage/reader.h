@@ -106,6 +106,12 @@ struct ReportPoint {
   std::optional<double> value;
 };
 
+struct TrialStatusRow {
+  int64_t id = 0;
+  int64_t number = 0;
+  std::string status;
+};
+
 // A decision with the trial it is about, for views over a whole study.
 struct StudyDecision {
   int64_t trial_id = 0;
@@ -144,6 +150,9 @@ class Reader {
   Result<pb::Study> StudySpec(int64_t study_id);
   // The study's reports of `metric`, by trial id, attempt and step.
   Result<std::vector<ReportPoint>> StudyReports(int64_t study_id, const std::string& metric);
+  // The study's trials' (id, number, status), by id: what a view of reports
+  // needs of them, without their parameters and metrics.
+  Result<std::vector<TrialStatusRow>> TrialStatuses(int64_t study_id);
   // Every report of one trial, by metric, attempt and step.
   Result<std::vector<ReportPoint>> TrialReports(int64_t trial_id);
   // Every decision on the study's trials, in the order they were taken.

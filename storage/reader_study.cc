@@ -91,6 +91,20 @@ Result<std::vector<ReportPoint>> Reader::StudyReports(int64_t study_id, const st
   return CollectReports(&s, false);
 }
 
+Result<std::vector<TrialStatusRow>> Reader::TrialStatuses(int64_t study_id) {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
+                                         "SELECT id, number, status FROM trials WHERE "
+                                         "study_id=?1 ORDER BY id"));
+  s.Bind(1, study_id);
+  std::vector<TrialStatusRow> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back({s.Int(0), s.Int(1), s.Text(2)});
+  }
+  return out;
+}
+
 Result<std::vector<ReportPoint>> Reader::TrialReports(int64_t trial_id) {
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
                                          "SELECT trial_id, attempt, step, value, metric FROM "

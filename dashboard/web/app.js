@@ -36,11 +36,14 @@
         const pad = getComputedStyle(app);
         page.style.width = app.clientWidth - parseFloat(pad.paddingLeft) - parseFloat(pad.paddingRight) + "px";
         document.body.appendChild(page);
+        Plot.forget();
         if (route[1] === "study" && route[2]) await StudyPage.render(api, page, route[2]);
         else if (route[1] === "trial" && route[2]) await Views.trial(api, page, route[2]);
         else await Views.studies(api, page);
         page.style.width = "";
+        const drawn = performance.now();
         app.replaceChildren(...page.childNodes);
+        if (window.__sweepTimes) Object.assign(window.__sweepTimes, { drawn, swapped: performance.now() });
       } catch (e) {
         app.replaceChildren(Views.h("p", { class: "error", text: String(e.message || e) }));
       } finally {

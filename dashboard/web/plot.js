@@ -11,8 +11,18 @@ const Plot = (() => {
   };
   const PAD = { left: 64, right: 16, top: 12, bottom: 40 };
 
-  function canvasIn(container, height) {
-    const width = Math.max(320, container.clientWidth || 800);
+  // Widths a page measured once (measure()): reading clientWidth per chart
+  // makes the browser lay out the whole page again for each one.
+  let sizes = null;
+  function measure(el) {
+    const full = Math.max(320, el.clientWidth - 34);  // a section's padding and border
+    const cols = Math.max(1, Math.floor((full + 10) / 350));  // .grid: minmax(340px, 1fr), gap 10
+    sizes = { full, cell: Math.floor((full - (cols - 1) * 10) / cols) };
+    return sizes;
+  }
+
+  function canvasIn(container, height, size) {
+    const width = Math.max(320, (sizes && sizes[size]) || container.clientWidth || 800);
     const c = document.createElement("canvas");
     const dpr = window.devicePixelRatio || 1;
     c.width = width * dpr;
@@ -135,7 +145,7 @@ const Plot = (() => {
   // [{points: [[x, y]...], color?, tip}]; segments: items [{x1, y1, x2, y2,
   // color?, width?, tip}]. `tip` is the hover text (a string or a function).
   function chart(container, spec) {
-    const { c, ctx, width: w, height: h } = canvasIn(container, spec.height || 300);
+    const { c, ctx, width: w, height: h } = canvasIn(container, spec.height || 300, spec.size || "full");
     const xv = [], yv = [];
     for (const s of spec.series) {
       for (const it of s.items) {
@@ -154,50 +164,64 @@ const Plot = (() => {
     ctx.rect(PAD.left, PAD.top - 4, w - PAD.left - PAD.right + 4, h - PAD.top - PAD.bottom + 8);
     ctx.clip();
     for (const s of spec.series) {
-      ctx.globalAlpha = s.alpha || 1;
+      // One path per colour and width: a canvas call per item is what costs
+      // at 10,000 trials, not the pixels.
+      const paths = new Map();
+      const path = (color, width, fill) => {
+        const key = `${color}|${width}|${fill}`;
+        if (!paths.has(key)) paths.set(key, { p: new Path2D(), color, width, fill });
+        return paths.get(key).p;
+      };
       if (s.kind === "lines") {
-        ctx.lineWidth = s.width || 1;
         for (const it of s.items) {
-          ctx.strokeStyle = it.color || s.color;
-          ctx.beginPath();
+          const p = path(it.color || s.color, s.width || 1, false);
           let pen = false;
           for (const [x, y] of it.points) {
             if (!Number.isFinite(y)) { pen = false; continue; }
             const px = xs.px(x), py = ys.px(y);
-            pen ? ctx.lineTo(px, py) : ctx.moveTo(px, py);
+            pen ? p.lineTo(px, py) : p.moveTo(px, py);
             pen = true;
             if (it.tip && s.hover !== false) hits.push([px, py, it.tip, [x, y]]);
           }
-          ctx.stroke();
         }
       } else if (s.kind === "segments") {
         for (const it of s.items) {
-          ctx.strokeStyle = it.color || s.color;
-          ctx.lineWidth = it.width || s.width || 2;
+          const p = path(it.color || s.color, it.width || s.width || 2, false);
           const x1 = xs.px(it.x1), y1 = ys.px(it.y1), x2 = xs.px(it.x2), y2 = ys.px(it.y2);
-          ctx.beginPath();
-          ctx.moveTo(x1, y1);
-          ctx.lineTo(x2 === x1 && y2 === y1 ? x2 + 1 : x2, y2);
-          ctx.stroke();
+          p.moveTo(x1, y1);
+          p.lineTo(x2 === x1 && y2 === y1 ? x2 + 1 : x2, y2);
           if (it.tip) hits.push([(x1 + x2) / 2, (y1 + y2) / 2, it.tip, null, [x1, y1, x2, y2]]);
         }
       } else {
-        const r = s.radius || 2.5;
+        const r0 = s.radius || 2.5;
+        // Thousands of dots: squares, which a software canvas fills several
+        // times faster than circles and which look the same at this size.
+        const square = s.items.length > 2000;
         for (const it of s.items) {
-          const px = xs.px(it.x), py = Y(it.y);
-          ctx.fillStyle = ctx.strokeStyle = it.color || s.color;
+          const px = xs.px(it.x), py = Y(it.y), r = it.radius || r0;
           if (it.shape === "x") {
-            ctx.lineWidth = 1.5;
-            ctx.beginPath();
-            ctx.moveTo(px - r, py - r); ctx.lineTo(px + r, py + r);
-            ctx.moveTo(px + r, py - r); ctx.lineTo(px - r, py + r);
-            ctx.stroke();
+            const p = path(it.color || s.color, 1.5, false);
+            p.moveTo(px - r, py - r); p.lineTo(px + r, py + r);
+            p.moveTo(px + r, py - r); p.lineTo(px - r, py + r);
+          } else if (square) {
+            path(it.color || s.color, 0, true).rect(px - r, py - r, 2 * r, 2 * r);
           } else {
-            ctx.beginPath();
-            ctx.arc(px, py, it.radius || r, 0, 2 * Math.PI);
-            ctx.fill();
+            const p = path(it.color || s.color, 0, true);
+            p.moveTo(px + r, py);
+            p.arc(px, py, r, 0, 2 * Math.PI);
           }
           if (it.tip) hits.push([px, py, it.tip, [it.x, it.y]]);
+        }
+      }
+      ctx.globalAlpha = s.alpha || 1;
+      for (const g of paths.values()) {
+        if (g.fill) {
+          ctx.fillStyle = g.color;
+          ctx.fill(g.p);
+        } else {
+          ctx.strokeStyle = g.color;
+          ctx.lineWidth = g.width;
+          ctx.stroke(g.p);
         }
       }
     }
@@ -246,23 +270,28 @@ const Plot = (() => {
   // axis' "absent" slot below it.
   function parallel(container, axesSpec, rows) {
     const height = 320;
-    const { c, ctx, width: w } = canvasIn(container, height);
+    const { c, ctx, width: w } = canvasIn(container, height, "full");
     const top = 28, bottom = height - 40, absentY = height - 18;
     const n = axesSpec.length, gap = (w - 110) / Math.max(1, n - 1);
     const scales = axesSpec.map((a) => scale(a, rows.map((r) => r.values[a.name]), bottom, top));
     const X = (i) => 40 + i * gap;
     ctx.lineWidth = 1;
     ctx.globalAlpha = rows.length > 2000 ? 0.25 : rows.length > 300 ? 0.45 : 0.8;
+    // 32 shades, one path each (see chart()); rows come worst first, so
+    // the best are drawn last, on top.
+    const shades = [];
     for (const r of rows) {
-      ctx.strokeStyle = ramp(r.t);
-      ctx.beginPath();
+      const k = Math.min(31, Math.floor(r.t * 32));
+      if (!shades[k]) shades[k] = { p: new Path2D(), order: shades.filter(Boolean).length };
+      const p = shades[k].p;
       axesSpec.forEach((a, i) => {
         const v = r.values[a.name];
         const y = v === undefined || v === null ? absentY : scales[i].px(v);
-        i ? ctx.lineTo(X(i), y) : ctx.moveTo(X(i), y);
+        i ? p.lineTo(X(i), y) : p.moveTo(X(i), y);
       });
-      ctx.stroke();
     }
+    shades.map((s, k) => s && [s, k]).filter(Boolean).sort((a, b) => a[0].order - b[0].order)
+      .forEach(([s, k]) => { ctx.strokeStyle = ramp((k + 0.5) / 32); ctx.stroke(s.p); });
     ctx.globalAlpha = 1;
     ctx.font = "11px system-ui, sans-serif";
     axesSpec.forEach((a, i) => {
@@ -287,5 +316,5 @@ const Plot = (() => {
     return c;
   }
 
-  return { chart, parallel, ramp, fmt, STATUS_COLOR };
+  return { chart, parallel, measure, ramp, fmt, STATUS_COLOR, forget: () => { sizes = null; } };
 })();

@@ -35,14 +35,16 @@ const StudyPage = (() => {
     const bestLine = [];
     let best = null;
     for (const t of byX) {
-      const tip = `trial ${t.number} ${t.status}: ${num(t.value)}`;
+      // Hover texts are made on hover: 10,000 of them up front cost more
+      // than drawing the points.
+      const tip = () => `trial ${t.number} ${t.status}: ${num(t.value)}`;
       if (t.status === "completed" && Number.isFinite(t.value)) {
         pts.completed.push({ x: X(t), y: t.value, tip });
         if (best === null || beat(t.value, best)) best = t.value;
       } else if (t.status === "stopped" && Number.isFinite(t.value)) {
-        pts.stopped.push({ x: X(t), y: t.value, tip: `${tip} (last report, step ${t.step})` });
+        pts.stopped.push({ x: X(t), y: t.value, tip: () => `${tip()} (last report, step ${t.step})` });
       } else if (t.status === "failed") {
-        pts.failed.push({ x: X(t), y: NaN, shape: "x", tip: `trial ${t.number} failed: ${t.failure || ""}` });
+        pts.failed.push({ x: X(t), y: NaN, shape: "x", tip: () => `trial ${t.number} failed: ${t.failure || ""}` });
       }
       if (best !== null) bestLine.push([X(t), best]);
     }
@@ -60,7 +62,7 @@ const StudyPage = (() => {
   function curves(s, data, box) {
     const marks = [];
     for (const c of data.curves) for (const [step, v, kind, reason] of c.marks)
-      marks.push({ x: step, y: v === null ? NaN : v, color: MARK[kind], radius: 3, tip: `trial ${c.number} at step ${step}: ${reason}` });
+      marks.push({ x: step, y: v === null ? NaN : v, color: MARK[kind], radius: 3, tip: () => `trial ${c.number} at step ${step}: ${reason}` });
     Plot.chart(box, { height: 320, xLabel: "step", yLabel: data.metric, x: {}, y: {}, series: [
       { kind: "lines", alpha: data.curves.length > 1000 ? 0.25 : 0.6, width: 1, items: data.curves.map((c) => ({
         points: c.points, color: C[c.status] || "#888", tip: ([x, y]) => `trial ${c.number} (${c.status}) step ${x}: ${num(y)}` })) },
@@ -87,9 +89,8 @@ const StudyPage = (() => {
     return done.sort((a, b) => (beat(a.value, b.value) ? -1 : beat(b.value, a.value) ? 1 : 0));
   }
 
-  function parallel(s, trials, box) {
+  function parallel(s, done, box) {
     const params = s.parameters.filter((p) => p.type !== "constant");
-    const done = ranked(s, trials);
     const axes = params.map(axisOf).concat([{ name: s.metric, type: "linear" }]);
     const rows = done.map((t, i) => {
       const values = {};
@@ -101,7 +102,7 @@ const StudyPage = (() => {
     box.append(h("p", { class: "legend", text: `${done.length} completed trials; blue is best. A parameter a trial does not have is drawn at "absent".` }));
   }
 
-  function importance(s, imp, trials, box) {
+  function importance(s, imp, done, box) {
     if (!imp.params.length) {
       box.append(h("p", { text: `Importance needs at least 4 completed trials (${imp.trials} so far).` }));
     } else {
@@ -111,15 +112,14 @@ const StudyPage = (() => {
         h("span", { class: "track" }, h("span", { class: "fill", style: `width:${(100 * p.importance).toFixed(1)}%` })),
         h("span", { class: "val", text: p.importance.toFixed(3) })))));
     }
-    const done = ranked(s, trials);
     const grid = h("div", { class: "grid" });
     box.append(h("h3", { text: "Slices: the objective against each parameter" }), grid);
     for (const p of s.parameters.filter((q) => q.type !== "constant")) {
       const cell = h("div", { class: "cell" }, h("h3", { text: p.name }));
       grid.append(cell);
       const items = done.filter((t) => t.params[p.name] !== undefined).map((t) => ({
-        x: valueOn(p, t.params[p.name]), y: t.value, tip: `trial ${t.number}: ${p.name} ${num(t.params[p.name])} → ${num(t.value)}` }));
-      Plot.chart(cell, { height: 180, xLabel: p.name, yLabel: s.metric, x: axisOf(p), y: {},
+        x: valueOn(p, t.params[p.name]), y: t.value, tip: () => `trial ${t.number}: ${p.name} ${num(t.params[p.name])} → ${num(t.value)}` }));
+      Plot.chart(cell, { height: 180, size: "cell", xLabel: p.name, yLabel: s.metric, x: axisOf(p), y: {},
         series: [{ kind: "points", color: C.completed, alpha: 0.6, radius: 2, items }] });
     }
   }
@@ -150,7 +150,7 @@ const StudyPage = (() => {
     const segs = [];
     for (const t of order) {
       const y = row.get(t.id), x1 = t.parent_step || 0, x2 = Math.max(x1, t.step || x1);
-      segs.push({ x1, y1: y, x2, y2: y, color: C[t.status], width: 3, tip: `trial ${t.number} (${t.status}) steps ${x1}–${x2}: ${num(t.value)}` });
+      segs.push({ x1, y1: y, x2, y2: y, color: C[t.status], width: 3, tip: () => `trial ${t.number} (${t.status}) steps ${x1}–${x2}: ${num(t.value)}` });
       if (t.parent && row.has(t.parent))
         segs.push({ x1, y1: row.get(t.parent), x2: x1, y2: y, color: "#999", width: 1, tip: t.reason || `copied from trial ${byId.get(t.parent).number} at step ${x1}` });
     }
@@ -167,7 +167,7 @@ const StudyPage = (() => {
     const segs = started.map((t) => {
       const end = t.ended_at || now;
       return { x1: t.started_at - t0, x2: end - t0, y1: runners.indexOf(t.runner || "?"), y2: runners.indexOf(t.runner || "?"),
-        color: C[t.status], width: 8, tip: `trial ${t.number} on ${t.runner}: ${t.status}, ${(end - t.started_at).toFixed(2)} s` };
+        color: C[t.status], width: 8, tip: () => `trial ${t.number} on ${t.runner}: ${t.status}, ${(end - t.started_at).toFixed(2)} s` };
     });
     Plot.chart(box, { height: Math.min(500, 80 + 24 * runners.length), xLabel: "seconds since the first start", yLabel: "runner",
       x: {}, y: { type: "category", categories: runners }, series: [{ kind: "segments", items: segs }] });
@@ -194,21 +194,26 @@ const StudyPage = (() => {
     const [s, tr, cv, imp, rg, ln] = await Promise.all([base, `${base}/trials`, `${base}/curves`,
       `${base}/importance`, `${base}/rungs`, `${base}/lineage`].map((p) => api(p)));
     const trials = tr.trials;
+    // How long each part took to draw, for the benchmark's breakdown.
+    const times = (window.__sweepTimes = { data: performance.now() });
+    const timed = (name, f) => { const t = performance.now(); f(); times[name] = Math.round(performance.now() - t); };
     el.append(summary(s));
+    Plot.measure(el);
     const hist = h("div", {});
     const axis = h("select", {}, h("option", { value: "number", text: "by trial number" }), h("option", { value: "time", text: "by time" }));
     axis.value = historyAxis;
     axis.addEventListener("change", () => { historyAxis = axis.value; history(s, trials, hist); });
     el.append(section("history", "Optimisation history", axis, hist));
-    history(s, trials, hist);
+    timed("history", () => history(s, trials, hist));
     const box = () => h("div", {});
     let b;
     el.append(section("curves", "Learning curves", (b = box())));
-    cv.curves.length ? curves(s, cv, b) : b.append(h("p", { text: "No reports yet." }));
+    timed("curves", () => (cv.curves.length ? curves(s, cv, b) : b.append(h("p", { text: "No reports yet." }))));
     el.append(section("parallel", "Parallel coordinates", (b = box())));
-    parallel(s, trials, b);
+    const done = ranked(s, trials);
+    timed("parallel", () => parallel(s, done, b));
     el.append(section("importance", "Parameter importance", (b = box())));
-    importance(s, imp, trials, b);
+    timed("importance", () => importance(s, imp, done, b));
     if (rg.brackets.length) {
       el.append(section("rungs", s.algorithm === "hyperband" || s.algorithm === "bohb" ? "Hyperband brackets" : "Rungs", (b = box())));
       rungs(rg, b);
@@ -218,8 +223,8 @@ const StudyPage = (() => {
       lineage(ln, b);
     }
     el.append(section("timeline", "Timeline", (b = box())));
-    timeline(s, trials, s.now, b);
-    el.append(section("trials", `Trials (${trials.length})`, trialTable(s, trials)));
+    timed("timeline", () => timeline(s, trials, s.now, b));
+    timed("table", () => el.append(section("trials", `Trials (${trials.length})`, trialTable(s, trials))));
   }
 
   return { render };
