@@ -57,18 +57,26 @@
     if (again) { again = false; await draw(); }
   }
 
+  // While a sweep commits all the time, a big study would be redrawn back
+  // to back: the next poll waits at least three times the last redraw.
+  let lastDraw = 0;
   async function poll() {
     try {
       const v = await api("/api/version");
       live.textContent = `live · updated ${new Date().toLocaleTimeString()}`;
       live.className = "ok";
-      if (version !== null && v.version !== version) { version = v.version; await draw(); }
+      if (version !== null && v.version !== version) {
+        version = v.version;
+        const t = performance.now();
+        await draw();
+        lastDraw = performance.now() - t;
+      }
       version = v.version;
     } catch (e) {
       live.textContent = `not updating: ${e.message || e}`;
       live.className = "error";
     }
-    setTimeout(poll, 1000);
+    setTimeout(poll, Math.max(1000, 3 * lastDraw));
   }
 
   window.addEventListener("hashchange", () => { window.scrollTo(0, 0); draw(); });
@@ -76,6 +84,8 @@
     live.textContent = `report of ${new Date(report.generated_at * 1000).toLocaleString()}`;
     draw();
   } else {
-    api("/api/version").then((v) => { version = v.version; }).catch(() => {}).finally(() => { draw(); setTimeout(poll, 1000); });
+    // The first version is read alongside the first draw, not before it.
+    api("/api/version").then((v) => { version = version ?? v.version; }).catch(() => {});
+    draw().finally(() => setTimeout(poll, 1000));
   }
 })();
