@@ -56,7 +56,7 @@ class ApiTest(unittest.TestCase):
         self.assertEqual(set(params), {"x1", "x2", "opt", "momentum"})
         self.assertTrue(params["x2"]["log"])
         self.assertEqual(params["x2"]["min"], 0.001)
-        self.assertEqual(params["opt"]["values"], ["sgd", "adam"])
+        self.assertEqual(params["opt"]["values"], ["sgd", "adam", helpers.HOSTILE])
         self.assertTrue(params["momentum"]["conditional"])
         best = json.loads(helpers.run(SWEEP, "best", "asha", "--db", self.db, "--format",
                                       "json").stdout)

@@ -81,6 +81,15 @@ class PageChecks:
         for status in ("completed", "stopped", "failed"):
             n = sum(t["status"] == status for t in trials)
             self.assertIn("%s %d" % (status, n), counts)
+        # Text from the database is text: the hostile choice is shown in the
+        # table, and no element came of it.
+        if name == "asha":
+            page.eval("[...document.querySelectorAll('section[data-view=trials] th')]"
+                      ".find(th => th.textContent.startsWith('opt')).click()")
+            cells = page.eval("[...document.querySelectorAll('section[data-view=trials] td')]"
+                              ".map(td => td.textContent)")
+            self.assertIn(helpers.HOSTILE, cells)
+        self.assertTrue(page.eval("document.getElementById('pwn') === null"))
         # Charts draw: a blank canvas has one or two colours.
         for view in ("history", "curves", "parallel", "timeline"):
             self.assertGreater(canvas_colors(page, view), 8, view)

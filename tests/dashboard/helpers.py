@@ -23,9 +23,12 @@ seed: 4
 parameters:
   x1: {type: float, min: 0, max: 1}
   x2: {type: float, min: 0.001, max: 1, log: true}
-  opt: {type: categorical, values: [sgd, adam]}
+  opt: {type: categorical, values: [sgd, adam, "</script><b id=pwn>x</b>"]}
   momentum: {type: float, min: 0.5, max: 0.99, when: {opt: sgd}}
 """
+# A choice that would be markup if a page or the report ever pasted text
+# from the database as HTML.
+HOSTILE = "</script><b id=pwn>x</b>"
 HYPERBAND = """name: hb
 objective: {metric: value, goal: minimize}
 task: {synthetic: {function: curve, steps: 9}}
