@@ -71,7 +71,7 @@ bool Position(const pb::Parameter& p, const pb::Value& v, double* u, int* cell) 
     return false;
   }
   double x, lo = p.min(), hi = p.max();
-  if (!ValueAsDouble(v, &x)) return false;
+  if (!ValueAsDouble(v, &x) || !std::isfinite(x)) return false;
   if (p.log()) {
     if (x <= 0 || lo <= 0) return false;
     x = std::log(x), lo = std::log(lo), hi = std::log(hi);

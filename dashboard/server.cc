@@ -3,9 +3,11 @@
 // an API answer or 404.
 #include "dashboard/server.h"
 
+#include <arpa/inet.h>
 #include <httplib.h>
 #include <signal.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -24,8 +26,12 @@
 namespace sweep {
 namespace {
 
+// localhost, ::1, or an IPv4 address in 127.0.0.0/8, parsed: a name such as
+// 127.0.0.1.attacker.example (DNS rebinding) is not loopback.
 bool IsLoopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+  if (host == "localhost" || host == "::1") return true;
+  in_addr v4;
+  return inet_pton(AF_INET, host.c_str(), &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
 }
 
 Result<std::pair<std::string, int>> ParseBind(const std::string& bind) {
@@ -61,9 +67,11 @@ bool SameSecret(const std::string& a, const std::string& b) {
   return d == 0;
 }
 
-std::string CookieToken(const httplib::Request& req) {
+// Browsers do not keep cookies apart by port: the cookie is named after it,
+// so two dashboards on one host do not overwrite each other's.
+std::string CookieToken(const httplib::Request& req, const std::string& name) {
   std::string cookies = req.get_header_value("Cookie");
-  const std::string key = "sweep_token=";
+  const std::string key = name + "=";
   for (size_t at = cookies.find(key); at != std::string::npos; at = cookies.find(key, at + 1)) {
     if (at != 0 && cookies[at - 1] != ' ' && cookies[at - 1] != ';') continue;
     size_t end = cookies.find(';', at);
@@ -87,8 +95,14 @@ void Error(httplib::Response& res, int code, const std::string& message) {
 
 class Handler {
  public:
-  Handler(std::vector<std::unique_ptr<Api>> apis, std::string token)
-      : free_(std::move(apis)), token_(std::move(token)) {}
+  // `version` answers /api/version alone: PRAGMA data_version counts what
+  // one connection saw, so the page must always ask the same one.
+  Handler(std::unique_ptr<Api> version, std::vector<std::unique_ptr<Api>> apis, std::string token,
+          int port)
+      : version_(std::move(version)),
+        free_(std::move(apis)),
+        token_(std::move(token)),
+        cookie_("sweep_token_" + std::to_string(port)) {}
 
   void Serve(const httplib::Request& req, httplib::Response& res) {
     res.set_header("X-Content-Type-Options", "nosniff");
@@ -119,7 +133,7 @@ class Handler {
     }
     std::string given = req.get_param_value("token");
     bool from_query = !given.empty();
-    if (given.empty()) given = CookieToken(req);
+    if (given.empty()) given = CookieToken(req, cookie_);
     if (given.empty()) {
       std::string auth = req.get_header_value("Authorization");
       if (auth.rfind("Bearer ", 0) == 0) given = auth.substr(7);
@@ -130,7 +144,7 @@ class Handler {
       return false;
     }
     if (from_query) {
-      res.set_header("Set-Cookie", "sweep_token=" + token_ + "; Path=/; HttpOnly; SameSite=Strict");
+      res.set_header("Set-Cookie", cookie_ + "=" + token_ + "; Path=/; HttpOnly; SameSite=Strict");
     }
     return true;
   }
@@ -144,21 +158,14 @@ class Handler {
   void ServeApi(const std::string& path, httplib::Response& res) {
     double now =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    // Each request takes an Api of its own (a Reader is single-threaded),
-    // so a study's views are read side by side, one per core.
-    std::unique_ptr<Api> api;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      freed_.wait(lock, [&] { return !free_.empty(); });
-      api = std::move(free_.back());
-      free_.pop_back();
+    Result<std::string> json = Status::Internal("unanswered");
+    if (path == "/api/version") {
+      std::lock_guard<std::mutex> lock(version_mu_);
+      json = version_->Get(path, now);
+    } else {
+      Lease lease(this);  // back to the pool even if Get throws
+      json = lease.api->Get(path, now);
     }
-    Result<std::string> json = api->Get(path, now);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      free_.push_back(std::move(api));
-    }
-    freed_.notify_one();
     if (!json.ok()) {
       return Error(res, json.status().code() == StatusCode::kNotFound ? 404 : 500,
                    json.status().message());
@@ -166,10 +173,33 @@ class Handler {
     res.set_content(*json, "application/json; charset=utf-8");
   }
 
+  // Each request takes an Api of its own (a Reader is single-threaded),
+  // so a study's views are read side by side, one per core.
+  struct Lease {
+    explicit Lease(Handler* h) : handler(h) {
+      std::unique_lock<std::mutex> lock(h->mu_);
+      h->freed_.wait(lock, [&] { return !h->free_.empty(); });
+      api = std::move(h->free_.back());
+      h->free_.pop_back();
+    }
+    ~Lease() {
+      {
+        std::lock_guard<std::mutex> lock(handler->mu_);
+        handler->free_.push_back(std::move(api));
+      }
+      handler->freed_.notify_one();
+    }
+    Handler* handler;
+    std::unique_ptr<Api> api;
+  };
+
+  std::mutex version_mu_;
+  std::unique_ptr<Api> version_;  // guarded by version_mu_
   std::mutex mu_;
   std::condition_variable freed_;
   std::vector<std::unique_ptr<Api>> free_;  // the Apis no request holds; guarded by mu_
   const std::string token_;
+  const std::string cookie_;
 };
 
 }  // namespace
@@ -184,6 +214,7 @@ Status ServeDashboard(const DashboardOptions& options) {
     return Status::InvalidArgument(
         "--token: use at least 16 characters (or leave it out and "
         "one is made)");
+  ASSIGN_OR_RETURN(auto version, Api::Open(options.db));
   std::vector<std::unique_ptr<Api>> apis;
   unsigned readers = std::clamp(std::thread::hardware_concurrency(), 2u, 4u);
   for (unsigned i = 0; i < readers; ++i) {
@@ -199,12 +230,12 @@ Status ServeDashboard(const DashboardOptions& options) {
   sigaddset(&stop_signals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   httplib::Server server;
-  Handler handler(std::move(apis), token);
+  std::unique_ptr<Handler> handler;
   server.set_payload_max_length(4096);
   server.set_read_timeout(10, 0);
   server.set_keep_alive_max_count(1000);
   server.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
-    handler.Serve(req, res);
+    handler->Serve(req, res);
     return httplib::Server::HandlerResponse::Handled;
   });
   int bound =
@@ -213,22 +244,29 @@ Status ServeDashboard(const DashboardOptions& options) {
     return Status::Unavailable("--bind " + options.bind + ": cannot listen there (" +
                                std::strerror(errno) + "; is another program using the port?)");
   }
+  handler = std::make_unique<Handler>(std::move(version), std::move(apis), token, bound);
   std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
   printf("sweep dashboard of %s at http://%s:%d/%s\n", options.db.c_str(), shown.c_str(), bound,
          token.empty() ? "" : ("?token=" + token).c_str());
   if (!loopback) printf("(bound beyond loopback: every request needs the token)\n");
   fflush(stdout);
   // SIGUSR1 (from here) wakes the stopper when the server ends on its own.
-  std::atomic<bool> signalled{false};
+  // A signal can come before listen_after_bind has started, when stop()
+  // does nothing yet: the stopper repeats it until the server has ended.
+  std::atomic<bool> signalled{false}, ended{false};
   std::thread stopper([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
     if (sig == SIGUSR1) return;
     signalled = true;
-    server.stop();
+    while (!ended) {
+      server.stop();
+      usleep(10000);
+    }
   });
   bool ok = server.listen_after_bind();
   int err = errno;
+  ended = true;
   if (!signalled) pthread_kill(stopper.native_handle(), SIGUSR1);
   stopper.join();
   if (!ok && !signalled)

@@ -71,7 +71,16 @@ void WriteTrial(JsonWriter& w, const TrialView& t) {
   t.runner.empty() ? w.Null() : w.String(t.runner);
   w.Key("failure");
   t.failure.empty() ? w.Null() : w.String(t.failure);
-  w.Key("metrics").Raw(t.metrics_json.empty() ? "null" : t.metrics_json);
+  // From the parsed metrics, not the stored text: a database from
+  // elsewhere (--from, a shared file) could hold anything there.
+  w.Key("metrics");
+  if (t.metrics_json.empty()) {
+    w.Null();
+  } else {
+    w.BeginObject();
+    for (const auto& [name, value] : t.metrics) w.Key(name).Number(value);
+    w.EndObject();
+  }
   w.Key("parent").Int(t.parent).Key("parent_step").Int(t.parent_step);
   w.Key("created_at").Number(t.created_at).Key("started_at").Number(t.started_at);
   w.Key("ended_at").Number(t.ended_at);

@@ -5,7 +5,7 @@ const StudyPage = (() => {
   const { h, num, section, table } = Views;
   const C = Plot.STATUS_COLOR;
   const MARK = { stop: "#d6301d", pause: "#8e5bbf", promote: "#1a9641", exploit: "#f08c00", continue: "#555" };
-  const tableState = {};
+  const tableStates = {};  // per study: sort, filter and page survive live redraws
   let historyAxis = "number";
 
   function better(goal) {
@@ -29,7 +29,7 @@ const StudyPage = (() => {
     const beat = better(s.goal);
     const byX = trials.filter((t) => historyAxis === "number" || t.ended_at).slice()
       .sort((a, b) => (historyAxis === "number" ? a.number - b.number : a.ended_at - b.ended_at));
-    const t0 = Math.min(...trials.map((t) => t.started_at || Infinity));
+    const t0 = trials.reduce((m, t) => Math.min(m, t.started_at || t.ended_at || Infinity), Infinity);
     const X = (t) => (historyAxis === "number" ? t.number : t.ended_at - t0);
     const pts = { completed: [], stopped: [], failed: [] };
     const bestLine = [];
@@ -126,7 +126,7 @@ const StudyPage = (() => {
 
   function rungs(data, box) {
     for (const b of data.brackets) {
-      const max = Math.max(...b.rungs.map((r) => r.entered));
+      const max = b.rungs.reduce((m, r) => Math.max(m, r.entered), 1);
       box.append(h("h3", { text: b.bracket === null ? "Rungs" : `Bracket ${b.bracket}` }),
         h("table", { class: "rungs" }, h("tr", {}, ["rung", "step", "entered", "promoted", "stopped", "waiting", ""].map((t) => h("th", { text: t }))),
           b.rungs.map((r) => h("tr", { data: { rung: r.rung, step: r.step } },
@@ -162,7 +162,7 @@ const StudyPage = (() => {
   function timeline(s, trials, now, box) {
     const started = trials.filter((t) => t.started_at);
     if (!started.length) return box.append(h("p", { text: "No trial has started yet." }));
-    const t0 = Math.min(...started.map((t) => t.started_at));
+    const t0 = started.reduce((m, t) => Math.min(m, t.started_at), Infinity);
     const runners = [...new Set(started.map((t) => t.runner || "?"))].sort();
     const segs = started.map((t) => {
       const end = t.ended_at || now;
@@ -186,7 +186,8 @@ const StudyPage = (() => {
       { label: "runner", key: (t) => t.runner, cell: (t) => t.runner || "—" },
       { label: "seconds", key: (t) => (t.started_at && t.ended_at ? Number((t.ended_at - t.started_at).toFixed(3)) : null) },
     ];
-    return table(cols, trials, tableState);
+    const state = (tableStates[s.id] = tableStates[s.id] || {});
+    return table(cols, trials, state);
   }
 
   async function render(api, el, id) {

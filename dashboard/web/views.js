@@ -41,7 +41,7 @@ const Views = (() => {
   // columns: [{label, key(row) -> sortable value, cell?(row) -> node|text}].
   // `state` keeps the sort, filter and page between renders (live updates).
   function table(columns, rows, state) {
-    state.sort = state.sort ?? 0;
+    state.sort = Math.min(state.sort ?? 0, columns.length - 1);
     state.dir = state.dir ?? 1;
     state.page = state.page ?? 0;
     state.filter = state.filter ?? "";
@@ -97,6 +97,7 @@ const Views = (() => {
       h("span", { class: "label", text: s.max_trials ? `${ended} / ${s.max_trials}` : `${ended}` }));
   }
 
+  const studiesState = {};
   async function studies(api, el) {
     const data = await api("/api/studies");
     const cols = [
@@ -112,7 +113,7 @@ const Views = (() => {
       { label: "failed", key: (s) => s.failed },
     ];
     el.append(section("studies", `Studies (${data.studies.length})`,
-      data.studies.length ? table(cols, data.studies, {}) : h("p", { text: "No studies in this database yet." })));
+      data.studies.length ? table(cols, data.studies, studiesState) : h("p", { text: "No studies in this database yet." })));
   }
 
   function kv(rows) {

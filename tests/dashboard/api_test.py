@@ -185,8 +185,10 @@ class ApiTest(unittest.TestCase):
     def test_a_foreign_host_is_refused_on_loopback(self):
         # A page on another site reaching 127.0.0.1 through DNS rebinding
         # sends its own name as Host.
-        status, _, _ = self.dash.get("/api/studies", headers={"Host": "evil.example:80"})
-        self.assertEqual(status, 403)
+        for host in ("evil.example:80", "127.0.0.1.evil.example:8080", "localhost.evil.example",
+                     "127.0.0.1.evil.example"):
+            status, _, _ = self.dash.get("/api/studies", headers={"Host": host})
+            self.assertEqual(status, 403, host)
         status, _, _ = self.dash.get("/api/studies", headers={"Host": "localhost"})
         self.assertEqual(status, 200)
 
@@ -198,16 +200,20 @@ class ApiTest(unittest.TestCase):
             with open("/proc/%d/cmdline" % d.proc.pid, "rb") as f:
                 self.assertNotIn(token.encode(), f.read())
             self.assertIn("?token=" + token, d.line)
+            cookie = "sweep_token_" + d.url.rstrip("/").rsplit(":", 1)[1]
             for headers in ({}, {"Authorization": "Bearer wrong"},
-                            {"Cookie": "sweep_token=wrong"}):
+                            {"Cookie": cookie + "=wrong"}):
                 for path in ("/", "/api/studies", "/assets/app.js", "/nope"):
                     status, _, _ = d.get(path, headers)
                     self.assertEqual(status, 401, (path, headers))
             self.assertEqual(d.get("/api/studies", {"Authorization": "Bearer " + token})[0], 200)
-            self.assertEqual(d.get("/api/studies", {"Cookie": "sweep_token=" + token})[0], 200)
+            self.assertEqual(d.get("/api/studies", {"Cookie": cookie + "=" + token})[0], 200)
+            # Named after the port: browsers share cookies across a host's ports.
+            self.assertEqual(d.get("/api/studies", {"Cookie": "sweep_token=" + token})[0], 401)
             status, headers, _ = d.get("/?token=" + token)
             self.assertEqual(status, 200)
             self.assertIn("HttpOnly", headers["Set-Cookie"])
+            self.assertTrue(headers["Set-Cookie"].startswith(cookie + "=" + token + ";"))
             self.assertEqual(d.get("/?token=" + token[:-1])[0], 401)
 
     def test_bad_arguments_are_named(self):
