@@ -23,7 +23,7 @@ Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format 
     auto* status = std::get_if<std::string>(&row[status_col]);
     bool running = status && *status == "running";
     if (running && !pid) {
-      *status = "interrupted";
+      *status = DbLock::ShownStatus(*status, false);
       const auto* name = std::get_if<std::string>(&row[name_col]);
       hints += "study '" + (name ? *name : std::string("?")) +
                "' was interrupted (its tuner is gone): `sweep run STUDY_FILE --db " + db +

@@ -1,5 +1,6 @@
 // The studies, one study, its trials and one trial, as the dashboard's JSON.
 #include <algorithm>
+#include <cctype>
 
 #include "common/json_writer.h"
 #include "common/values.h"
@@ -9,13 +10,6 @@
 
 namespace sweep {
 namespace {
-
-// A study is running only while a tuner holds the database; one whose tuner
-// died (kill -9, a crash) still says running in the table: interrupted.
-std::string State(const StudySummary& s, bool tuner_alive) {
-  if (s.status == "running" && !tuner_alive) return "interrupted";
-  return s.status;
-}
 
 // Trials ended per second: over the last minute while a tuner runs the
 // study, over its whole run afterwards.
@@ -31,7 +25,7 @@ double TrialsPerSecond(const StudySummary& s, bool live, double now) {
 }
 
 void WriteSummary(JsonWriter& w, const StudySummary& s, std::optional<int64_t> tuner, double now) {
-  std::string state = State(s, tuner.has_value());
+  std::string state = DbLock::ShownStatus(s.status, tuner.has_value());
   w.Key("id").Int(s.ref.id).Key("name").String(s.ref.name);
   w.Key("metric").String(s.ref.metric).Key("goal").String(s.ref.maximize ? "maximize" : "minimize");
   w.Key("algorithm").String(s.algorithm).Key("state").String(state);
@@ -48,19 +42,12 @@ std::optional<int64_t> Tuner(Reader& reader) {
   return holder.ok() ? *holder : std::nullopt;
 }
 
-const char* TypeName(pb::ParamType t) {
-  switch (t) {
-    case pb::PARAM_TYPE_FLOAT:
-      return "float";
-    case pb::PARAM_TYPE_INT:
-      return "int";
-    case pb::PARAM_TYPE_CATEGORICAL:
-      return "categorical";
-    case pb::PARAM_TYPE_CONSTANT:
-      return "constant";
-    default:
-      return "unspecified";
-  }
+// "float", "int", "categorical", "constant": the proto's enum name, as
+// the study file spells it.
+std::string TypeName(pb::ParamType t) {
+  std::string name = pb::ParamType_Name(t).substr(sizeof("PARAM_TYPE_") - 1);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
 }
 
 void WriteTrial(JsonWriter& w, const TrialView& t) {
