@@ -10,8 +10,6 @@
 namespace sweep {
 namespace {
 
-constexpr size_t kMaxCached = 64;
-
 std::vector<std::string> Split(const std::string& path) {
   std::vector<std::string> parts;
   for (size_t start = 1; start <= path.size();) {
@@ -38,27 +36,17 @@ Result<std::unique_ptr<Api>> Api::Open(const std::string& db) {
   return std::unique_ptr<Api>(new Api(std::move(reader)));
 }
 
-Result<std::string> Api::Get(const std::string& path, double now) {
-  ASSIGN_OR_RETURN(int64_t version, reader_->DataVersion());
-  if (version != version_ || cache_.size() >= kMaxCached) {
-    cache_.clear();
-    version_ = version;
-  }
-  auto hit = cache_.find(path);
-  if (hit != cache_.end()) return hit->second;
-  bool cacheable = false;
-  ASSIGN_OR_RETURN(std::string json, Answer(path, now, &cacheable));
-  if (cacheable) cache_[path] = json;
-  return json;
-}
-
-Result<std::string> Api::Answer(const std::string& path, double now, bool* cacheable) {
+Result<std::string> Api::Get(const std::string& path, double now, bool* cacheable_out) {
+  bool ignored = false;
+  bool* cacheable = cacheable_out ? cacheable_out : &ignored;
+  *cacheable = false;
   auto parts = Split(path);
   auto not_found = Status::NotFound(path + ": not in the API (see docs/dashboard.md)");
   if (parts.size() < 2 || parts[0] != "api") return not_found;
   if (parts.size() == 2 && parts[1] == "version") {
+    ASSIGN_OR_RETURN(int64_t version, reader_->DataVersion());
     JsonWriter w;
-    w.BeginObject().Key("version").Int(version_).Key("now").Number(now).EndObject();
+    w.BeginObject().Key("version").Int(version).Key("now").Number(now).EndObject();
     return w.Take();
   }
   if (parts.size() == 2 && parts[1] == "studies") return StudiesJson(*reader_, now);

@@ -9,6 +9,7 @@ namespace sweep::assets {
   extern const size_t kAsset_##id##_size;
 SWEEP_ASSET(index_html)
 SWEEP_ASSET(style_css)
+SWEEP_ASSET(boot_js)
 SWEEP_ASSET(plot_js)
 SWEEP_ASSET(views_js)
 SWEEP_ASSET(study_js)
@@ -34,6 +35,8 @@ const std::vector<Asset>& Assets() {
   static const std::vector<Asset> all = {
       {"index.html", "text/html; charset=utf-8", Bytes(kAsset_index_html, kAsset_index_html_size)},
       {"style.css", "text/css; charset=utf-8", Bytes(kAsset_style_css, kAsset_style_css_size)},
+      {"boot.js", "application/javascript; charset=utf-8",
+       Bytes(kAsset_boot_js, kAsset_boot_js_size)},
       {"plot.js", "application/javascript; charset=utf-8",
        Bytes(kAsset_plot_js, kAsset_plot_js_size)},
       {"views.js", "application/javascript; charset=utf-8",

@@ -28,11 +28,20 @@ std::vector<double> KernelMasses(const std::vector<double>& xs) {
   for (double x : xs) var += (x - mean) * (x - mean);
   double sd = xs.size() > 1 ? std::sqrt(var / (m - 1)) : 0;
   double h = std::max(sd * std::pow(m, -0.2), 1.0 / kGrid);
+  // The kernels are summed over a fine histogram of the values, not value
+  // by value: 10,000 trials cost 1,024 kernels, and moving a value by at
+  // most half a bin (1/2048) against a bandwidth of at least 1/50 changes
+  // nothing that shows.
+  constexpr int kBins = 1024;
+  std::vector<double> bins(kBins, 0);
+  for (double x : xs) bins[static_cast<size_t>(std::clamp(x, 0.0, 1.0) * (kBins - 1) + 0.5)] += 1;
   std::vector<double> kde(kGrid, 0);
-  for (double x : xs) {
+  for (int b = 0; b < kBins; ++b) {
+    if (bins[b] == 0) continue;
+    const double x = static_cast<double>(b) / (kBins - 1);
     for (int g = 0; g < kGrid; ++g) {
       double z = ((g + 0.5) / kGrid - x) / h;
-      kde[g] += std::exp(-0.5 * z * z);
+      kde[g] += bins[b] * std::exp(-0.5 * z * z);
     }
   }
   double total = 0;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/json.h"
+#include "dashboard/answer_cache.h"
 #include "dashboard/api.h"
 #include "dashboard/assets.h"
 
@@ -86,6 +87,9 @@ std::string HostName(const std::string& header) {
   return header.substr(0, header.find(':'));
 }
 
+// The answers kept between commits, all studies together.
+constexpr size_t kCacheBytes = 256 << 20;
+
 void Error(httplib::Response& res, int code, const std::string& message) {
   res.status = code;
   std::string body = "{\"error\":";
@@ -95,14 +99,16 @@ void Error(httplib::Response& res, int code, const std::string& message) {
 
 class Handler {
  public:
-  // `version` answers /api/version alone: PRAGMA data_version counts what
-  // one connection saw, so the page must always ask the same one.
+  // `version` answers /api/version and says which version the cache is
+  // at: PRAGMA data_version counts what one connection saw, so it must
+  // always be the same one.
   Handler(std::unique_ptr<Api> version, std::vector<std::unique_ptr<Api>> apis, std::string token,
           int port)
       : version_(std::move(version)),
         free_(std::move(apis)),
         token_(std::move(token)),
-        cookie_("sweep_token_" + std::to_string(port)) {}
+        cookie_("sweep_token_" + std::to_string(port)),
+        cache_(kCacheBytes) {}
 
   void Serve(const httplib::Request& req, httplib::Response& res) {
     res.set_header("X-Content-Type-Options", "nosniff");
@@ -159,18 +165,41 @@ class Handler {
     double now =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     Result<std::string> json = Status::Internal("unanswered");
+    std::shared_ptr<const std::string> answer;
     if (path == "/api/version") {
       std::lock_guard<std::mutex> lock(version_mu_);
       json = version_->Get(path, now);
     } else {
-      Lease lease(this);  // back to the pool even if Get throws
-      json = lease.api->Get(path, now);
+      // The version is read before the answer, so a cached answer is at
+      // least as new as the version it is kept under.
+      Result<int64_t> version = Status::Internal("unread");
+      {
+        std::lock_guard<std::mutex> lock(version_mu_);
+        version = version_->reader().DataVersion();
+      }
+      if (version.ok()) answer = cache_.Find(*version, path);
+      if (!answer) {
+        bool cacheable = false;
+        {
+          Lease lease(this);  // back to the pool even if Get throws
+          json = lease.api->Get(path, now, &cacheable);
+        }
+        if (json.ok() && cacheable && version.ok())
+          answer = cache_.Put(*version, path, std::move(*json));
+      }
     }
-    if (!json.ok()) {
+    if (!answer && !json.ok()) {
       return Error(res, json.status().code() == StatusCode::kNotFound ? 404 : 500,
                    json.status().message());
     }
-    res.set_content(*json, "application/json; charset=utf-8");
+    if (!answer) answer = std::make_shared<const std::string>(std::move(*json));
+    // Sent from the shared copy, not copied into the response: a study's
+    // trials are megabytes.
+    res.set_content_provider(answer->size(), "application/json; charset=utf-8",
+                             [answer](size_t offset, size_t length, httplib::DataSink& sink) {
+                               return sink.write(answer->data() + offset,
+                                                 std::min(length, answer->size() - offset));
+                             });
   }
 
   // Each request takes an Api of its own (a Reader is single-threaded),
@@ -200,6 +229,7 @@ class Handler {
   std::vector<std::unique_ptr<Api>> free_;  // the Apis no request holds; guarded by mu_
   const std::string token_;
   const std::string cookie_;
+  AnswerCache cache_;
 };
 
 }  // namespace
@@ -216,7 +246,9 @@ Status ServeDashboard(const DashboardOptions& options) {
         "one is made)");
   ASSIGN_OR_RETURN(auto version, Api::Open(options.db));
   std::vector<std::unique_ptr<Api>> apis;
-  unsigned readers = std::clamp(std::thread::hardware_concurrency(), 2u, 4u);
+  // More Readers than cores: a page asks for six answers at once, and a
+  // small one (the summary) should not wait behind a big one (the curves).
+  unsigned readers = std::clamp(std::thread::hardware_concurrency(), 6u, 8u);
   for (unsigned i = 0; i < readers; ++i) {
     ASSIGN_OR_RETURN(auto api, Api::Open(options.db));
     apis.push_back(std::move(api));

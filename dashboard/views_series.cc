@@ -43,52 +43,58 @@ Result<std::string> CurvesJson(Reader& reader, int64_t study_id) {
   ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(study_id));
   StudyRef ref = RefOf(spec, study_id);
   ASSIGN_OR_RETURN(auto trials, reader.TrialStatuses(study_id));
-  ASSIGN_OR_RETURN(auto reports, reader.StudyReports(study_id, ref.metric));
   ASSIGN_OR_RETURN(auto decisions, reader.StudyDecisions(study_id));
   std::unordered_map<int64_t, std::vector<const DecisionView*>> marks;
   for (const auto& d : decisions)
     if (!d.decision.reason.empty()) marks[d.trial_id].push_back(&d.decision);
-  std::unordered_map<int64_t, const TrialStatusRow*> by_id;
-  for (const auto& t : trials) by_id[t.id] = &t;
+  // The points each curve gets share the budget among the trials that have
+  // reports; trials without any have no curve, so this may over-count
+  // them (a running sweep's queued trials) and shorten curves a little.
   size_t with_reports = 0;
-  for (size_t i = 0; i < reports.size(); ++i)
-    if (i == 0 || reports[i].trial_id != reports[i - 1].trial_id) ++with_reports;
+  for (const auto& t : trials)
+    if (t.status != "queued") ++with_reports;
   const size_t per_trial =
       with_reports ? std::clamp<size_t>(kCurvePointBudget / with_reports, 6, 1000) : 1000;
+  std::unordered_map<int64_t, const TrialStatusRow*> by_id;
+  for (const auto& t : trials) by_id[t.id] = &t;
   JsonWriter w;
-  w.BeginObject().Key("metric").String(ref.metric);
-  w.Key("reports").Int(static_cast<int64_t>(reports.size()));
-  w.Key("trials").Int(static_cast<int64_t>(with_reports));
-  w.Key("points_per_trial").Int(static_cast<int64_t>(per_trial));
-  w.Key("curves").BeginArray();
-  for (auto begin = reports.begin(); begin != reports.end();) {
-    auto end = std::find_if(begin, reports.end(),
-                            [&](const ReportPoint& p) { return p.trial_id != begin->trial_id; });
-    std::vector<XY> full = MergeAttempts(begin, end);
-    auto trial = by_id.find(begin->trial_id);
-    w.BeginObject().Key("id").Int(begin->trial_id);
-    if (trial != by_id.end()) {
-      w.Key("number").Int(trial->second->number).Key("status").String(trial->second->status);
-    }
-    w.Key("points");
-    WritePoints(w, Downsample(full, per_trial));
-    w.Key("marks").BeginArray();
-    for (const DecisionView* d : marks[begin->trial_id]) {
-      auto at = std::lower_bound(full.begin(), full.end(), static_cast<double>(d->step),
-                                 [](const XY& p, double s) { return p.x < s; });
-      w.BeginArray().Int(d->step);
-      if (at != full.end() && at->x == static_cast<double>(d->step)) {
-        w.Number(at->y);
-      } else {
-        w.Null();
-      }
-      w.String(MarkKind(*d)).String(d->reason).EndArray();
-    }
-    w.EndArray().EndObject();
-    begin = end;
-  }
-  w.EndArray().EndObject();
-  return w.Take();
+  int64_t reports = 0, curves = 0;
+  w.BeginArray();
+  RETURN_IF_ERROR(reader.ForEachTrialReports(
+      study_id, ref.metric, [&](const std::vector<ReportPoint>& trial_reports) {
+        reports += static_cast<int64_t>(trial_reports.size());
+        ++curves;
+        std::vector<XY> full = MergeAttempts(trial_reports.begin(), trial_reports.end());
+        const int64_t id = trial_reports.front().trial_id;
+        auto trial = by_id.find(id);
+        w.BeginObject().Key("id").Int(id);
+        if (trial != by_id.end()) {
+          w.Key("number").Int(trial->second->number).Key("status").String(trial->second->status);
+        }
+        w.Key("points");
+        WritePoints(w, Downsample(full, per_trial));
+        w.Key("marks").BeginArray();
+        for (const DecisionView* d : marks[id]) {
+          auto at = std::lower_bound(full.begin(), full.end(), static_cast<double>(d->step),
+                                     [](const XY& p, double s) { return p.x < s; });
+          w.BeginArray().Int(d->step);
+          if (at != full.end() && at->x == static_cast<double>(d->step)) {
+            w.Number(at->y);
+          } else {
+            w.Null();
+          }
+          w.String(MarkKind(*d)).String(d->reason).EndArray();
+        }
+        w.EndArray().EndObject();
+        return Status::Ok();
+      }));
+  w.EndArray();
+  JsonWriter head;
+  head.BeginObject().Key("metric").String(ref.metric);
+  head.Key("reports").Int(reports).Key("trials").Int(curves);
+  head.Key("points_per_trial").Int(static_cast<int64_t>(per_trial));
+  head.Key("curves").Raw(w.str()).EndObject();
+  return head.Take();
 }
 
 Result<std::string> ImportanceJson(Reader& reader, int64_t study_id) {

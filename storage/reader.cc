@@ -5,6 +5,7 @@
 
 #include <cctype>
 
+#include "common/json_reader.h"
 #include "storage/schema.h"
 #include "storage/sqlite_util.h"
 
@@ -135,9 +136,8 @@ constexpr char kTrialColumns[] =
     "t.metrics, t.parent_id, t.parent_step, t.created_at, t.started_at, t.ended_at";
 constexpr int kTrialColumnCount = 15;
 
-// Reads kTrialColumns from the current row of `s`; `each` is a prepared
-// "SELECT key, value FROM json_each(?1)" for the final metrics.
-Status ReadTrial(const Stmt& s, Stmt* each, const std::string& path, TrialView* t) {
+// Reads kTrialColumns from the current row of `s`.
+Status ReadTrial(const Stmt& s, const std::string& path, TrialView* t) {
   t->id = s.Int(0);
   t->number = s.Int(1);
   t->status = s.Text(2);
@@ -159,26 +159,25 @@ Status ReadTrial(const Stmt& s, Stmt* each, const std::string& path, TrialView* 
   if (!s.IsNull(13)) t->started_at = s.Double(13);
   if (!s.IsNull(14)) t->ended_at = s.Double(14);
   if (!t->metrics_json.empty()) {
-    each->Bind(1, t->metrics_json);
-    while (true) {
-      auto row = each->Step();
-      if (!row.ok() || !*row) break;
-      t->metrics.emplace_back(
-          each->Text(0), each->IsNull(1) ? std::nullopt : std::optional<double>(each->Double(1)));
+    // Parsed here, not by SQLite's json_each: a query per trial cost more
+    // than the trial's own row. Text that is not an object leaves them empty.
+    auto fields = ParseJsonObject(t->metrics_json);
+    if (fields.ok()) {
+      for (JsonField& f : *fields) {
+        t->metrics.emplace_back(std::move(f.key), f.kind == JsonField::Kind::kNumber
+                                                      ? std::optional<double>(f.number)
+                                                      : std::nullopt);
+      }
     }
-    each->Reset();
   }
   return Status::Ok();
 }
-
-constexpr char kJsonEach[] = "SELECT key, value FROM json_each(?1)";
 
 }  // namespace
 
 Result<std::vector<TrialView>> Reader::TrialsWhere(const std::string& sql, int64_t arg,
                                                    const std::string* status) {
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(), sql));
-  ASSIGN_OR_RETURN(Stmt each, Stmt::Prepare(db_.get(), kJsonEach));
   s.Bind(1, arg);
   if (status) s.Bind(2, *status);
   std::vector<TrialView> out;
@@ -186,7 +185,7 @@ Result<std::vector<TrialView>> Reader::TrialsWhere(const std::string& sql, int64
     ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
     TrialView t;
-    RETURN_IF_ERROR(ReadTrial(s, &each, path_, &t));
+    RETURN_IF_ERROR(ReadTrial(s, path_, &t));
     out.push_back(std::move(t));
   }
   return out;
@@ -213,12 +212,11 @@ Result<TrialDetail> Reader::Trial(int64_t trial_id) {
                                            "(SELECT p.number FROM trials p WHERE p.id = "
                                            "t.parent_id) FROM trials t JOIN studies s ON s.id = "
                                            "t.study_id WHERE t.id=?1"));
-  ASSIGN_OR_RETURN(Stmt each, Stmt::Prepare(db_.get(), kJsonEach));
   s.Bind(1, trial_id);
   ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return Status::NotFound("no trial " + std::to_string(trial_id) + " in this database");
   TrialDetail d;
-  RETURN_IF_ERROR(ReadTrial(s, &each, path_, &d.trial));
+  RETURN_IF_ERROR(ReadTrial(s, path_, &d.trial));
   constexpr int c = kTrialColumnCount;
   d.params_json = s.Text(c);
   d.study = StudyRef{s.Int(c + 1), s.Text(c + 2), s.Text(c + 3), s.Text(c + 4) == "maximize"};

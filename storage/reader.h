@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -148,8 +149,11 @@ class Reader {
   Result<std::vector<StudySummary>> StudySummaries(double now);
   // The study as it runs (studies.spec), every default filled in.
   Result<pb::Study> StudySpec(int64_t study_id);
-  // The study's reports of `metric`, by trial id, attempt and step.
-  Result<std::vector<ReportPoint>> StudyReports(int64_t study_id, const std::string& metric);
+  // The study's reports of `metric`, one trial at a time (by trial id,
+  // then attempt and step): `each` gets one trial's reports, so a study of
+  // 500,000 is never held at once. An error from `each` stops the read.
+  Status ForEachTrialReports(int64_t study_id, const std::string& metric,
+                             const std::function<Status(const std::vector<ReportPoint>&)>& each);
   // The study's trials' (id, number, status), by id: what a view of reports
   // needs of them, without their parameters and metrics.
   Result<std::vector<TrialStatusRow>> TrialStatuses(int64_t study_id);

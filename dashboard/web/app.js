@@ -16,9 +16,8 @@
       if (d === undefined) throw new Error(`${path} is not in this report`);
       return d;
     }
-    const r = await fetch(path.slice(1), { credentials: "same-origin", cache: "no-store" });
-    const body = await r.json().catch(() => ({ error: `${path}: HTTP ${r.status}` }));
-    if (!r.ok) throw new Error(body.error || `${path}: HTTP ${r.status}`);
+    const { ok, status, body } = await (SweepFetch.take(path) || SweepFetch.json(path));
+    if (!ok) throw new Error(body.error || `${path}: HTTP ${status}`);
     return body;
   }
 
@@ -86,6 +85,7 @@
   } else {
     // The first version is read alongside the first draw, not before it.
     api("/api/version").then((v) => { version = version ?? v.version; }).catch(() => {});
-    draw().finally(() => setTimeout(poll, 1000));
+    // Early answers are for the first page only: later ones would be stale.
+    draw().finally(() => { SweepFetch.forget(); setTimeout(poll, 1000); });
   }
 })();

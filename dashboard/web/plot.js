@@ -35,8 +35,21 @@ const Plot = (() => {
     return { c, ctx, width, height };
   }
 
+  // The range of the values a chart draws on one axis: finite ones, and the
+  // smallest positive one for a log axis. Accumulated point by point, so no
+  // array of every value is made.
+  function extent() {
+    return { min: Infinity, max: -Infinity, pos: Infinity,
+      add(v) {
+        if (!Number.isFinite(v)) return;
+        if (v < this.min) this.min = v;
+        if (v > this.max) this.max = v;
+        if (v > 0 && v < this.pos) this.pos = v;
+      } };
+  }
+
   // Maps data to pixels on one axis: linear, log, or categories (indices).
-  function scale(spec, values, lo, hi) {
+  function scale(spec, ext, lo, hi) {
     const s = Object.assign({ type: "linear" }, spec);
     if (s.type === "category") {
       const n = Math.max(1, s.categories.length);
@@ -46,19 +59,20 @@ const Plot = (() => {
       });
     }
     const log = s.type === "log";
-    let vs = values.filter((v) => Number.isFinite(v) && (!log || v > 0));
-    if (s.min !== undefined) vs.push(s.min);
-    if (s.max !== undefined) vs.push(s.max);
-    let min = vs.length ? vs.reduce((a, b) => Math.min(a, b)) : 0;
-    let max = vs.length ? vs.reduce((a, b) => Math.max(a, b)) : 1;
-    if (log) { min = Math.log10(min); max = Math.log10(max); }
+    const e = extent();
+    e.add(log ? ext.pos : ext.min);
+    e.add(ext.max);
+    for (const v of [s.min, s.max]) if (v !== undefined && (!log || v > 0)) e.add(v);
+    let min = e.min, max = e.max;
+    if (min > max) { min = log ? 1 : 0; max = log ? 10 : 1; }
+    if (log) { min = Math.log10(min); max = Math.log10(Math.max(max, 10 ** min)); }
     if (min === max) { min -= 0.5; max += 0.5; }
     const margin = s.tight ? 0 : (max - min) * 0.04;
     min -= margin; max += margin;
-    const f = (v) => (log ? Math.log10(v) : v);
+    const k = (hi - lo) / (max - min);
     return Object.assign(s, {
       min, max,
-      px: (v) => lo + ((f(v) - min) / (max - min)) * (hi - lo),
+      px: log ? (v) => lo + (Math.log10(v) - min) * k : (v) => lo + (v - min) * k,
       ticks: () => niceTicks(min, max, log),
     });
   }
@@ -139,116 +153,189 @@ const Plot = (() => {
     ctx.restore();
   }
 
-  // spec: {height, x: axis, y: axis, xLabel, yLabel, series: [...]}.
-  // A series is {kind: "points"|"lines"|"segments", color, items, ...}:
-  // points: items [{x, y, color?, shape?: "x", tip}]; lines: items
-  // [{points: [[x, y]...], color?, tip}]; segments: items [{x1, y1, x2, y2,
-  // color?, width?, tip}]. `tip` is the hover text (a string or a function).
+  // spec: {height, size, x: axis, y: axis, xLabel, yLabel, series: [...]}.
+  // A series holds columns, not an object per item, so 10,000 trials cost
+  // a few arrays and no closure each:
+  //   points:   {x: [], y: [], color, alpha?, radius?, shape?: "x", tip?(i)}
+  //             a y that is not finite is drawn on the bottom edge;
+  //   lines:    {lines: [[[x, y]...]...], colors?: [] | color, width?, alpha?,
+  //             tip?(line, point)};
+  //   segments: {x1: [], y1: [], x2: [], y2: [], colors?: [] | color, width?,
+  //             tip?(i)}.
+  // Each with kind: "points" | "lines" | "segments". `tip` returns the hover
+  // text and is called only on hover.
   function chart(container, spec) {
     const { c, ctx, width: w, height: h } = canvasIn(container, spec.height || 300, spec.size || "full");
-    const xv = [], yv = [];
+    const ex = extent(), ey = extent();
     for (const s of spec.series) {
-      for (const it of s.items) {
-        if (s.kind === "points") { xv.push(it.x); yv.push(it.y); }
-        else if (s.kind === "lines") for (const p of it.points) { xv.push(p[0]); yv.push(p[1]); }
-        else { xv.push(it.x1, it.x2); yv.push(it.y1, it.y2); }
+      if (s.kind === "points") {
+        for (const v of s.x) ex.add(v);
+        for (const v of s.y) ey.add(v);
+      } else if (s.kind === "lines") {
+        for (const line of s.lines) for (const p of line) { ex.add(p[0]); ey.add(p[1]); }
+      } else {
+        for (const k of ["x1", "x2"]) for (const v of s[k]) ex.add(v);
+        for (const k of ["y1", "y2"]) for (const v of s[k]) ey.add(v);
       }
     }
-    const xs = scale(spec.x, xv, PAD.left, w - PAD.right);
-    const ys = scale(spec.y, yv, h - PAD.bottom, PAD.top);
+    const xs = scale(spec.x, ex, PAD.left, w - PAD.right);
+    const ys = scale(spec.y, ey, h - PAD.bottom, PAD.top);
     axes(ctx, xs, ys, w, h, { x: spec.xLabel, y: spec.yLabel });
-    const hits = [];  // [px, py, tip] for hover
-    const Y = (v) => (Number.isFinite(v) ? ys.px(v) : h - PAD.bottom - 3);
+    const hits = [];  // per series: {px, py} (points) or {ends} (segments), and tip(k)
+    const bottom = h - PAD.bottom - 3;
     ctx.save();
     ctx.beginPath();
     ctx.rect(PAD.left, PAD.top - 4, w - PAD.left - PAD.right + 4, h - PAD.top - PAD.bottom + 8);
     ctx.clip();
-    for (const s of spec.series) {
-      // One path per colour and width: a canvas call per item is what costs
-      // at 10,000 trials, not the pixels.
+    spec.series.forEach((s, si) => {
+      const colorOf = (i) => (Array.isArray(s.colors) ? s.colors[i] : s.colors || s.color);
+      // One path per colour: a canvas call per item is what costs at
+      // 10,000 trials, not the pixels.
       const paths = new Map();
-      const path = (color, width, fill) => {
-        const key = `${color}|${width}|${fill}`;
-        if (!paths.has(key)) paths.set(key, { p: new Path2D(), color, width, fill });
-        return paths.get(key).p;
+      const path = (color) => {
+        let p = paths.get(color);
+        if (!p) paths.set(color, (p = new Path2D()));
+        return p;
       };
+      const stroke = (width) => {
+        ctx.lineWidth = width;
+        for (const [color, p] of paths) { ctx.strokeStyle = color; ctx.stroke(p); }
+      };
+      ctx.globalAlpha = s.alpha || 1;
+      const tip = s.tip && s.hover !== false;
       if (s.kind === "lines") {
-        for (const it of s.items) {
-          const p = path(it.color || s.color, s.width || 1, false);
+        let total = 0;
+        for (const line of s.lines) total += line.length;
+        // Per point: where it is (NaN: not drawn), its line and its index.
+        const px = new Float32Array(total), py = new Float32Array(total);
+        const li = new Int32Array(total), pj = new Int32Array(total);
+        let k = 0;
+        s.lines.forEach((line, l) => {
+          const p = path(colorOf(l));
           let pen = false;
-          for (const [x, y] of it.points) {
-            if (!Number.isFinite(y)) { pen = false; continue; }
-            const px = xs.px(x), py = ys.px(y);
-            pen ? p.lineTo(px, py) : p.moveTo(px, py);
+          for (let j = 0; j < line.length; j++, k++) {
+            const y = line[j][1];
+            li[k] = l;
+            pj[k] = j;
+            if (!Number.isFinite(y)) { pen = false; px[k] = NaN; continue; }
+            px[k] = xs.px(line[j][0]);
+            py[k] = ys.px(y);
+            pen ? p.lineTo(px[k], py[k]) : p.moveTo(px[k], py[k]);
             pen = true;
-            if (it.tip && s.hover !== false) hits.push([px, py, it.tip, [x, y]]);
           }
-        }
+        });
+        stroke(s.width || 1);
+        if (tip) hits.push({ px, py, tip: (k) => s.tip(li[k], pj[k]) });
       } else if (s.kind === "segments") {
-        for (const it of s.items) {
-          const p = path(it.color || s.color, it.width || s.width || 2, false);
-          const x1 = xs.px(it.x1), y1 = ys.px(it.y1), x2 = xs.px(it.x2), y2 = ys.px(it.y2);
+        const n = s.x1.length, ends = new Float32Array(4 * n);
+        for (let i = 0; i < n; i++) {
+          const p = path(colorOf(i));
+          const x1 = xs.px(s.x1[i]), y1 = ys.px(s.y1[i]), x2 = xs.px(s.x2[i]), y2 = ys.px(s.y2[i]);
           p.moveTo(x1, y1);
           p.lineTo(x2 === x1 && y2 === y1 ? x2 + 1 : x2, y2);
-          if (it.tip) hits.push([(x1 + x2) / 2, (y1 + y2) / 2, it.tip, null, [x1, y1, x2, y2]]);
+          ends.set([x1, y1, x2, y2], 4 * i);
         }
+        stroke(s.width || 2);
+        if (tip) hits.push({ ends, tip: s.tip });
       } else {
-        const r0 = s.radius || 2.5;
-        // Thousands of dots: squares, which a software canvas fills several
-        // times faster than circles and which look the same at this size.
-        const square = s.items.length > 2000;
-        for (const it of s.items) {
-          const px = xs.px(it.x), py = Y(it.y), r = it.radius || r0;
-          if (it.shape === "x") {
-            const p = path(it.color || s.color, 1.5, false);
-            p.moveTo(px - r, py - r); p.lineTo(px + r, py + r);
-            p.moveTo(px + r, py - r); p.lineTo(px - r, py + r);
-          } else if (square) {
-            path(it.color || s.color, 0, true).rect(px - r, py - r, 2 * r, 2 * r);
-          } else {
-            const p = path(it.color || s.color, 0, true);
-            p.moveTo(px + r, py);
-            p.arc(px, py, r, 0, 2 * Math.PI);
+        const r = s.radius || 2.5, n = s.x.length;
+        const px = new Float32Array(n), py = new Float32Array(n);
+        for (let i = 0; i < n; i++) {
+          px[i] = xs.px(s.x[i]);
+          py[i] = Number.isFinite(s.y[i]) ? ys.px(s.y[i]) : bottom;
+        }
+        if (s.shape === "x") {
+          const p = path(s.color);
+          for (let i = 0; i < n; i++) {
+            p.moveTo(px[i] - r, py[i] - r); p.lineTo(px[i] + r, py[i] + r);
+            p.moveTo(px[i] + r, py[i] - r); p.lineTo(px[i] - r, py[i] + r);
           }
-          if (it.tip) hits.push([px, py, it.tip, [it.x, it.y]]);
-        }
-      }
-      ctx.globalAlpha = s.alpha || 1;
-      for (const g of paths.values()) {
-        if (g.fill) {
-          ctx.fillStyle = g.color;
-          ctx.fill(g.p);
+          stroke(1.5);
+        } else if (n > 2000) {
+          squares(ctx, c, px, py, r, s.color, s.alpha || 1);
         } else {
-          ctx.strokeStyle = g.color;
-          ctx.lineWidth = g.width;
-          ctx.stroke(g.p);
+          const p = path(s.color);
+          for (let i = 0; i < n; i++) {
+            p.moveTo(px[i] + r, py[i]);
+            p.arc(px[i], py[i], r, 0, 2 * Math.PI);
+          }
+          ctx.fillStyle = s.color;
+          ctx.fill(p);
         }
+        if (tip) hits.push({ px, py, tip: s.tip });
       }
-    }
+    });
     ctx.restore();
     hover(c, hits);
+    c.hits = hits;  // where a mouse shows a tip (the browser test hovers there)
     return c;
   }
 
-  // Shows the tip of the nearest hit within 8 px (segments: nearest point
-  // on the segment).
+  // Thousands of dots, as whole-pixel squares written straight into a
+  // bitmap, then drawn onto the chart in one call: 10,000 fillRects (or a
+  // path of 10,000 circles) cost the canvas a recorded operation each and
+  // a rasterizer pass. Each pixel counts the squares over it; k squares of
+  // one colour at `alpha`, drawn one over another, leave it that colour at
+  // opacity 1 - (1 - alpha)^k, which is what is written. At this size
+  // squares look the same as circles.
+  function squares(ctx, canvas, xs, ys, r, color, alpha) {
+    const w = canvas.width, h = canvas.height, k = w / parseFloat(canvas.style.width);
+    const count = new Uint16Array(w * h), side = Math.max(1, Math.round(2 * r * k));
+    for (let i = 0; i < xs.length; i++) {
+      const x0 = Math.round((xs[i] - r) * k), y0 = Math.round((ys[i] - r) * k);
+      const xa = Math.max(0, x0), xb = Math.min(w, x0 + side), yb = Math.min(h, y0 + side);
+      for (let y = Math.max(0, y0); y < yb; y++)
+        for (let o = y * w + xa, end = y * w + xb; o < end; o++) if (count[o] < 65535) count[o]++;
+    }
+    const [cr, cg, cb] = rgb(color);
+    const img = new ImageData(w, h), px = new Uint32Array(img.data.buffer);
+    const little = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+    const lut = new Uint32Array(64);  // opacity by count, up to 63 (then opaque enough)
+    for (let n = 1; n < 64; n++) {
+      const a = Math.round(255 * (1 - (1 - alpha) ** n));
+      lut[n] = little ? ((a << 24) | (cb << 16) | (cg << 8) | cr) >>> 0 : ((cr << 24) | (cg << 16) | (cb << 8) | a) >>> 0;
+    }
+    for (let o = 0; o < count.length; o++) if (count[o]) px[o] = lut[Math.min(63, count[o])];
+    const off = document.createElement("canvas");
+    off.width = w;
+    off.height = h;
+    off.getContext("2d").putImageData(img, 0, 0);
+    ctx.globalAlpha = 1;
+    ctx.drawImage(off, 0, 0, w / k, h / k);
+  }
+
+  function rgb(color) {
+    const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color);
+    return m ? [1, 2, 3].map((i) => parseInt(m[i], 16)) : [128, 128, 128];
+  }
+
+  // Shows the tip of the nearest target within 8 px (a segment: its nearest
+  // point). `hits` are kept as typed arrays per series, not an object per
+  // point: 60,000 points of learning curves cost four arrays.
   function hover(c, hits) {
     const tip = tooltip();
     c.addEventListener("mousemove", (e) => {
       const r = c.getBoundingClientRect(), mx = e.clientX - r.left, my = e.clientY - r.top;
-      let best = null, bd = 64;
-      for (const hit of hits) {
-        let dx = hit[0] - mx, dy = hit[1] - my;
-        if (hit[4]) {
-          const [x1, y1, x2, y2] = hit[4], L = (x2 - x1) ** 2 + (y2 - y1) ** 2;
-          const t = L ? Math.max(0, Math.min(1, ((mx - x1) * (x2 - x1) + (my - y1) * (y2 - y1)) / L)) : 0;
-          dx = x1 + t * (x2 - x1) - mx; dy = y1 + t * (y2 - y1) - my;
+      let bd = 64, text = null;
+      for (const g of hits) {
+        if (g.ends) {
+          const q = g.ends;
+          for (let k = 0; k < q.length; k += 4) {
+            const x1 = q[k], y1 = q[k + 1], x2 = q[k + 2], y2 = q[k + 3];
+            const L = (x2 - x1) ** 2 + (y2 - y1) ** 2;
+            const t = L ? Math.max(0, Math.min(1, ((mx - x1) * (x2 - x1) + (my - y1) * (y2 - y1)) / L)) : 0;
+            const dx = x1 + t * (x2 - x1) - mx, dy = y1 + t * (y2 - y1) - my, d = dx * dx + dy * dy;
+            if (d < bd) { bd = d; text = () => g.tip(k / 4); }
+          }
+        } else {
+          for (let k = 0; k < g.px.length; k++) {
+            const dx = g.px[k] - mx, dy = g.py[k] - my, d = dx * dx + dy * dy;
+            if (d < bd) { bd = d; const i = k; text = () => g.tip(i); }
+          }
         }
-        const d = dx * dx + dy * dy;
-        if (d < bd) { bd = d; best = hit; }
       }
-      if (!best) { tip.style.display = "none"; return; }
-      tip.textContent = typeof best[2] === "function" ? best[2](best[3]) : best[2];
+      if (!text) { tip.style.display = "none"; return; }
+      tip.textContent = text();
       tip.style.display = "block";
       tip.style.left = e.pageX + 12 + "px";
       tip.style.top = e.pageY + 12 + "px";
@@ -264,34 +351,38 @@ const Plot = (() => {
     return `rgb(${c[0]},${c[1]},${c[2]})`;
   }
 
-  // axes: [{name, type: "linear"|"log"|"category", categories?}], rows:
-  // [{values: {name: v|undefined}, t: colour position, tip}]. A parameter a
-  // trial does not have (a conditional branch not taken) is drawn at the
-  // axis' "absent" slot below it.
-  function parallel(container, axesSpec, rows) {
-    const height = 320;
+  // axes: [{name, type: "linear"|"log"|"category", categories?, values: []}],
+  // a value per row, rows drawn in order (so the last is on top); shade: a
+  // colour position in [0, 1] per row. A value that is undefined or null (a
+  // conditional branch not taken) is drawn at the axis' "absent" slot.
+  function parallel(container, axesSpec, shade) {
+    const height = 320, n = shade.length;
     const { c, ctx, width: w } = canvasIn(container, height, "full");
     const top = 28, bottom = height - 40, absentY = height - 18;
-    const n = axesSpec.length, gap = (w - 110) / Math.max(1, n - 1);
-    const scales = axesSpec.map((a) => scale(a, rows.map((r) => r.values[a.name]), bottom, top));
+    const gap = (w - 110) / Math.max(1, axesSpec.length - 1);
+    const scales = axesSpec.map((a) => {
+      const e = extent();
+      for (const v of a.values) e.add(v);
+      return scale(a, e, bottom, top);
+    });
     const X = (i) => 40 + i * gap;
     ctx.lineWidth = 1;
-    ctx.globalAlpha = rows.length > 2000 ? 0.25 : rows.length > 300 ? 0.45 : 0.8;
-    // 32 shades, one path each (see chart()); rows come worst first, so
-    // the best are drawn last, on top.
-    const shades = [];
-    for (const r of rows) {
-      const k = Math.min(31, Math.floor(r.t * 32));
-      if (!shades[k]) shades[k] = { p: new Path2D(), order: shades.filter(Boolean).length };
-      const p = shades[k].p;
-      axesSpec.forEach((a, i) => {
-        const v = r.values[a.name];
+    const alpha = n > 2000 ? 0.25 : n > 300 ? 0.45 : 0.8;
+    // 32 shades, one path each (see chart()), stroked in the order they
+    // first appear, so the rows drawn last stay on top.
+    const shades = [], order = [];
+    for (let row = 0; row < n; row++) {
+      const k = Math.min(31, Math.floor(shade[row] * 32));
+      if (!shades[k]) { shades[k] = new Path2D(); order.push(k); }
+      const p = shades[k];
+      for (let i = 0; i < axesSpec.length; i++) {
+        const v = axesSpec[i].values[row];
         const y = v === undefined || v === null ? absentY : scales[i].px(v);
         i ? p.lineTo(X(i), y) : p.moveTo(X(i), y);
-      });
+      }
     }
-    shades.map((s, k) => s && [s, k]).filter(Boolean).sort((a, b) => a[0].order - b[0].order)
-      .forEach(([s, k]) => { ctx.strokeStyle = ramp((k + 0.5) / 32); ctx.stroke(s.p); });
+    ctx.globalAlpha = alpha;
+    for (const k of order) { ctx.strokeStyle = ramp((k + 0.5) / 32); ctx.stroke(shades[k]); }
     ctx.globalAlpha = 1;
     ctx.font = "11px system-ui, sans-serif";
     axesSpec.forEach((a, i) => {

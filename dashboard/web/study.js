@@ -27,46 +27,57 @@ const StudyPage = (() => {
 
   function history(s, trials, box) {
     const beat = better(s.goal);
-    const byX = trials.filter((t) => historyAxis === "number" || t.ended_at).slice()
+    const byX = trials.filter((t) => historyAxis === "number" || t.ended_at)
       .sort((a, b) => (historyAxis === "number" ? a.number - b.number : a.ended_at - b.ended_at));
     const t0 = trials.reduce((m, t) => Math.min(m, t.started_at || t.ended_at || Infinity), Infinity);
     const X = (t) => (historyAxis === "number" ? t.number : t.ended_at - t0);
-    const pts = { completed: [], stopped: [], failed: [] };
+    // A column of x, y and trial per kind of point; hover texts are made
+    // on hover.
+    const col = () => ({ x: [], y: [], t: [] });
+    const pts = { completed: col(), stopped: col(), failed: col() };
+    const add = (k, t, y) => { pts[k].x.push(X(t)); pts[k].y.push(y); pts[k].t.push(t); };
     const bestLine = [];
     let best = null;
     for (const t of byX) {
-      // Hover texts are made on hover: 10,000 of them up front cost more
-      // than drawing the points.
-      const tip = () => `trial ${t.number} ${t.status}: ${num(t.value)}`;
       if (t.status === "completed" && Number.isFinite(t.value)) {
-        pts.completed.push({ x: X(t), y: t.value, tip });
+        add("completed", t, t.value);
         if (best === null || beat(t.value, best)) best = t.value;
       } else if (t.status === "stopped" && Number.isFinite(t.value)) {
-        pts.stopped.push({ x: X(t), y: t.value, tip: () => `${tip()} (last report, step ${t.step})` });
+        add("stopped", t, t.value);
       } else if (t.status === "failed") {
-        pts.failed.push({ x: X(t), y: NaN, shape: "x", tip: () => `trial ${t.number} failed: ${t.failure || ""}` });
+        add("failed", t, NaN);
       }
       if (best !== null) bestLine.push([X(t), best]);
     }
+    const tip = (t) => `trial ${t.number} ${t.status}: ${num(t.value)}`;
     box.replaceChildren();
     Plot.chart(box, { height: 300, xLabel: historyAxis === "number" ? "trial number" : "seconds since the first start",
       yLabel: s.metric, x: {}, y: {}, series: [
-        { kind: "points", color: C.stopped, alpha: 0.6, items: pts.stopped },
-        { kind: "points", color: C.completed, items: pts.completed },
-        { kind: "points", color: C.failed, items: pts.failed },
-        { kind: "lines", color: "#111", width: 1.5, hover: false, items: [{ points: bestLine }] },
+        { kind: "points", color: C.stopped, alpha: 0.6, ...pts.stopped,
+          tip: (i) => `${tip(pts.stopped.t[i])} (last report, step ${pts.stopped.t[i].step})` },
+        { kind: "points", color: C.completed, ...pts.completed, tip: (i) => tip(pts.completed.t[i]) },
+        { kind: "points", color: C.failed, shape: "x", ...pts.failed,
+          tip: (i) => `trial ${pts.failed.t[i].number} failed: ${pts.failed.t[i].failure || ""}` },
+        { kind: "lines", color: "#111", width: 1.5, lines: [bestLine] },
       ] });
-    box.append(h("p", { class: "legend", text: `● completed (${pts.completed.length})  ● stopped early, last report (${pts.stopped.length})  ✕ failed (${pts.failed.length})  — best so far` }));
+    box.append(h("p", { class: "legend", text: `● completed (${pts.completed.x.length})  ● stopped early, last report (${pts.stopped.x.length})  ✕ failed (${pts.failed.x.length})  — best so far` }));
   }
 
   function curves(s, data, box) {
-    const marks = [];
-    for (const c of data.curves) for (const [step, v, kind, reason] of c.marks)
-      marks.push({ x: step, y: v === null ? NaN : v, color: MARK[kind], radius: 3, tip: () => `trial ${c.number} at step ${step}: ${reason}` });
+    const marks = {};  // kind -> a points series
+    for (const c of data.curves) for (const [step, v, kind, reason] of c.marks) {
+      const m = (marks[kind] = marks[kind] || { kind: "points", color: MARK[kind], radius: 3, x: [], y: [], why: [] });
+      m.x.push(step);
+      m.y.push(v === null ? NaN : v);
+      m.why.push(`trial ${c.number} at step ${step}: ${reason}`);
+    }
+    for (const m of Object.values(marks)) m.tip = (i) => m.why[i];
+    const cs = data.curves;
     Plot.chart(box, { height: 320, xLabel: "step", yLabel: data.metric, x: {}, y: {}, series: [
-      { kind: "lines", alpha: data.curves.length > 1000 ? 0.25 : 0.6, width: 1, items: data.curves.map((c) => ({
-        points: c.points, color: C[c.status] || "#888", tip: ([x, y]) => `trial ${c.number} (${c.status}) step ${x}: ${num(y)}` })) },
-      { kind: "points", items: marks },
+      { kind: "lines", alpha: cs.length > 1000 ? 0.25 : 0.6, width: 1, lines: cs.map((c) => c.points),
+        colors: cs.map((c) => C[c.status] || "#888"),
+        tip: (i, j) => `trial ${cs[i].number} (${cs[i].status}) step ${cs[i].points[j][0]}: ${num(cs[i].points[j][1])}` },
+      ...Object.values(marks),
     ] });
     box.append(h("p", { class: "legend", text: `${data.trials} trials, ${data.reports} reports of ${data.metric}` +
       (data.curves.some((c) => c.points.length >= data.points_per_trial) ? `, each curve shortened to ${data.points_per_trial} points on the server` : "") +
@@ -83,26 +94,31 @@ const StudyPage = (() => {
     return p.type === "categorical" ? p.values.map(String).indexOf(String(v)) : v;
   }
 
+  // The completed trials, best first, with each parameter's values over
+  // them as a column (what the parallel axes and the slices draw), read
+  // from the trials once.
   function ranked(s, trials) {
     const done = trials.filter((t) => t.status === "completed" && Number.isFinite(t.value));
-    const beat = better(s.goal);
-    return done.sort((a, b) => (beat(a.value, b.value) ? -1 : beat(b.value, a.value) ? 1 : 0));
+    const sign = s.goal === "maximize" ? -1 : 1;
+    done.sort((a, b) => sign * (a.value - b.value));
+    const cols = {};
+    for (const p of s.parameters) if (p.type !== "constant") cols[p.name] = done.map((t) => valueOn(p, t.params[p.name]));
+    return { done, cols, values: done.map((t) => t.value) };
   }
 
-  function parallel(s, done, box) {
+  function parallel(s, { done, cols, values }, box) {
     const params = s.parameters.filter((p) => p.type !== "constant");
-    const axes = params.map(axisOf).concat([{ name: s.metric, type: "linear" }]);
-    const rows = done.map((t, i) => {
-      const values = {};
-      for (const p of params) values[p.name] = valueOn(p, t.params[p.name]);
-      values[s.metric] = t.value;
-      return { values, t: done.length > 1 ? i / (done.length - 1) : 0 };
-    });
-    Plot.parallel(box, axes, rows.reverse());
+    // Worst first, so the best are drawn last, on top; blue is best.
+    const n = done.length;
+    const axes = params.map((p) => Object.assign(axisOf(p), { values: cols[p.name].slice().reverse() }))
+      .concat([{ name: s.metric, type: "linear", values: values.slice().reverse() }]);
+    const shade = new Float64Array(n);
+    for (let i = 0; i < n; i++) shade[i] = n > 1 ? 1 - i / (n - 1) : 0;
+    Plot.parallel(box, axes, shade);
     box.append(h("p", { class: "legend", text: `${done.length} completed trials; blue is best. A parameter a trial does not have is drawn at "absent".` }));
   }
 
-  function importance(s, imp, done, box) {
+  function importance(s, imp, { done, cols, values }, box) {
     if (!imp.params.length) {
       box.append(h("p", { text: `Importance needs at least 4 completed trials (${imp.trials} so far).` }));
     } else {
@@ -117,10 +133,12 @@ const StudyPage = (() => {
     for (const p of s.parameters.filter((q) => q.type !== "constant")) {
       const cell = h("div", { class: "cell" }, h("h3", { text: p.name }));
       grid.append(cell);
-      const items = done.filter((t) => t.params[p.name] !== undefined).map((t) => ({
-        x: valueOn(p, t.params[p.name]), y: t.value, tip: () => `trial ${t.number}: ${p.name} ${num(t.params[p.name])} → ${num(t.value)}` }));
+      const col = cols[p.name], has = [];
+      for (let i = 0; i < col.length; i++) if (col[i] !== undefined) has.push(i);
       Plot.chart(cell, { height: 180, size: "cell", xLabel: p.name, yLabel: s.metric, x: axisOf(p), y: {},
-        series: [{ kind: "points", color: C.completed, alpha: 0.6, radius: 2, items }] });
+        series: [{ kind: "points", color: C.completed, alpha: 0.6, radius: 2,
+          x: has.map((i) => col[i]), y: has.map((i) => values[i]),
+          tip: (i) => { const t = done[has[i]]; return `trial ${t.number}: ${p.name} ${num(t.params[p.name])} → ${num(t.value)}`; } }] });
     }
   }
 
@@ -147,15 +165,22 @@ const StudyPage = (() => {
     const row = new Map(), order = [];
     const visit = (t) => { row.set(t.id, order.length); order.push(t); for (const k of kids.get(t.id) || []) visit(k); };
     for (const t of kids.get(0) || []) visit(t);
-    const segs = [];
+    // Bars (the steps each trial trained) and links (exploits, from the
+    // trial copied), each a segments series of columns.
+    const segs = () => ({ kind: "segments", x1: [], y1: [], x2: [], y2: [], colors: [], why: [] });
+    const bars = Object.assign(segs(), { width: 3 }), links = Object.assign(segs(), { width: 1 });
+    const add = (g, x1, y1, x2, y2, color, why) => {
+      g.x1.push(x1); g.y1.push(y1); g.x2.push(x2); g.y2.push(y2); g.colors.push(color); g.why.push(why);
+    };
     for (const t of order) {
       const y = row.get(t.id), x1 = t.parent_step || 0, x2 = Math.max(x1, t.step || x1);
-      segs.push({ x1, y1: y, x2, y2: y, color: C[t.status], width: 3, tip: () => `trial ${t.number} (${t.status}) steps ${x1}–${x2}: ${num(t.value)}` });
-      if (t.parent && row.has(t.parent))
-        segs.push({ x1, y1: row.get(t.parent), x2: x1, y2: y, color: "#999", width: 1, tip: t.reason || `copied from trial ${byId.get(t.parent).number} at step ${x1}` });
+      add(bars, x1, y, x2, y, C[t.status], t);
+      if (t.parent && row.has(t.parent)) add(links, x1, row.get(t.parent), x1, y, "#999", t);
     }
+    bars.tip = (i) => { const t = bars.why[i]; return `trial ${t.number} (${t.status}) steps ${bars.x1[i]}–${bars.x2[i]}: ${num(t.value)}`; };
+    links.tip = (i) => links.why[i].reason || `copied from trial ${byId.get(links.why[i].parent).number} at step ${links.x1[i]}`;
     Plot.chart(box, { height: Math.min(700, 60 + 14 * order.length), xLabel: "step", yLabel: "trial",
-      x: {}, y: { type: "category", categories: order.map((t) => String(t.number)) }, series: [{ kind: "segments", items: segs }] });
+      x: {}, y: { type: "category", categories: order.map((t) => String(t.number)) }, series: [bars, links] });
     box.append(h("p", { class: "legend", text: "Each trial is a bar over the steps it trained; a grey line is an exploit, from the trial it copied (hover for the parameter changes)." }));
   }
 
@@ -164,13 +189,14 @@ const StudyPage = (() => {
     if (!started.length) return box.append(h("p", { text: "No trial has started yet." }));
     const t0 = started.reduce((m, t) => Math.min(m, t.started_at), Infinity);
     const runners = [...new Set(started.map((t) => t.runner || "?"))].sort();
-    const segs = started.map((t) => {
-      const end = t.ended_at || now;
-      return { x1: t.started_at - t0, x2: end - t0, y1: runners.indexOf(t.runner || "?"), y2: runners.indexOf(t.runner || "?"),
-        color: C[t.status], width: 8, tip: () => `trial ${t.number} on ${t.runner}: ${t.status}, ${(end - t.started_at).toFixed(2)} s` };
-    });
+    const lane = new Map(runners.map((r, i) => [r, i]));
+    const end = (t) => t.ended_at || now;
+    const y = started.map((t) => lane.get(t.runner || "?"));
     Plot.chart(box, { height: Math.min(500, 80 + 24 * runners.length), xLabel: "seconds since the first start", yLabel: "runner",
-      x: {}, y: { type: "category", categories: runners }, series: [{ kind: "segments", items: segs }] });
+      x: {}, y: { type: "category", categories: runners }, series: [{ kind: "segments", width: 8,
+        x1: started.map((t) => t.started_at - t0), x2: started.map((t) => end(t) - t0), y1: y, y2: y,
+        colors: started.map((t) => C[t.status]),
+        tip: (i) => { const t = started[i]; return `trial ${t.number} on ${t.runner}: ${t.status}, ${(end(t) - t.started_at).toFixed(2)} s`; } }] });
     box.append(h("p", { class: "legend", text: "Each trial from its first start to its end, on the runner that ran it last." }));
   }
 
@@ -190,42 +216,54 @@ const StudyPage = (() => {
     return table(cols, trials, state);
   }
 
+  // Each view is drawn as soon as the answers it needs have come, in the
+  // order they come: while the server still reads a big study's curves, the
+  // page draws what the trials give. The sections keep their order.
   async function render(api, el, id) {
     const base = `/api/studies/${id}`;
-    const [s, tr, cv, imp, rg, ln] = await Promise.all([base, `${base}/trials`, `${base}/curves`,
-      `${base}/importance`, `${base}/rungs`, `${base}/lineage`].map((p) => api(p)));
-    const trials = tr.trials;
-    // How long each part took to draw, for the benchmark's breakdown.
-    const times = (window.__sweepTimes = { data: performance.now() });
-    const timed = (name, f) => { const t = performance.now(); f(); times[name] = Math.round(performance.now() - t); };
+    const get = (view) => api(view ? `${base}/${view}` : base);
+    const [sP, trP, cvP, impP, rgP, lnP] = ["", "trials", "curves", "importance", "rungs", "lineage"].map(get);
+    const [s, rg, ln] = await Promise.all([sP, rgP, lnP]);
+    // When each part was drawn and how long it took, for the benchmark's
+    // breakdown.
+    const times = (window.__sweepTimes = { summary_at: performance.now() });
+    const timed = (name, f) => {
+      const t = performance.now();
+      f();
+      times[name] = Math.round(performance.now() - t);
+      times[`${name}_at`] = Math.round(t);
+    };
     el.append(summary(s));
     Plot.measure(el);
-    const hist = h("div", {});
+    const box = (view, title, ...head) => {
+      const b = h("div", {});
+      el.append(section(view, title, ...head, b));
+      return b;
+    };
     const axis = h("select", {}, h("option", { value: "number", text: "by trial number" }), h("option", { value: "time", text: "by time" }));
     axis.value = historyAxis;
-    axis.addEventListener("change", () => { historyAxis = axis.value; history(s, trials, hist); });
-    el.append(section("history", "Optimisation history", axis, hist));
-    timed("history", () => history(s, trials, hist));
-    const box = () => h("div", {});
-    let b;
-    el.append(section("curves", "Learning curves", (b = box())));
-    timed("curves", () => (cv.curves.length ? curves(s, cv, b) : b.append(h("p", { text: "No reports yet." }))));
-    el.append(section("parallel", "Parallel coordinates", (b = box())));
-    const done = ranked(s, trials);
-    timed("parallel", () => parallel(s, done, b));
-    el.append(section("importance", "Parameter importance", (b = box())));
-    timed("importance", () => importance(s, imp, done, b));
-    if (rg.brackets.length) {
-      el.append(section("rungs", s.algorithm === "hyperband" || s.algorithm === "bohb" ? "Hyperband brackets" : "Rungs", (b = box())));
-      rungs(rg, b);
-    }
-    if (ln.trials.length) {
-      el.append(section("lineage", "PBT lineage", (b = box())));
-      lineage(ln, b);
-    }
-    el.append(section("timeline", "Timeline", (b = box())));
-    timed("timeline", () => timeline(s, trials, s.now, b));
-    timed("table", () => el.append(section("trials", `Trials (${trials.length})`, trialTable(s, trials))));
+    const hist = box("history", "Optimisation history", axis);
+    const curvesBox = box("curves", "Learning curves");
+    const parallelBox = box("parallel", "Parallel coordinates");
+    const importanceBox = box("importance", "Parameter importance");
+    if (rg.brackets.length)
+      rungs(rg, box("rungs", s.algorithm === "hyperband" || s.algorithm === "bohb" ? "Hyperband brackets" : "Rungs"));
+    if (ln.trials.length) lineage(ln, box("lineage", "PBT lineage"));
+    const timelineBox = box("timeline", "Timeline");
+    const tableSection = h("div", {});
+    el.append(tableSection);
+    const study = trP.then((tr) => ({ trials: tr.trials, best: ranked(s, tr.trials) }));
+    await Promise.all([
+      study.then(({ trials, best }) => {
+        axis.addEventListener("change", () => { historyAxis = axis.value; history(s, trials, hist); });
+        timed("history", () => history(s, trials, hist));
+        timed("parallel", () => parallel(s, best, parallelBox));
+        timed("timeline", () => timeline(s, trials, s.now, timelineBox));
+        timed("table", () => tableSection.replaceWith(section("trials", `Trials (${trials.length})`, trialTable(s, trials))));
+      }),
+      cvP.then((cv) => timed("curves", () => (cv.curves.length ? curves(s, cv, curvesBox) : curvesBox.append(h("p", { text: "No reports yet." }))))),
+      Promise.all([impP, study]).then(([imp, { best }]) => timed("importance", () => importance(s, imp, best, importanceBox))),
+    ]);
   }
 
   return { render };

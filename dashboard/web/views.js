@@ -143,7 +143,7 @@ const Views = (() => {
         const cell = h("div", { class: "cell" }, h("h3", { text: `${metric} (${s.reports} reports)` }));
         box.append(cell);
         Plot.chart(cell, { height: 200, xLabel: "step", yLabel: metric, x: {}, y: {},
-          series: [{ kind: "lines", color: "#2166ac", width: 1.5, items: [{ points: s.points, tip: ([x, y]) => `step ${x}: ${num(y)}` }] }] });
+          series: [{ kind: "lines", color: "#2166ac", width: 1.5, lines: [s.points], tip: (i, j) => `step ${s.points[j][0]}: ${num(s.points[j][1])}` }] });
       }
     }
     el.append(section("decisions", "Decisions", t.decisions.length ? h("ol", {}, t.decisions.map((d) =>

@@ -5,9 +5,11 @@ the read-only and token rules, and live change detection.
 Usage: api_test.py SWEEP_BINARY
 """
 
+import concurrent.futures
 import json
 import math
 import os
+import sqlite3
 import sys
 import unittest
 
@@ -175,7 +177,7 @@ class ApiTest(unittest.TestCase):
         self.assertIn(b"assets/app.js", body)
         self.assertIn("script-src 'self'", headers["Content-Security-Policy"])
         self.assertEqual(headers["X-Content-Type-Options"], "nosniff")
-        for name in ("app.js", "plot.js", "views.js", "study.js", "style.css"):
+        for name in ("boot.js", "app.js", "plot.js", "views.js", "study.js", "style.css"):
             status, headers, body = self.dash.get("/assets/" + name)
             self.assertEqual(status, 200, name)
             self.assertGreater(len(body), 500)
@@ -243,6 +245,23 @@ class ApiTest(unittest.TestCase):
             self.assertEqual(len(d.json("/api/studies/2/trials")["trials"]),
                              len(helpers.trials_json(SWEEP, db, "pbt")))
             self.assertEqual(d.stop(), 0)  # SIGTERM ends it cleanly
+
+    def test_no_request_is_answered_from_before_a_commit(self):
+        # Answers are cached for every Reader in the pool together: after a
+        # commit by another connection, none of them may answer from before.
+        db = os.path.join(self.tmp.name, "cache.db")
+        helpers.run_study(SWEEP, self.tmp.name, helpers.HYPERBAND, db)
+        path = "/api/studies/1/trials"
+        with helpers.Dashboard(SWEEP, db) as d:
+            with concurrent.futures.ThreadPoolExecutor(8) as pool:
+                first = list(pool.map(lambda _: d.json(path)["trials"][0]["runner"], range(16)))
+                self.assertEqual(len(set(first)), 1)
+                with sqlite3.connect(db) as con:
+                    con.execute("UPDATE trials SET runner = 'moved' WHERE id = ?",
+                                (d.json(path)["trials"][0]["id"],))
+                after = list(pool.map(lambda _: d.json(path)["trials"][0]["runner"], range(16)))
+                self.assertEqual(after, ["moved"] * 16)
+            self.assertEqual(d.stop(), 0)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,22 @@ def canvas_colors(page, view, index=0):
     return cdp.png_colors(page.screenshot(clip=rect))
 
 
+def hover_tip(page, view):
+    """The tooltip shown with the mouse on the first point the view's first
+    chart can show one for."""
+    at = page.eval("""(() => {
+        const c = document.querySelector('section[data-view=%s] canvas');
+        c.scrollIntoView();
+        const r = c.getBoundingClientRect();
+        const g = c.hits.find(g => g.px && g.px.some(Number.isFinite));
+        const k = g.px.findIndex(Number.isFinite);
+        return [r.left + g.px[k], r.top + g.py[k]];
+    })()""" % view)
+    page.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": at[0], "y": at[1]})
+    return page.eval("(t => t && t.style.display === 'block' ? t.textContent : '')"
+                     "(document.querySelector('.tip'))")
+
+
 def same_number(text, value):
     if value is None:
         return text == "—"
@@ -93,6 +109,12 @@ class PageChecks:
         # Charts draw: a blank canvas has one or two colours.
         for view in ("history", "curves", "parallel", "timeline"):
             self.assertGreater(canvas_colors(page, view), 8, view)
+        # A point shows its trial on hover.
+        numbers = {t["number"] for t in trials}
+        for view in ("history", "curves"):
+            tip = hover_tip(page, view)
+            self.assertRegex(tip, r"^trial \d+ ", view)
+            self.assertIn(int(tip.split()[1]), numbers, view)
 
     def check_trial_page(self, page, tid):
         self.assertEqual(page.errors, [])
