@@ -14,6 +14,7 @@
 #include "cli/plan.h"
 #include "cli/stop.h"
 #include "cli/studies.h"
+#include "cli/watch.h"
 #include "cli/why.h"
 #include "common/log.h"
 #include "nn/backend.h"
@@ -277,6 +278,14 @@ int main(int argc, char** argv) {
   stop_cmd->add_option("--wait", stop_wait_s, "Seconds to wait for the tuner to stop")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
+  WatchOptions watch;
+  auto* watch_cmd = app.add_subcommand(
+      "watch", "Follow a sweep that runs elsewhere (another terminal or machine), read-only");
+  add_db(watch_cmd);
+  watch_cmd->add_option("study", watch.study, "Study name (optional: the one that runs)");
+  watch_cmd->add_option("--interval", watch.interval_s, "Seconds between reads")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
   int64_t why_trial = 0;
   auto* why_cmd = app.add_subcommand("why", "Explain the decisions taken on a trial");
   add_db(why_cmd);
@@ -369,6 +378,10 @@ int main(int argc, char** argv) {
   if (dashboard_cmd->parsed()) return RunDashboard(SelfExe(argv[0]), dash);
   if (report_cmd->parsed()) return RunReport(q.db, q.study, report_out);
   if (stop_cmd->parsed()) return StopSweep(q.db, q.study, stop_wait_s);
+  if (watch_cmd->parsed()) {
+    watch.db = q.db;
+    return WatchStudy(watch);
+  }
   if (logs_cmd->parsed()) return PrintTrialLog(q.db, logs_trial, logs_attempt, logs_follow);
   if (why_cmd->parsed()) {
     return WithReader(

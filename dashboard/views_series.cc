@@ -99,7 +99,7 @@ Result<std::string> CurvesJson(Reader& reader, int64_t study_id) {
 
 Result<std::string> ImportanceJson(Reader& reader, int64_t study_id) {
   ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(study_id));
-  ASSIGN_OR_RETURN(auto trials, reader.Trials(RefOf(spec, study_id), "completed", 0));
+  ASSIGN_OR_RETURN(auto trials, reader.CompletedPoints(study_id));
   Importance imp = PedAnova(spec, trials);
   JsonWriter w;
   w.BeginObject().Key("method").String("ped-anova").Key("quantile").Number(imp.quantile);

@@ -154,6 +154,10 @@ class Reader {
   // 500,000 is never held at once. An error from `each` stops the read.
   Status ForEachTrialReports(int64_t study_id, const std::string& metric,
                              const std::function<Status(const std::vector<ReportPoint>&)>& each);
+  // The study's completed trials with an objective, by id, with only their
+  // id, number, status, parameters and value read: what parameter
+  // importance needs, at a third of the cost of Trials().
+  Result<std::vector<TrialView>> CompletedPoints(int64_t study_id);
   // The study's trials' (id, number, status), by id: what a view of reports
   // needs of them, without their parameters and metrics.
   Result<std::vector<TrialStatusRow>> TrialStatuses(int64_t study_id);

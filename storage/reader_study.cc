@@ -107,6 +107,28 @@ Status Reader::ForEachTrialReports(
   }
 }
 
+Result<std::vector<TrialView>> Reader::CompletedPoints(int64_t study_id) {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
+                                         "SELECT id, number, params_pb, value FROM trials WHERE "
+                                         "study_id=?1 AND status='completed' AND value IS NOT "
+                                         "NULL ORDER BY id"));
+  s.Bind(1, study_id);
+  std::vector<TrialView> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    TrialView& t = out.emplace_back();
+    t.id = s.Int(0);
+    t.number = s.Int(1);
+    t.status = "completed";
+    if (!t.params.ParseFromArray(sqlite3_column_blob(s.raw(), 2), sqlite3_column_bytes(s.raw(), 2)))
+      return Status::Corruption(path_ + ": trial " + std::to_string(t.id) +
+                                ": column trials.params_pb is corrupt (not a ParamSet)");
+    t.value = s.Double(3);
+  }
+  return out;
+}
+
 Result<std::vector<TrialStatusRow>> Reader::TrialStatuses(int64_t study_id) {
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
                                          "SELECT id, number, status FROM trials WHERE "

@@ -370,6 +370,9 @@ int RunRunner(const RunnerOptions& options) {
     o.name = std::string(host) + "-" + std::to_string(getpid());
   }
   SetLogTag("runner " + o.name);
+  // A local runner of a tuner that draws a status line on this terminal
+  // (tuner/tuner.cc): each log line clears it first.
+  if (getenv("SWEEP_LIVE_LINE") && isatty(STDERR_FILENO)) SetLiveLine(true);
   std::string device;
   Status st = ResolveTrainDevice(o, &device);
   if (!st.ok()) {

@@ -1,46 +1,129 @@
 // Progress line rendering.
 #include "tuner/progress.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/json.h"
 #include "common/log.h"
 
 namespace sweep {
+namespace {
+
+// The first `width` columns of `text`, whole characters only.
+std::string CutToWidth(const std::string& text, size_t width) {
+  size_t cols = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // continuation byte
+    if (cols++ == width) return text.substr(0, i);
+  }
+  return text;
+}
+
+}  // namespace
+
+size_t DisplayWidth(const std::string& text) {
+  size_t cols = 0;
+  for (unsigned char c : text) cols += (c & 0xC0) != 0x80;
+  return cols;
+}
+
+std::string FormatDuration(double seconds) {
+  long long s = seconds > 0 ? static_cast<long long>(seconds + 0.5) : 0;
+  char out[48];
+  if (s < 60) {
+    std::snprintf(out, sizeof out, "%llds", s);
+  } else if (s < 3600) {
+    std::snprintf(out, sizeof out, "%lld:%02lld", s / 60, s % 60);
+  } else {
+    std::snprintf(out, sizeof out, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+  }
+  return out;
+}
+
+size_t TerminalWidth(int fd) {
+  winsize ws{};
+  if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  if (const char* cols = std::getenv("COLUMNS")) {
+    long n = std::strtol(cols, nullptr, 10);
+    if (n > 0 && n < 10000) return static_cast<size_t>(n);
+  }
+  return 80;
+}
+
+std::string StatusLine(const std::string& study, const ProgressCounts& c, double elapsed_s,
+                       size_t width) {
+  const int64_t done = c.completed + c.failed + c.stopped;
+  const double rate = elapsed_s > 0 ? static_cast<double>(done) / elapsed_s : 0;
+  // Each field with its rank: the highest rank is dropped first.
+  struct Field {
+    std::string text;
+    int rank;
+  };
+  std::vector<Field> fields;
+  std::string head = "[" + study + "] done " + std::to_string(done);
+  if (c.planned) head += "/" + std::to_string(*c.planned);
+  fields.push_back({head, 0});
+  std::string running = "running " + std::to_string(c.running);
+  if (c.running > 0 && c.slowest_step)
+    running += " (slowest at step " + std::to_string(*c.slowest_step) + ")";
+  fields.push_back({running, 1});
+  if (c.failed > 0) fields.push_back({"failed " + std::to_string(c.failed), 2});
+  // Six significant digits, as the tables show them: a status line is read,
+  // not parsed (`sweep best` prints every digit).
+  fields.push_back({"best " + (c.best ? FormatShort(*c.best) : std::string("-")), 1});
+  if (c.planned && done > 0 && rate > 0 && *c.planned > done) {
+    fields.push_back(
+        {"~" + FormatDuration(static_cast<double>(*c.planned - done) / rate) + " left", 3});
+  }
+  fields.push_back({FormatDuration(elapsed_s) + " elapsed", 4});
+  char r[32];
+  std::snprintf(r, sizeof r, "%.1f trials/s", rate);
+  fields.push_back({r, 6});
+  if (c.paused > 0) fields.push_back({"paused " + std::to_string(c.paused), 5});
+  fields.push_back({"queued " + std::to_string(c.queued), 7});
+  if (c.runners >= 0) fields.push_back({"runners " + std::to_string(c.runners), 8});
+  auto join = [&] {
+    std::string line;
+    for (const Field& f : fields) line += (line.empty() ? "" : "  ") + f.text;
+    return line;
+  };
+  std::string line = join();
+  while (DisplayWidth(line) > width && fields.size() > 1) {
+    size_t worst = 1;
+    for (size_t i = 1; i < fields.size(); ++i)
+      if (fields[i].rank >= fields[worst].rank) worst = i;
+    fields.erase(fields.begin() + static_cast<long>(worst));
+    line = join();
+  }
+  return CutToWidth(line, width);
+}
 
 Progress::Progress(std::string study, bool live)
     : study_(std::move(study)), live_(live), start_ms_(NowMs()) {}
-
-std::string Progress::Line(const ProgressCounts& c) const {
-  int64_t done = c.completed + c.failed + c.stopped;
-  double secs = static_cast<double>(NowMs() - start_ms_) / 1000.0;
-  char rate[32];
-  std::snprintf(rate, sizeof rate, "%.1f", secs > 0 ? static_cast<double>(done) / secs : 0.0);
-  std::string line = "[" + study_ + "] done " + std::to_string(done);
-  if (c.planned) line += "/" + std::to_string(*c.planned);
-  line += "  running " + std::to_string(c.running) + "  failed " + std::to_string(c.failed) +
-          "  queued " + std::to_string(c.queued) +
-          (c.paused > 0 ? "  paused " + std::to_string(c.paused) : std::string()) + "  runners " +
-          std::to_string(c.runners) + "  best " +
-          (c.best ? FormatDouble(*c.best) : std::string("-")) + "  " + rate + " trials/s";
-  return line;
-}
 
 void Progress::Update(const ProgressCounts& c, bool force) {
   int64_t now = NowMs();
   if (!force && now - last_ms_ < (live_ ? 250 : 10000)) return;
   last_ms_ = now;
+  double secs = static_cast<double>(now - start_ms_) / 1000.0;
   if (live_) {
-    std::string out = "\r\033[K" + Line(c);
+    // One column short of the width: a line that fills the last column
+    // makes some terminals wrap before the next \r.
+    size_t width = TerminalWidth(STDERR_FILENO);
+    std::string out = "\r\033[K" + StatusLine(study_, c, secs, width > 1 ? width - 1 : width);
     ssize_t ignored = write(STDERR_FILENO, out.data(), out.size());
     (void)ignored;
     drawn_ = true;
     SetLiveLine(true);
   } else {
-    LOG_INFO << Line(c);
+    LOG_INFO << StatusLine(study_, c, secs, SIZE_MAX);
   }
 }
 

@@ -1,5 +1,6 @@
-// Progress display for `sweep run`: a live status line on a terminal, plain
-// periodic log lines otherwise.
+// Progress display for `sweep run` and `sweep watch`: a live status line on
+// a terminal (cut to its width, so it never wraps), plain periodic log
+// lines otherwise.
 #pragma once
 
 #include <cstdint>
@@ -12,8 +13,25 @@ struct ProgressCounts {
   int64_t completed = 0, failed = 0, stopped = 0, running = 0, queued = 0, paused = 0;
   std::optional<int64_t> planned;
   std::optional<double> best;
-  int runners = 0;
+  int runners = -1;  // -1: not known (sweep watch reads a database)
+  // The last step the least advanced running trial reported: what moves
+  // while long trials run and none has ended yet.
+  std::optional<int64_t> slowest_step;
 };
+
+// "[study] done 3/20  running 2 (slowest at step 40)  best 0.12  ~3:05 left
+// 0:42 elapsed  1.5 trials/s  queued 15  runners 2": the fields in order, the
+// least needed
+// dropped first until the line fits `width` columns, then cut. The time
+// left is the trials still planned at the rate so far.
+std::string StatusLine(const std::string& study, const ProgressCounts& c, double elapsed_s,
+                       size_t width);
+// The columns of the terminal on `fd`, else $COLUMNS, else 80.
+size_t TerminalWidth(int fd);
+// "42s", "3:05", "1:02:03".
+std::string FormatDuration(double seconds);
+// Display columns of UTF-8 text: one per character, not per byte.
+size_t DisplayWidth(const std::string& text);
 
 class Progress {
  public:
@@ -24,7 +42,6 @@ class Progress {
   void Clear();
 
  private:
-  std::string Line(const ProgressCounts& c) const;
   std::string study_;
   bool live_;
   int64_t start_ms_;

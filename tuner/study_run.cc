@@ -121,6 +121,12 @@ ProgressCounts StudyRun::Counts() const {
   c.paused = table_.Count(TrialStatus::kPaused);
   c.planned = scheduler_->Planned();
   if (const Trial* b = table_.best()) c.best = b->value;
+  if (c.running > 0) {
+    for (const auto& [id, t] : table_.all()) {
+      if (t.status == TrialStatus::kRunning && (!c.slowest_step || t.last_step < *c.slowest_step))
+        c.slowest_step = t.last_step;
+    }
+  }
   return c;
 }
 
@@ -303,9 +309,21 @@ void StudyRun::OnFinal(const pb::Final& fin) {
     return;
   }
   // After a stop or pause, however the attempt ended (a timeout in the
-  // grace period, say), the algorithm's decision stands.
+  // grace period, say, or a runner that ran to the end before it heard the
+  // decision), the algorithm's decision stands, where it was taken: the
+  // reports and the result past it were dropped, so a run decides the same
+  // whichever came first.
   pb::TrialOutcome outcome = fin.outcome();
-  if (t->segment_ended && outcome == pb::TRIAL_OUTCOME_LOST) outcome = pb::TRIAL_OUTCOME_CANCELLED;
+  if (t->segment_ended &&
+      (outcome == pb::TRIAL_OUTCOME_LOST || outcome == pb::TRIAL_OUTCOME_COMPLETED)) {
+    if (outcome == pb::TRIAL_OUTCOME_COMPLETED) {
+      LOG_DEBUG << "trial " << t->id << ": completed before its runner heard the decision at step "
+                << t->decided_step << "; it ends there";
+      value = t->last_objective;
+      metrics = "{}";
+    }
+    outcome = pb::TRIAL_OUTCOME_CANCELLED;
+  }
   if (outcome == pb::TRIAL_OUTCOME_LOST) {
     t->last_step = step;
     LoseAttempt(

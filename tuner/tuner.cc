@@ -316,13 +316,18 @@ void Tuner::PrintSummary() {
 
 int Tuner::Run() {
   start_ms_ = NowMs();
+  bool live = o_.progress == 1 || (o_.progress < 0 && isatty(STDERR_FILENO));
+  // Local runners share this terminal: told so (they inherit the
+  // environment), each of their log lines first clears the status line,
+  // which the next update draws again below it, instead of being glued to
+  // its end.
+  if (live) setenv("SWEEP_LIVE_LINE", "1", 1);
   Status st = Setup();
   if (!st.ok()) {
     if (local_) local_->StopAll(2000);
     fprintf(stderr, "sweep: %s\n", st.message().c_str());
     return 1;
   }
-  bool live = o_.progress == 1 || (o_.progress < 0 && isatty(STDERR_FILENO));
   progress_ = std::make_unique<Progress>(study_->study().name(), live);
   struct sigaction sa = {};
   sa.sa_handler = OnSignal;

@@ -3,13 +3,15 @@
 # `sweep dashboard` vs optuna-dashboard 0.21, same trials (N trials of 50
 # reports, written by a real sweep and copied into an Optuna 5 SQLite storage),
 # same headless Chromium, a fresh browser per measurement (render.py).
-# Per size: start both servers, one warm-up render each (discarded), then
+# Per size: start both servers, one first render each (round 0: the server
+# has answered nothing yet, so nothing is cached; shown on its own), then
 # ROUNDS alternated renders (sweep, optuna, sweep, optuna, ...); prints a
-# markdown table of medians and the ratio.
+# markdown table of the first renders, the medians and the ratio.
 #
 # Usage: bench/dashboard/run.sh [ROUNDS=5]
 #   SIZES="1000 10000"  TIMEOUT=120 (s per render)  SIDES="sweep optuna"
 #   OUT=DIR (keeps the databases and results there; default a temp dir, removed)
+#   REUSE=1 (with OUT: keep databases already made there)
 #   SWEEP_READY (default: document.body.dataset.ready === "1")
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -57,8 +59,11 @@ results=$out/results.jsonl
 : >"$results"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)   # a busy machine (a build) skews both sides
 for n in $sizes; do
-  "$here/make_db.sh" "$n" "$out/sweep-$n.db"
-  "$venv/bin/python" "$here/to_optuna.py" "$out/sweep-$n.db" "$out/optuna-$n.db"
+  if [ -z "${REUSE:-}" ] || [ ! -s "$out/sweep-$n.db" ] || [ ! -s "$out/optuna-$n.db" ]; then
+    "$here/make_db.sh" "$n" "$out/sweep-$n.db"
+    rm -f "$out/optuna-$n.db"
+    "$venv/bin/python" "$here/to_optuna.py" "$out/sweep-$n.db" "$out/optuna-$n.db"
+  fi
   params=$(sqlite3 "$out/sweep-$n.db" "select count(*) from json_each((select spec_json from studies where id = 1), '$.parameters')")
   declare -A url pid
   for side in $sides; do
@@ -74,7 +79,7 @@ for n in $sizes; do
     wait_up "http://127.0.0.1:$port/" "${pid[$side]}"
   done
   declare -A skip=()
-  for r in $(seq 0 "$rounds"); do          # round 0: warm-up, discarded
+  for r in $(seq 0 "$rounds"); do          # round 0: the first render, cold server
     for side in $sides; do
       [ -z "${skip[$side]:-}" ] || continue
       if [ "$side" = sweep ]; then ready=$sweep_ready; else ready="optuna:$n:$params"; fi
@@ -97,25 +102,32 @@ echo
 "$py" - "$results" <<'EOF'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-print("| trials | sweep median ms (runs) | optuna-dashboard median ms (runs) | ratio |")
-print("|---:|---:|---:|---:|")
+print("| trials | sweep first render ms | sweep median ms (runs) | optuna-dashboard first render ms | optuna-dashboard median ms (runs) | ratio of medians | ratio of first renders |")
+print("|---:|---:|---:|---:|---:|---:|---:|")
 for n in sorted({r["trials"] for r in rows}):
-    med = {}
-    cell = {}
+    med, first, cell = {}, {}, {}
     for side in ("sweep", "optuna"):
         rs = [r for r in rows if r["trials"] == n and r["side"] == side and r["round"] > 0]
         ms = [r["r"]["ms"] for r in rs if r["r"]["ms"] is not None]
-        warm = [r for r in rows if r["trials"] == n and r["side"] == side and r["round"] == 0]
+        cold = [r for r in rows if r["trials"] == n and r["side"] == side and r["round"] == 0]
+        if cold and cold[0]["r"]["ms"] is not None:
+            first[side] = cold[0]["r"]["ms"]
+            cell[side + "0"] = "%.0f" % first[side]
+        elif cold:
+            cell[side + "0"] = "none in %d s" % cold[0]["timeout"]
+        else:
+            cell[side + "0"] = "-"
         if ms:
             med[side] = statistics.median(ms)
             cell[side] = "%.0f (%d)" % (med[side], len(ms))
-        elif rs or warm:
-            t = (rs or warm)[0]["timeout"]
-            cell[side] = "no complete render in %d s" % t
+        elif rs or cold:
+            cell[side] = "no complete render in %d s" % (rs or cold)[0]["timeout"]
         else:
             cell[side] = "-"
     ratio = "%.1f×" % (med["optuna"] / med["sweep"]) if len(med) == 2 else "-"
-    print("| %d | %s | %s | %s |" % (n, cell["sweep"], cell["optuna"], ratio))
+    ratio0 = "%.1f×" % (first["optuna"] / first["sweep"]) if len(first) == 2 else "-"
+    print("| %d | %s | %s | %s | %s | %s | %s |" % (n, cell["sweep0"], cell["sweep"], cell["optuna0"],
+                                                 cell["optuna"], ratio, ratio0))
 errs = {(r["side"], r["trials"]): r["r"]["errors"] + r["r"]["offsite"] for r in rows if r["r"]["errors"] or r["r"]["offsite"]}
 for k, v in errs.items():
     print("\n%s at %d trials: errors/off-site requests: %s" % (k[0], k[1], v[:5]))

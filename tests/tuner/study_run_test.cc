@@ -174,6 +174,35 @@ TEST_F(StudyRunTest, HyperbandPausesAtARungAndResumesFromTheQueue) {
   EXPECT_EQ(next->attempt(), 1);
 }
 
+TEST_F(StudyRunTest, ARunnerThatRanToTheEndBeforeItHeardAPauseEndsWhereItWasDecided) {
+  // As above, but each runner finished all 3 steps before the pause at
+  // step 1 reached it: its later reports and its completed result came
+  // anyway. The decision stands, at step 1, as if the runner had heard it
+  // in time: the same trials are promoted and stopped, at the same step.
+  Open("{type: hyperband, hyperband: {reduction_factor: 3}}",
+       "{synthetic: {function: curve, steps: 3}}");
+  std::vector<pb::Assign> rung;
+  for (int i = 0; i < 3; ++i) rung.push_back(Assign());
+  double values[] = {0.9, 0.2, 0.5};
+  for (int i = 0; i < 3; ++i) {
+    Report(rung[i], 1, values[i]);
+    Report(rung[i], 2, 0.01);
+    Report(rung[i], 3, 0.001);
+    Final(rung[i], pb::TRIAL_OUTCOME_COMPLETED, 3);
+    run_->ApplyDirectives();
+    Commit();
+  }
+  EXPECT_EQ(Status(rung[1].trial_id()), "queued");
+  EXPECT_EQ(Status(rung[0].trial_id()), "stopped");
+  EXPECT_EQ(Status(rung[2].trial_id()), "stopped");
+  for (const auto& a : rung) {
+    std::string id = std::to_string(a.trial_id());
+    EXPECT_EQ(QueryInt(db_, "SELECT max(step) FROM reports WHERE trial_id=" + id), 1);
+    EXPECT_EQ(QueryInt(db_, "SELECT step FROM trials WHERE id=" + id), 1);
+  }
+  EXPECT_EQ(run_->Counts().completed, 0);
+}
+
 TEST_F(StudyRunTest, InterruptPutsRunningTrialsBackUncounted) {
   Open("{type: random, max_trials: 4}", "{synthetic: {function: branin, steps: 2}}");
   pb::Assign a = Assign(), b = Assign();

@@ -1,0 +1,152 @@
+// The status of a sweep, followed from its database (see watch.h).
+#include "cli/watch.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <thread>
+
+#include "cli/format.h"
+#include "common/clock.h"
+#include "common/json.h"
+#include "storage/db_lock.h"
+#include "storage/reader.h"
+#include "tuner/progress.h"
+
+namespace sweep {
+namespace {
+
+volatile sig_atomic_t g_interrupted = 0;
+void OnInterrupt(int) { g_interrupted = 1; }
+
+int Error(const std::string& message) {
+  fprintf(stderr, "sweep: %s\n", EscapeControl(message).c_str());
+  return 1;
+}
+
+// The study to follow: the one named, else the one a tuner runs, else the
+// only one.
+Result<StudyRef> PickStudy(Reader& reader, const std::string& db, const std::string& name) {
+  if (!name.empty()) return reader.ResolveStudy(name);
+  ASSIGN_OR_RETURN(auto studies, reader.StudySummaries(WallSeconds()));
+  auto holder = DbLock::Holder(db);
+  if (holder.ok() && *holder) {
+    for (auto it = studies.rbegin(); it != studies.rend(); ++it)
+      if (it->status == "running") return it->ref;
+  }
+  return reader.ResolveStudy("");
+}
+
+struct Snapshot {
+  StudySummary summary;
+  std::string state;  // as `sweep studies` shows it
+  ProgressCounts counts;
+  double elapsed_s = 0;
+};
+
+Result<Snapshot> Read(Reader& reader, const std::string& db, const StudyRef& ref,
+                      const pb::Study& spec) {
+  const double now = WallSeconds();
+  ASSIGN_OR_RETURN(auto studies, reader.StudySummaries(now));
+  auto it = std::find_if(studies.begin(), studies.end(),
+                         [&](const StudySummary& s) { return s.ref.id == ref.id; });
+  if (it == studies.end()) return Status::NotFound("study '" + ref.name + "' is gone from " + db);
+  Snapshot snap;
+  snap.summary = *it;
+  auto holder = DbLock::Holder(db);
+  snap.state = DbLock::ShownStatus(it->status, holder.ok() && holder->has_value());
+  ProgressCounts& c = snap.counts;
+  c.completed = it->completed, c.failed = it->failed, c.stopped = it->stopped;
+  c.running = it->running, c.queued = it->queued, c.paused = it->paused;
+  c.best = it->best;
+  if (spec.algorithm().has_max_trials()) c.planned = spec.algorithm().max_trials();
+  if (c.running > 0) {
+    ASSIGN_OR_RETURN(auto running, reader.Trials(ref, "running", 0));
+    for (const TrialView& t : running) {
+      int64_t step = t.step.value_or(0);
+      if (!c.slowest_step || step < *c.slowest_step) c.slowest_step = step;
+    }
+  }
+  if (it->first_started) {
+    double end = snap.state == "running" ? now : it->last_ended.value_or(now);
+    snap.elapsed_s = std::max(0.0, end - *it->first_started);
+  }
+  return snap;
+}
+
+// What a line printed when not on a terminal is printed again for.
+std::string Key(const ProgressCounts& c) {
+  return std::to_string(c.completed) + "/" + std::to_string(c.failed) + "/" +
+         std::to_string(c.stopped) + "/" + std::to_string(c.running) + "/" +
+         std::to_string(c.queued) + "/" + std::to_string(c.paused) + "/" +
+         (c.best ? FormatDouble(*c.best) : "-");
+}
+
+void Write(const std::string& text) {
+  ssize_t ignored = write(STDOUT_FILENO, text.data(), text.size());
+  (void)ignored;
+}
+
+}  // namespace
+
+int WatchStudy(const WatchOptions& o) {
+  struct stat st;
+  if (stat(o.db.c_str(), &st) != 0) return Error(o.db + ": no such database");
+  auto reader = Reader::Open(o.db);
+  if (!reader.ok()) return Error(reader.status().message());
+  auto ref = PickStudy(**reader, o.db, o.study);
+  if (!ref.ok()) return Error(ref.status().message());
+  auto spec = (*reader)->StudySpec(ref->id);
+  if (!spec.ok()) return Error(spec.status().message());
+  const bool tty = isatty(STDOUT_FILENO);
+  struct sigaction sa = {};
+  sa.sa_handler = OnInterrupt;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  std::string printed;
+  Snapshot last;
+  const std::string name = EscapeControl(ref->name);  // a database from elsewhere holds anything
+  while (true) {
+    auto snap = Read(**reader, o.db, *ref, *spec);
+    if (!snap.ok()) {
+      if (tty) Write("\n");
+      return Error(snap.status().message());
+    }
+    last = *snap;
+    if (tty) {
+      size_t width = TerminalWidth(STDOUT_FILENO);
+      Write("\r\033[K" +
+            StatusLine(name, last.counts, last.elapsed_s, width > 1 ? width - 1 : width));
+    } else if (Key(last.counts) != printed) {
+      printed = Key(last.counts);
+      Write(StatusLine(name, last.counts, last.elapsed_s, SIZE_MAX) + "\n");
+    }
+    if (last.state != "running") break;
+    auto wake = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.interval_s);
+    while (!g_interrupted && std::chrono::steady_clock::now() < wake)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (g_interrupted) {
+      if (tty) Write("\n");
+      return 130;
+    }
+  }
+  if (tty) Write("\n");
+  const StudySummary& s = last.summary;
+  std::string outcome = "study '" + ref->name + "' is " + last.state + ": " +
+                        std::to_string(s.completed + s.failed + s.stopped) + " trials ended (" +
+                        std::to_string(s.completed) + " completed, " + std::to_string(s.failed) +
+                        " failed, " + std::to_string(s.stopped) + " stopped) in " +
+                        FormatDuration(last.elapsed_s) + ", best " + ref->metric + " " +
+                        (s.best ? FormatDouble(*s.best) : std::string("-"));
+  if (last.state == "interrupted")
+    outcome += "; its tuner is gone: `sweep run STUDY_FILE --db " + o.db + "` resumes it";
+  Write(EscapeControl(outcome) + "\n");
+  return 0;
+}
+
+}  // namespace sweep
