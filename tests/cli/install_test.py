@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""`cmake --install` puts a working sweep on PATH: into a temporary prefix,
+`sweep --version` runs from there, and `sweep dashboard` finds the
+sweep-dashboard installed beside it (it serves a real database).
+Usage: install_test.py CMAKE BUILD_DIR SWEEP_BINARY
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.request
+
+CMAKE, BUILD, SWEEP = sys.argv[1:4]
+del sys.argv[1:4]
+
+STUDY = """name: inst
+objective: {metric: value, goal: minimize}
+task: {synthetic: {function: branin, steps: 1}}
+algorithm: {type: random, max_trials: 3}
+seed: 1
+parameters:
+  x1: {type: float, min: -5, max: 10}
+  x2: {type: float, min: 0, max: 15}
+"""
+
+
+class InstallTest(unittest.TestCase):
+    def test_the_installed_sweep_runs_and_finds_its_dashboard(self):
+        with tempfile.TemporaryDirectory(prefix="sweep-install-") as tmp:
+            prefix = os.path.join(tmp, "prefix")
+            r = subprocess.run([CMAKE, "--install", BUILD, "--prefix", prefix],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            sweep = os.path.join(prefix, "bin", "sweep")
+            self.assertTrue(os.access(os.path.join(prefix, "bin", "sweep-dashboard"), os.X_OK))
+            env = dict(os.environ, PATH=os.path.join(prefix, "bin") + os.pathsep + os.environ["PATH"])
+            r = subprocess.run(["sweep", "--version"], capture_output=True, text=True, env=env,
+                               timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("sweep", r.stdout)
+            study = os.path.join(tmp, "s.yaml")
+            with open(study, "w") as f:
+                f.write(STUDY)
+            db = os.path.join(tmp, "s.db")
+            r = subprocess.run(["sweep", "run", study, "--db", db, "--local-runners", "1",
+                                "--progress", "plain"], capture_output=True, text=True, env=env,
+                               timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            dash = subprocess.Popen(["sweep", "dashboard", "--db", db, "--bind", "127.0.0.1:0"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    env=env)
+            try:
+                line = dash.stdout.readline()
+                self.assertIn("sweep dashboard of", line, dash.stderr.read() if not line else "")
+                url = line.split(" at ")[1].strip()
+                for _ in range(100):
+                    try:
+                        with urllib.request.urlopen(url + "api/studies", timeout=5) as resp:
+                            self.assertIn(b'"inst"', resp.read())
+                            break
+                    except OSError:
+                        time.sleep(0.05)
+                else:
+                    self.fail("the installed dashboard did not answer")
+            finally:
+                dash.terminate()
+                dash.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
