@@ -14,6 +14,7 @@
 #include "cli/plan.h"
 #include "cli/stop.h"
 #include "cli/studies.h"
+#include "cli/study_admin.h"
 #include "cli/watch.h"
 #include "cli/why.h"
 #include "common/log.h"
@@ -278,6 +279,18 @@ int main(int argc, char** argv) {
   stop_cmd->add_option("--wait", stop_wait_s, "Seconds to wait for the tuner to stop")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
+  bool delete_yes = false;
+  std::string delete_study;
+  auto* delete_cmd =
+      app.add_subcommand("delete", "Delete a study, its trials and their files (asks first)");
+  add_db(delete_cmd);
+  delete_cmd->add_option("study", delete_study, "Study name")->required();
+  delete_cmd->add_flag("--yes,-y", delete_yes, "Do not ask: delete");
+  std::string rename_from, rename_to;
+  auto* rename_cmd = app.add_subcommand("rename", "Give a study a new name");
+  add_db(rename_cmd);
+  rename_cmd->add_option("study", rename_from, "The study's name now")->required();
+  rename_cmd->add_option("name", rename_to, "Its new name")->required();
   WatchOptions watch;
   auto* watch_cmd = app.add_subcommand(
       "watch", "Follow a sweep that runs elsewhere (another terminal or machine), read-only");
@@ -378,6 +391,8 @@ int main(int argc, char** argv) {
   if (dashboard_cmd->parsed()) return RunDashboard(SelfExe(argv[0]), dash);
   if (report_cmd->parsed()) return RunReport(q.db, q.study, report_out);
   if (stop_cmd->parsed()) return StopSweep(q.db, q.study, stop_wait_s);
+  if (delete_cmd->parsed()) return DeleteStudyCommand(q.db, delete_study, delete_yes);
+  if (rename_cmd->parsed()) return RenameStudyCommand(q.db, rename_from, rename_to);
   if (watch_cmd->parsed()) {
     watch.db = q.db;
     return WatchStudy(watch);

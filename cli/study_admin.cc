@@ -1,0 +1,97 @@
+// Deleting and renaming studies from the command line (see study_admin.h).
+#include "cli/study_admin.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "cli/format.h"
+#include "storage/db_lock.h"
+#include "storage/reader.h"
+#include "storage/sqlite_store.h"
+#include "storage/study_admin.h"
+
+namespace sweep {
+namespace {
+
+int Error(const std::string& message) {
+  fprintf(stderr, "sweep: %s\n", EscapeControl(message).c_str());
+  return 1;
+}
+
+// The study to change, on a database no tuner runs on; else an error
+// message.
+Result<StudySummary> Target(const std::string& db, const std::string& study, const char* verb) {
+  struct stat st;
+  if (stat(db.c_str(), &st) != 0) return Status::NotFound(db + ": no such database");
+  auto holder = DbLock::Holder(db);
+  if (!holder.ok()) return holder.status();
+  if (*holder) {
+    return Status::FailedPrecondition("a tuner (pid " + std::to_string(**holder) + ") runs on " +
+                                      db + ": stop it first (`sweep stop --db " + db + "`), then " +
+                                      verb);
+  }
+  ASSIGN_OR_RETURN(auto reader, Reader::Open(db));
+  ASSIGN_OR_RETURN(StudyRef ref, reader->ResolveStudy(study));
+  ASSIGN_OR_RETURN(auto studies, reader->StudySummaries(0));
+  for (const auto& s : studies)
+    if (s.ref.id == ref.id) return s;
+  return Status::NotFound("no study named '" + study + "' in " + db);
+}
+
+bool Confirmed(const std::string& question) {
+  if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)) return false;
+  fprintf(stderr, "%s [y/N] ", question.c_str());
+  fflush(stderr);
+  std::string answer;
+  if (!std::getline(std::cin, answer)) return false;
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+}  // namespace
+
+int DeleteStudyCommand(const std::string& db, const std::string& study, bool yes) {
+  auto target = Target(db, study, "delete");
+  if (!target.ok()) return Error(target.status().message());
+  const std::string name = EscapeControl(target->ref.name);
+  const std::string what = "study '" + name + "' and its " + std::to_string(target->trials) +
+                           " trials from " + EscapeControl(db);
+  if (!yes && !Confirmed("delete " + what + "? This cannot be undone.")) {
+    fprintf(stderr,
+            "sweep: nothing deleted: deleting %s cannot be undone; confirm on a terminal or add "
+            "--yes\n",
+            what.c_str());
+    return 2;
+  }
+  auto store = Store::Open(db);  // takes the lock: a tuner that starts now waits its turn
+  if (!store.ok()) return Error(store.status().message());
+  auto deleted = DeleteStudy(**store, target->ref.id);
+  if (!deleted.ok()) return Error(deleted.status().message());
+  int files = RemoveTrialFiles(db, deleted->trial_ids);
+  printf("deleted study '%s' from %s: %lld trials, %lld reports, %lld decisions, %d files\n",
+         name.c_str(), EscapeControl(db).c_str(), static_cast<long long>(deleted->trials),
+         static_cast<long long>(deleted->reports), static_cast<long long>(deleted->decisions),
+         files);
+  return 0;
+}
+
+int RenameStudyCommand(const std::string& db, const std::string& study, const std::string& name) {
+  if (name.empty() || name.size() > 200)
+    return Error("a study's name must be 1 to 200 characters, as in a study file");
+  auto target = Target(db, study, "rename");
+  if (!target.ok()) return Error(target.status().message());
+  auto store = Store::Open(db);
+  if (!store.ok()) return Error(store.status().message());
+  Status st = RenameStudy(**store, target->ref.id, name);
+  if (!st.ok()) return Error(st.message());
+  printf(
+      "renamed study '%s' to '%s' in %s; to resume it, its study file must now say "
+      "`name: %s`\n",
+      EscapeControl(target->ref.name).c_str(), EscapeControl(name).c_str(),
+      EscapeControl(db).c_str(), EscapeControl(name).c_str());
+  return 0;
+}
+
+}  // namespace sweep
