@@ -65,7 +65,7 @@ int DeleteStudyCommand(const std::string& db, const std::string& study, bool yes
             what.c_str());
     return 2;
   }
-  auto store = Store::Open(db);  // takes the lock: a tuner that starts now waits its turn
+  auto store = Store::Open(db);  // takes the lock: a tuner started meanwhile is refused
   if (!store.ok()) return Error(store.status().message());
   auto deleted = DeleteStudy(**store, target->ref.id);
   if (!deleted.ok()) return Error(deleted.status().message());
