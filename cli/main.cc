@@ -250,7 +250,7 @@ int main(int argc, char** argv) {
   auto* best_cmd = app.add_subcommand("best", "Print the best trial");
   add_db(best_cmd);
   best_cmd->add_option("study", q.study, "Study name");
-  best_cmd->add_option("--format", q.format, "table|json");
+  best_cmd->add_option("--format", q.format, "table|csv|json");
   auto* query_cmd = app.add_subcommand("query", "Run a read-only SQL query");
   add_db(query_cmd);
   query_cmd->add_option("sql", q.sql, "One SQL statement")->required();
@@ -303,6 +303,7 @@ int main(int argc, char** argv) {
   auto* why_cmd = app.add_subcommand("why", "Explain the decisions taken on a trial");
   add_db(why_cmd);
   why_cmd->add_option("trial", why_trial, "Trial id")->required();
+  why_cmd->add_option("--format", q.format, "table|json")->check(CLI::IsMember({"table", "json"}));
 
   DashboardOptions dash;
   auto* dashboard_cmd = app.add_subcommand(
@@ -379,7 +380,6 @@ int main(int argc, char** argv) {
     });
   }
   if (best_cmd->parsed()) {
-    if (q.format == "csv") return Fail(Status::InvalidArgument("best prints table or json"));
     return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {
       ASSIGN_OR_RETURN(StudyRef s, r.ResolveStudy(q.study));
       ASSIGN_OR_RETURN(auto trials, r.Trials(s, "", 1));
@@ -399,8 +399,9 @@ int main(int argc, char** argv) {
   }
   if (logs_cmd->parsed()) return PrintTrialLog(q.db, logs_trial, logs_attempt, logs_follow);
   if (why_cmd->parsed()) {
-    return WithReader(
-        q, [&](Reader& r, Format) -> Result<std::string> { return ExplainTrial(r, why_trial); });
+    return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {
+      return f == Format::kJson ? ExplainTrialJson(r, why_trial) : ExplainTrial(r, why_trial);
+    });
   }
   if (query_cmd->parsed()) {
     return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {

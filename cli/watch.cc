@@ -35,7 +35,7 @@ Result<StudyRef> PickStudy(Reader& reader, const std::string& db, const std::str
   if (!name.empty()) return reader.ResolveStudy(name);
   ASSIGN_OR_RETURN(auto studies, reader.StudySummaries(WallSeconds()));
   auto holder = DbLock::Holder(db);
-  if (holder.ok() && *holder) {
+  if (!holder.ok() || *holder) {  // unreadable: a tuner starting
     for (auto it = studies.rbegin(); it != studies.rend(); ++it)
       if (it->status == "running") return it->ref;
   }
@@ -58,8 +58,9 @@ Result<Snapshot> Read(Reader& reader, const std::string& db, const StudyRef& ref
   if (it == studies.end()) return Status::NotFound("study '" + ref.name + "' is gone from " + db);
   Snapshot snap;
   snap.summary = *it;
+  // A lock that cannot be read (a tuner starting) counts as held.
   auto holder = DbLock::Holder(db);
-  snap.state = DbLock::ShownStatus(it->status, holder.ok() && holder->has_value());
+  snap.state = DbLock::ShownStatus(it->status, !holder.ok() || holder->has_value());
   ProgressCounts& c = snap.counts;
   c.completed = it->completed, c.failed = it->failed, c.stopped = it->stopped;
   c.running = it->running, c.queued = it->queued, c.paused = it->paused;
@@ -75,6 +76,11 @@ Result<Snapshot> Read(Reader& reader, const std::string& db, const StudyRef& ref
   if (it->first_started) {
     double end = snap.state == "running" ? now : it->last_ended.value_or(now);
     snap.elapsed_s = std::max(0.0, end - *it->first_started);
+    // The rate (and so the time left) of the last minute: the elapsed time
+    // spans every run of the study, and the pauses between them.
+    double window = std::min(60.0, now - *it->first_started);
+    if (snap.state == "running" && window > 0)
+      c.rate = static_cast<double>(it->ended_last_minute) / window;
   }
   return snap;
 }

@@ -1,5 +1,5 @@
-// `sweep watch [STUDY]`: follows a sweep that runs in another terminal, or
-// on another machine that writes this database file, read-only: its status
+// `sweep watch [STUDY]`: follows a sweep that runs in another terminal on
+// this machine, read-only, from its database: its status
 // line (tuner/progress.h), redrawn in place on a terminal and cut to its
 // width, or a line whenever a count changes otherwise. Ends, with the
 // study's outcome, once no tuner runs the study.

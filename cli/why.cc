@@ -5,6 +5,8 @@
 
 #include "cli/format.h"
 #include "common/json.h"
+#include "common/json_writer.h"
+#include "common/values.h"
 
 namespace sweep {
 
@@ -48,6 +50,46 @@ Result<std::string> ExplainTrial(Reader& reader, int64_t id) {
       out += "  " + EscapeControl(e.kind) + ": " + EscapeControl(e.detail) + "\n";
   }
   return out;
+}
+
+Result<std::string> ExplainTrialJson(Reader& reader, int64_t id) {
+  ASSIGN_OR_RETURN(TrialDetail d, reader.Trial(id));
+  ASSIGN_OR_RETURN(std::vector<TrialView> kids, reader.Children(id));
+  ASSIGN_OR_RETURN(std::vector<DecisionView> decisions, reader.Decisions(id));
+  ASSIGN_OR_RETURN(std::vector<EventView> events, reader.Events(id));
+  const TrialView& t = d.trial;
+  JsonWriter w;
+  w.BeginObject().Key("id").Int(id).Key("number").Int(t.number);
+  w.Key("study").String(d.study.name).Key("status").String(t.status);
+  w.Key("step").Int(t.step).Key("attempts").Int(static_cast<int64_t>(t.attempts));
+  w.Key("metric").String(d.study.metric).Key("value").Number(t.value);
+  w.Key("params").Raw(ParamsToJson(t.params.params()));
+  w.Key("failure");
+  t.failure.empty() ? w.Null() : w.String(t.failure);
+  w.Key("parent");
+  if (t.parent) {
+    w.BeginObject().Key("id").Int(*t.parent).Key("number").Int(d.parent_number);
+    w.Key("step").Int(t.parent_step).EndObject();
+  } else {
+    w.Null();
+  }
+  w.Key("children").BeginArray();
+  for (const TrialView& k : kids) {
+    w.BeginObject().Key("id").Int(k.id).Key("number").Int(k.number);
+    w.Key("step").Int(k.parent_step).EndObject();
+  }
+  w.EndArray().Key("decisions").BeginArray();
+  for (const DecisionView& dv : decisions) {
+    w.BeginObject().Key("step").Int(dv.step).Key("decision").String(dv.decision);
+    w.Key("reason").String(dv.reason).Key("at").Number(dv.at).EndObject();
+  }
+  w.EndArray().Key("events").BeginArray();
+  for (const EventView& e : events) {
+    w.BeginObject().Key("kind").String(e.kind).Key("detail").String(e.detail);
+    w.Key("at").Number(e.at).EndObject();
+  }
+  w.EndArray().EndObject();
+  return w.Take() + "\n";
 }
 
 }  // namespace sweep

@@ -11,5 +11,10 @@
 namespace sweep {
 
 Result<std::string> ExplainTrial(Reader& reader, int64_t trial_id);
+// The same as one JSON object: {id, number, study, status, step, attempts,
+// metric, value, params, failure, parent: {id, number, step} | null,
+// children: [{id, number, step}], decisions: [{step, decision, reason, at}],
+// events: [{kind, detail, at}]}.
+Result<std::string> ExplainTrialJson(Reader& reader, int64_t trial_id);
 
 }  // namespace sweep

@@ -203,7 +203,8 @@ class Handler {
   }
 
   // Each request takes an Api of its own (a Reader is single-threaded),
-  // so a study's views are read side by side, one per core.
+  // so a study's views are read side by side (more Readers than cores: see
+  // ServeDashboard).
   struct Lease {
     explicit Lease(Handler* h) : handler(h) {
       std::unique_lock<std::mutex> lock(h->mu_);

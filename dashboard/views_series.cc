@@ -93,7 +93,7 @@ Result<std::string> CurvesJson(Reader& reader, int64_t study_id) {
   head.BeginObject().Key("metric").String(ref.metric);
   head.Key("reports").Int(reports).Key("trials").Int(curves);
   head.Key("points_per_trial").Int(static_cast<int64_t>(per_trial));
-  head.Key("curves").Raw(w.str()).EndObject();
+  head.Key("curves").Raw(w.Take()).EndObject();
   return head.Take();
 }
 

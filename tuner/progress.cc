@@ -4,6 +4,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -60,7 +61,10 @@ size_t TerminalWidth(int fd) {
 std::string StatusLine(const std::string& study, const ProgressCounts& c, double elapsed_s,
                        size_t width) {
   const int64_t done = c.completed + c.failed + c.stopped;
-  const double rate = elapsed_s > 0 ? static_cast<double>(done) / elapsed_s : 0;
+  const double rate =
+      c.rate          ? *c.rate
+      : elapsed_s > 0 ? static_cast<double>(std::max<int64_t>(0, done - c.ended_before)) / elapsed_s
+                      : 0;
   // Each field with its rank: the highest rank is dropped first.
   struct Field {
     std::string text;
@@ -108,10 +112,15 @@ std::string StatusLine(const std::string& study, const ProgressCounts& c, double
 Progress::Progress(std::string study, bool live)
     : study_(std::move(study)), live_(live), start_ms_(NowMs()) {}
 
-void Progress::Update(const ProgressCounts& c, bool force) {
+bool Progress::Due() const { return NowMs() - last_ms_ >= (live_ ? 250 : 10000); }
+
+void Progress::Update(const ProgressCounts& counts, bool force) {
+  if (!force && !Due()) return;
   int64_t now = NowMs();
-  if (!force && now - last_ms_ < (live_ ? 250 : 10000)) return;
   last_ms_ = now;
+  ProgressCounts c = counts;
+  if (!ended_before_) ended_before_ = c.completed + c.failed + c.stopped;
+  c.ended_before = *ended_before_;
   double secs = static_cast<double>(now - start_ms_) / 1000.0;
   if (live_) {
     // One column short of the width: a line that fills the last column

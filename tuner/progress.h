@@ -17,13 +17,17 @@ struct ProgressCounts {
   // The last step the least advanced running trial reported: what moves
   // while long trials run and none has ended yet.
   std::optional<int64_t> slowest_step;
+  // Trials per second, and so the time left: `rate` when given, else the
+  // trials that ended after the first `ended_before` over the elapsed time
+  // (a resumed study's earlier trials do not count).
+  std::optional<double> rate;
+  int64_t ended_before = 0;
 };
 
 // "[study] done 3/20  running 2 (slowest at step 40)  best 0.12  ~3:05 left
-// 0:42 elapsed  1.5 trials/s  queued 15  runners 2": the fields in order, the
-// least needed
-// dropped first until the line fits `width` columns, then cut. The time
-// left is the trials still planned at the rate so far.
+// 0:42 elapsed  1.5 trials/s  queued 15  runners 2": the fields in order,
+// the least needed dropped first until the line fits `width` columns, then
+// cut. The time left is the trials still planned at the rate.
 std::string StatusLine(const std::string& study, const ProgressCounts& c, double elapsed_s,
                        size_t width);
 // The columns of the terminal on `fd`, else $COLUMNS, else 80.
@@ -36,7 +40,11 @@ size_t DisplayWidth(const std::string& text);
 class Progress {
  public:
   Progress(std::string study, bool live);
-  // Redraws at most every 250 ms (live) or logs every 10 s (plain).
+  // Whether Update would draw now: at most every 250 ms (live), or log
+  // every 10 s (plain).
+  bool Due() const;
+  // Draws (or logs) the line if Due(), or always with `force`. The first
+  // update's ended trials (a resumed study's) are not counted in the rate.
   void Update(const ProgressCounts& c, bool force = false);
   // Clears the live line before other output.
   void Clear();
@@ -47,6 +55,7 @@ class Progress {
   int64_t start_ms_;
   int64_t last_ms_ = 0;
   bool drawn_ = false;
+  std::optional<int64_t> ended_before_;  // at the first update
 };
 
 }  // namespace sweep

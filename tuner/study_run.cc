@@ -111,25 +111,6 @@ bool StudyRun::Done() const {
          table_.Count(TrialStatus::kRunning) == 0;
 }
 
-ProgressCounts StudyRun::Counts() const {
-  ProgressCounts c;
-  c.completed = table_.Count(TrialStatus::kCompleted);
-  c.failed = table_.Count(TrialStatus::kFailed);
-  c.stopped = table_.Count(TrialStatus::kStopped);
-  c.running = table_.Count(TrialStatus::kRunning);
-  c.queued = static_cast<int64_t>(table_.queued());
-  c.paused = table_.Count(TrialStatus::kPaused);
-  c.planned = scheduler_->Planned();
-  if (const Trial* b = table_.best()) c.best = b->value;
-  if (c.running > 0) {
-    for (const auto& [id, t] : table_.all()) {
-      if (t.status == TrialStatus::kRunning && (!c.slowest_step || t.last_step < *c.slowest_step))
-        c.slowest_step = t.last_step;
-    }
-  }
-  return c;
-}
-
 void StudyRun::Write(Status st) {
   if (st.ok() || !write_error_.ok()) return;
   write_error_ = st;
@@ -138,15 +119,6 @@ void StudyRun::Write(Status st) {
 void StudyRun::Event(int64_t trial_id, const std::string& kind, const std::string& detail) {
   Write(store_->Begin());
   Write(store_->AddEvent(study_id_, trial_id, kind, detail, WallSeconds()));
-}
-
-void StudyRun::WriteProgress() {
-  // Progress (last step and objective) is written once per trial per commit.
-  for (int64_t id : progress_dirty_) {
-    const Trial* t = table_.Find(id);
-    if (t) Write(store_->SetProgress(id, t->last_step, t->last_objective));
-  }
-  progress_dirty_.clear();
 }
 
 void StudyRun::AfterCommit(Dispatcher* d) {
@@ -308,17 +280,17 @@ void StudyRun::OnFinal(const pb::Final& fin) {
     LoseAttempt(t, "its runner sent a completed result without reporting a step", false);
     return;
   }
-  // After a stop or pause, however the attempt ended (a timeout in the
-  // grace period, say, or a runner that ran to the end before it heard the
-  // decision), the algorithm's decision stands, where it was taken: the
-  // reports and the result past it were dropped, so a run decides the same
-  // whichever came first.
+  // After a stop or pause, an attempt that was lost (a timeout in the grace
+  // period, say) or completed anyway (its runner ran to the end before it
+  // heard) ends as the algorithm decided, where it decided: the reports and
+  // the result past it are dropped, so a run decides the same whichever
+  // came first. A failure is still a failure.
   pb::TrialOutcome outcome = fin.outcome();
   if (t->segment_ended &&
       (outcome == pb::TRIAL_OUTCOME_LOST || outcome == pb::TRIAL_OUTCOME_COMPLETED)) {
     if (outcome == pb::TRIAL_OUTCOME_COMPLETED) {
-      LOG_DEBUG << "trial " << t->id << ": completed before its runner heard the decision at step "
-                << t->decided_step << "; it ends there";
+      LOG_DEBUG << "trial " << t->id << ": completed before its runner heard the decision; it "
+                << "ends at step " << t->last_step;
       value = t->last_objective;
       metrics = "{}";
     }

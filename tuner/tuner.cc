@@ -235,7 +235,8 @@ void Tuner::Housekeeping() {
     }
     for (const auto& d : died) dispatcher_->LoseRunnerByPid(d.pid, d.how);
   }
-  if (progress_) progress_->Update(Counts());
+  // Counts() walks the running trials: only when the line is drawn.
+  if (progress_ && progress_->Due()) progress_->Update(Counts());
 }
 
 void Tuner::StartLocalRunners(const pb::Study& study) {

@@ -223,6 +223,9 @@ const StudyPage = (() => {
     const base = `/api/studies/${id}`;
     const get = (view) => api(view ? `${base}/${view}` : base);
     const [sP, trP, cvP, impP, rgP, lnP] = ["", "trials", "curves", "importance", "rungs", "lineage"].map(get);
+    // Handled: one that fails while an earlier one has failed is not an
+    // "uncaught" error (the first failure is what the page shows).
+    for (const p of [trP, cvP, impP, rgP, lnP]) p.catch(() => {});
     const [s, rg, ln] = await Promise.all([sP, rgP, lnP]);
     // When each part was drawn and how long it took, for the benchmark's
     // breakdown.

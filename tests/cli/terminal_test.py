@@ -76,6 +76,24 @@ def in_pty(args, cols, timeout=120, on_output=None):
         os.close(master)
 
 
+def runners_of(pid):
+    """The pids of the local runners a tuner started."""
+    out = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % p) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open("/proc/%s/cmdline" % p, "rb") as f:
+                cmd = f.read().split(b"\0")
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == pid and b"runner" in cmd[1:2]:
+            out.append(int(p))
+    return out
+
+
 def segments(text):
     """What a terminal shows as separate redraws: text between \\r and \\n,
     without the erase-line sequence."""
@@ -122,8 +140,23 @@ class TerminalTest(unittest.TestCase):
         self.fail("the sweep did not start a trial in 60 s")
 
     def test_the_run_status_line_fits_the_terminal_and_says_how_long(self):
-        rc, out = in_pty([SWEEP, "run", self.study, "--db", self.db, "--local-runners", "2"], 48)
+        # Once the line is drawn, a local runner is killed: the tuner logs
+        # it and starts another, which logs as it starts, while the status
+        # line is on the screen. Neither may be glued to it.
+        killed = []
+
+        def kill_a_runner(proc, text):
+            if killed or text.count("[term] done") < 3:
+                return
+            for pid in runners_of(proc.pid):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+                break
+        rc, out = in_pty([SWEEP, "run", self.study, "--db", self.db, "--local-runners", "2"], 48,
+                         on_output=kill_a_runner)
         self.assertEqual(rc, 0, out[-2000:])
+        self.assertTrue(killed, out[-2000:])
+        self.assertGreaterEqual(out.count("info: training on"), 3, out[-3000:])
         shown = segments(out)
         status = [s for s in shown if STATUS.match(s)]
         self.assertGreater(len(status), 2, out[-2000:])
