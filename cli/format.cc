@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/json.h"
+#include "common/text_width.h"
 #include "common/values.h"
 
 namespace sweep {
@@ -96,13 +97,15 @@ std::string FormatRows(const Table& t, Format f) {
   std::vector<std::vector<std::string>> text;
   std::vector<std::string> columns;
   for (const auto& name : t.columns) columns.push_back(EscapeControl(name));
-  for (size_t c = 0; c < columns.size(); ++c) width[c] = columns[c].size();
+  // Widths in terminal columns (common/text_width.h), not bytes: `naïve`
+  // and `学习率` line up.
+  for (size_t c = 0; c < columns.size(); ++c) width[c] = DisplayWidth(columns[c]);
   for (const auto& row : t.rows) {
     std::vector<std::string> cells;
     for (size_t c = 0; c < row.size(); ++c) {
       std::string s = CellText(row[c], f);
-      if (s.size() > 60) s = s.substr(0, 57) + "...";
-      width[c] = std::max(width[c], s.size());
+      if (DisplayWidth(s) > 60) s = CutToWidth(s, 57) + "...";
+      width[c] = std::max(width[c], DisplayWidth(s));
       cells.push_back(std::move(s));
     }
     text.push_back(std::move(cells));
@@ -111,7 +114,7 @@ std::string FormatRows(const Table& t, Format f) {
     std::string l;
     for (size_t c = 0; c < cells.size(); ++c) {
       bool right = row && !std::holds_alternative<std::string>((*row)[c]);
-      std::string pad(width[c] - cells[c].size(), ' ');
+      std::string pad(width[c] - DisplayWidth(cells[c]), ' ');
       l +=
           (c ? "  " : "") + (right ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : ""));
     }
@@ -139,7 +142,7 @@ std::string TrialJson(const TrialView& t) {
 }
 
 std::string FormatTrials(const std::vector<TrialView>& trials, Format f,
-                         const std::string& objective) {
+                         const std::string& objective, const std::vector<std::string>& params) {
   if (f == Format::kJson) {
     std::string out = "[";
     for (size_t i = 0; i < trials.size(); ++i) out += (i ? ",\n " : "") + TrialJson(trials[i]);
@@ -152,7 +155,9 @@ std::string FormatTrials(const std::vector<TrialView>& trials, Format f,
                "step", "attempts"};
   bool lineage = std::any_of(trials.begin(), trials.end(), [](const auto& x) { return x.parent; });
   if (lineage) t.columns.push_back("parent");
-  std::vector<std::string> names;
+  // The study's parameters in its file's order, whichever rows are shown
+  // (a conditional one no row has still has its column); then any other.
+  std::vector<std::string> names = params;
   for (const auto& tr : trials) {
     for (const auto& p : tr.params.params()) {
       if (std::find(names.begin(), names.end(), p.name()) == names.end()) names.push_back(p.name());

@@ -24,8 +24,10 @@ std::string FormatRows(const Table& table, Format format);
 // {"id": 3, "status": "completed", "params": {...}, "value": 1.25, "step": 1, "attempts": 1, ...}
 std::string TrialJson(const TrialView& t);
 // Table and CSV put each parameter, and each final metric other than the
-// objective, in a column of its own.
+// objective, in a column of its own. `params`, the study's parameters in
+// its file's order, come first, each with its column even when no row has
+// it, so the columns do not depend on the rows shown.
 std::string FormatTrials(const std::vector<TrialView>& trials, Format format,
-                         const std::string& objective);
+                         const std::string& objective, const std::vector<std::string>& params = {});
 
 }  // namespace sweep

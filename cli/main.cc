@@ -39,6 +39,15 @@ std::string SelfExe(const char* argv0) {
 
 constexpr int kExitUsage = 2;
 
+// The study's parameter names in its file's order: the trials table's
+// columns, whichever rows it shows.
+Result<std::vector<std::string>> ParameterOrder(Reader& r, const StudyRef& s) {
+  ASSIGN_OR_RETURN(pb::Study spec, r.StudySpec(s.id));
+  std::vector<std::string> names;
+  for (const pb::Parameter& p : spec.parameters()) names.push_back(p.name());
+  return names;
+}
+
 int Fail(const Status& st) {
   // Messages may quote a study file or a database: no raw escape sequences.
   fprintf(stderr, "sweep: %s\n", EscapeControl(st.message()).c_str());
@@ -376,7 +385,8 @@ int main(int argc, char** argv) {
         }
         return "(no rows: " + EscapeControl(why) + ")\n";
       }
-      return FormatTrials(trials, f, s.metric);
+      ASSIGN_OR_RETURN(std::vector<std::string> order, ParameterOrder(r, s));
+      return FormatTrials(trials, f, s.metric, order);
     });
   }
   if (best_cmd->parsed()) {
@@ -385,7 +395,9 @@ int main(int argc, char** argv) {
       ASSIGN_OR_RETURN(auto trials, r.Trials(s, "", 1));
       if (trials.empty())
         return Status::NotFound("study '" + s.name + "' has no completed trial yet");
-      return f == Format::kJson ? TrialJson(trials[0]) + "\n" : FormatTrials(trials, f, s.metric);
+      ASSIGN_OR_RETURN(std::vector<std::string> order, ParameterOrder(r, s));
+      return f == Format::kJson ? TrialJson(trials[0]) + "\n"
+                                : FormatTrials(trials, f, s.metric, order);
     });
   }
   if (dashboard_cmd->parsed()) return RunDashboard(SelfExe(argv[0]), dash);

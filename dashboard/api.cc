@@ -31,6 +31,13 @@ int64_t Id(const std::string& s) {
 
 }  // namespace
 
+bool Api::Cacheable(const std::string& path) {
+  auto parts = Split(path);
+  if (parts.empty() || parts[0] != "api") return false;
+  return (parts.size() == 3 && parts[1] == "trials") ||
+         (parts.size() == 4 && parts[1] == "studies");
+}
+
 Result<std::unique_ptr<Api>> Api::Open(const std::string& db) {
   ASSIGN_OR_RETURN(auto reader, Reader::Open(db));
   return std::unique_ptr<Api>(new Api(std::move(reader)));

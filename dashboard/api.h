@@ -24,6 +24,10 @@ class Api {
   // answer holds until the database changes (it does not use `now`).
   Result<std::string> Get(const std::string& path, double now, bool* cacheable = nullptr);
 
+  // Whether Get's answer for `path` holds until the database changes (it
+  // does not use the clock): a study's views and a trial's page.
+  static bool Cacheable(const std::string& path);
+
   Reader& reader() { return *reader_; }
 
  private:

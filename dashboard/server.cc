@@ -23,6 +23,7 @@
 #include "dashboard/answer_cache.h"
 #include "dashboard/api.h"
 #include "dashboard/assets.h"
+#include "storage/db_lock.h"
 
 namespace sweep {
 namespace {
@@ -169,24 +170,16 @@ class Handler {
     if (path == "/api/version") {
       std::lock_guard<std::mutex> lock(version_mu_);
       json = version_->Get(path, now);
+    } else if (Api::Cacheable(path)) {
+      auto got = Cached(path, now);
+      if (got.ok()) {
+        answer = *got;
+      } else {
+        json = got.status();
+      }
     } else {
-      // The version is read before the answer, so a cached answer is at
-      // least as new as the version it is kept under.
-      Result<int64_t> version = Status::Internal("unread");
-      {
-        std::lock_guard<std::mutex> lock(version_mu_);
-        version = version_->reader().DataVersion();
-      }
-      if (version.ok()) answer = cache_.Find(*version, path);
-      if (!answer) {
-        bool cacheable = false;
-        {
-          Lease lease(this);  // back to the pool even if Get throws
-          json = lease.api->Get(path, now, &cacheable);
-        }
-        if (json.ok() && cacheable && version.ok())
-          answer = cache_.Put(*version, path, std::move(*json));
-      }
+      Lease lease(this);  // back to the pool even if Get throws
+      json = lease.api->Get(path, now);
     }
     if (!answer && !json.ok()) {
       return Error(res, json.status().code() == StatusCode::kNotFound ? 404 : 500,
@@ -202,6 +195,51 @@ class Handler {
                              });
   }
 
+  // The answer at the database's version now, kept or made once. The
+  // version is read before the answer, so an answer is at least as new as
+  // the version it is kept under.
+  Result<std::shared_ptr<const std::string>> Cached(const std::string& path, double now) {
+    Result<int64_t> version = Status::Internal("unread");
+    {
+      std::lock_guard<std::mutex> lock(version_mu_);
+      version = version_->reader().DataVersion();
+    }
+    if (!version.ok()) return version.status();
+    return cache_.GetOrCompute(*version, path, [&]() -> Result<std::string> {
+      Lease lease(this);  // back to the pool even if Get throws
+      return lease.api->Get(path, now);
+    });
+  }
+
+ public:
+  // Reads the pages of the three studies changed last, unless a tuner runs
+  // on the database (its next commit would make them stale, and it should
+  // have the CPU): a first view a moment after `sweep dashboard` starts is
+  // then served from memory, and one that comes sooner waits for the read
+  // under way rather than starting its own. Stops between answers once
+  // `stopping` is set.
+  void WarmUp(const std::atomic<bool>& stopping) {
+    auto holder = DbLock::Holder(version_->reader().path());
+    if (!holder.ok() || *holder) return;
+    Result<std::vector<StudySummary>> studies = Status::Internal("unread");
+    {
+      Lease lease(this);
+      studies = lease.api->reader().StudySummaries(0);
+    }
+    if (!studies.ok()) return;
+    std::sort(studies->begin(), studies->end(), [](const StudySummary& a, const StudySummary& b) {
+      return a.updated_at > b.updated_at;
+    });
+    if (studies->size() > 3) studies->resize(3);
+    for (const StudySummary& s : *studies) {
+      for (const char* view : {"curves", "trials", "importance", "rungs", "lineage"}) {
+        if (stopping) return;
+        (void)Cached("/api/studies/" + std::to_string(s.ref.id) + "/" + view, 0);
+      }
+    }
+  }
+
+ private:
   // Each request takes an Api of its own (a Reader is single-threaded),
   // so a study's views are read side by side (more Readers than cores: see
   // ServeDashboard).
@@ -278,6 +316,8 @@ Status ServeDashboard(const DashboardOptions& options) {
                                std::strerror(errno) + "; is another program using the port?)");
   }
   handler = std::make_unique<Handler>(std::move(version), std::move(apis), token, bound);
+  std::atomic<bool> stopping{false};
+  std::thread warm([&] { handler->WarmUp(stopping); });
   std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
   printf("sweep dashboard of %s at http://%s:%d/%s\n", options.db.c_str(), shown.c_str(), bound,
          token.empty() ? "" : ("?token=" + token).c_str());
@@ -300,6 +340,8 @@ Status ServeDashboard(const DashboardOptions& options) {
   bool ok = server.listen_after_bind();
   int err = errno;
   ended = true;
+  stopping = true;
+  warm.join();
   if (!signalled) pthread_kill(stopper.native_handle(), SIGUSR1);
   stopper.join();
   if (!ok && !signalled)

@@ -60,18 +60,23 @@ Result<pb::Study> Reader::StudySpec(int64_t study_id) {
 
 namespace {
 
+// A row of (trial_id, attempt, step, value[, metric]).
+ReportPoint ReadReport(const Stmt& s, bool with_metric) {
+  ReportPoint p;
+  p.trial_id = s.Int(0);
+  p.attempt = static_cast<int>(s.Int(1));
+  p.step = s.Int(2);
+  if (!s.IsNull(3)) p.value = s.Double(3);
+  if (with_metric) p.metric = s.Text(4);
+  return p;
+}
+
 Result<std::vector<ReportPoint>> CollectReports(Stmt* s) {
   std::vector<ReportPoint> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, s->Step());
     if (!row) break;
-    ReportPoint p;
-    p.trial_id = s->Int(0);
-    p.attempt = static_cast<int>(s->Int(1));
-    p.step = s->Int(2);
-    if (!s->IsNull(3)) p.value = s->Double(3);
-    p.metric = s->Text(4);
-    out.push_back(std::move(p));
+    out.push_back(ReadReport(*s, true));
   }
   return out;
 }
@@ -99,11 +104,7 @@ Status Reader::ForEachTrialReports(
       trial.clear();
     }
     if (!row) return Status::Ok();
-    ReportPoint& p = trial.emplace_back();
-    p.trial_id = id;
-    p.attempt = static_cast<int>(s.Int(1));
-    p.step = s.Int(2);
-    if (!s.IsNull(3)) p.value = s.Double(3);
+    trial.push_back(ReadReport(s, false));
   }
 }
 

@@ -13,28 +13,9 @@
 #include "common/clock.h"
 #include "common/json.h"
 #include "common/log.h"
+#include "common/text_width.h"
 
 namespace sweep {
-namespace {
-
-// The first `width` columns of `text`, whole characters only.
-std::string CutToWidth(const std::string& text, size_t width) {
-  size_t cols = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // continuation byte
-    if (cols++ == width) return text.substr(0, i);
-  }
-  return text;
-}
-
-}  // namespace
-
-size_t DisplayWidth(const std::string& text) {
-  size_t cols = 0;
-  for (unsigned char c : text) cols += (c & 0xC0) != 0x80;
-  return cols;
-}
-
 std::string FormatDuration(double seconds) {
   long long s = seconds > 0 ? static_cast<long long>(seconds + 0.5) : 0;
   char out[48];

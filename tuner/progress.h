@@ -34,8 +34,6 @@ std::string StatusLine(const std::string& study, const ProgressCounts& c, double
 size_t TerminalWidth(int fd);
 // "42s", "3:05", "1:02:03".
 std::string FormatDuration(double seconds);
-// Display columns of UTF-8 text: one per character, not per byte.
-size_t DisplayWidth(const std::string& text);
 
 class Progress {
  public:

@@ -133,6 +133,34 @@ TEST(FormatTrialsTest, CsvHasTheSameColumns) {
             "2,failed,,,1,0.1,2,,diverged\n");
 }
 
+TEST(FormatTrialsTest, ColumnsFollowTheStudysParametersWhicheverRowsAreShown) {
+  // `momentum` is conditional and no row shown has it: its column is there.
+  EXPECT_EQ(FormatTrials(Trials(), Format::kCsv, "loss", {"layers", "momentum", "lr"}),
+            "id,status,value,step,attempts,layers,momentum,lr,accuracy,failure\n"
+            "1,completed,0.25,9,1,2,,0.001,0.875,\n"
+            "2,failed,,,1,2,,0.1,,diverged\n");
+  EXPECT_EQ(FormatTrials({}, Format::kCsv, "loss", {"layers", "lr"}),
+            "id,status,value,step,attempts,layers,lr,failure\n");
+}
+
+TEST(FormatRowsTest, TableColumnsLineUpByDisplayWidthNotBytes) {
+  Table t;
+  t.columns = {"name", "n"};
+  t.rows = {{std::string("naïve"), int64_t{1}},
+            {std::string("学习率"), int64_t{22}},
+            {std::string("plain"), int64_t{3}}};
+  EXPECT_EQ(FormatRows(t, Format::kTable),
+            "name    n\n"
+            "naïve    1\n"
+            "学习率  22\n"
+            "plain    3\n");
+  // A long cell is cut on a whole character.
+  Table u;
+  u.columns = {"x"};
+  u.rows = {{std::string(56, 'a') + "éééééé"}};  // 62 columns, 68 bytes
+  EXPECT_EQ(FormatRows(u, Format::kTable).substr(2), std::string(56, 'a') + "é...\n");
+}
+
 TEST(FormatTrialsTest, AParentColumnAppearsOnlyWithLineage) {
   std::vector<TrialView> v = Trials();
   v[1].parent = 1;

@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace sweep {
 namespace {
@@ -40,6 +44,61 @@ TEST(AnswerCacheTest, TheFirstAnswerForAPathStays) {
   auto second = cache.Put(3, "/a", "second");
   EXPECT_EQ(*second, "second");
   EXPECT_EQ(*cache.Find(3, "/a"), "first");
+}
+
+TEST(AnswerCacheTest, AnAnswerIsComputedOnceHoweverManyAskAtOnce) {
+  AnswerCache cache(1 << 20);
+  std::atomic<int> computed{0};
+  auto slow = [&]() -> Result<std::string> {
+    ++computed;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    return std::string("[42]");
+  };
+  std::vector<std::thread> askers;
+  std::atomic<int> right{0}, ready{0};
+  for (int i = 0; i < 6; ++i) {
+    askers.emplace_back([&] {
+      ++ready;
+      while (ready < 6) std::this_thread::yield();  // all ask at once
+      auto got = cache.GetOrCompute(5, "/api/studies/1/curves", slow);
+      if (got.ok() && **got == "[42]") ++right;
+    });
+  }
+  for (auto& t : askers) t.join();
+  EXPECT_EQ(computed.load(), 1);
+  EXPECT_EQ(right.load(), 6);
+  // Kept: the next asker does not compute.
+  ASSERT_TRUE(cache.GetOrCompute(5, "/api/studies/1/curves", slow).ok());
+  EXPECT_EQ(computed.load(), 1);
+  // Another version computes again.
+  ASSERT_TRUE(cache.GetOrCompute(6, "/api/studies/1/curves", slow).ok());
+  EXPECT_EQ(computed.load(), 2);
+}
+
+TEST(AnswerCacheTest, AnErrorReachesEveryWaiterAndIsNotKept) {
+  AnswerCache cache(1 << 20);
+  std::atomic<int> computed{0};
+  auto failing = [&]() -> Result<std::string> {
+    ++computed;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    return Status::NotFound("no study 9");
+  };
+  std::atomic<int> not_found{0}, ready{0};
+  std::vector<std::thread> askers;
+  for (int i = 0; i < 4; ++i) {
+    askers.emplace_back([&] {
+      ++ready;
+      while (ready < 4) std::this_thread::yield();
+      auto got = cache.GetOrCompute(1, "/api/studies/9/trials", failing);
+      if (!got.ok() && got.status().IsNotFound()) ++not_found;
+    });
+  }
+  for (auto& t : askers) t.join();
+  EXPECT_EQ(not_found.load(), 4);
+  EXPECT_EQ(computed.load(), 1);
+  EXPECT_EQ(cache.Find(1, "/api/studies/9/trials"), nullptr);
+  EXPECT_FALSE(cache.GetOrCompute(1, "/api/studies/9/trials", failing).ok());
+  EXPECT_EQ(computed.load(), 2);  // tried again
 }
 
 }  // namespace
