@@ -263,6 +263,10 @@ int main(int argc, char** argv) {
   auto* query_cmd = app.add_subcommand("query", "Run a read-only SQL query");
   add_db(query_cmd);
   query_cmd->add_option("sql", q.sql, "One SQL statement")->required();
+  // A query can have no end (a recursive WITH): the rows read are capped.
+  size_t query_limit = 1000000;
+  query_cmd->add_option("--limit", query_limit, "Read at most N rows (0: all of them)")
+      ->capture_default_str();
   query_cmd->add_option("--format", q.format, "table|csv|json");
   auto* export_cmd = app.add_subcommand("export", "Export all trials of a study");
   add_db(export_cmd);
@@ -417,7 +421,13 @@ int main(int argc, char** argv) {
   }
   if (query_cmd->parsed()) {
     return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {
-      ASSIGN_OR_RETURN(Table t, r.Query(q.sql));
+      ASSIGN_OR_RETURN(Table t, r.Query(q.sql, query_limit));
+      if (t.truncated) {
+        fprintf(stderr,
+                "sweep: the query has more than %zu rows; these are the first (--limit N for "
+                "more, 0 for all)\n",
+                query_limit);
+      }
       return FormatRows(t, f);
     });
   }

@@ -39,12 +39,16 @@ Result<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
 
 namespace {
 
-Result<Table> Collect(Stmt* s) {
+Result<Table> Collect(Stmt* s, size_t limit) {
   Table t;
   for (int i = 0; i < s->columns(); ++i) t.columns.push_back(s->ColumnName(i));
   while (true) {
     ASSIGN_OR_RETURN(bool row, s->Step());
     if (!row) break;
+    if (limit > 0 && t.rows.size() == limit) {
+      t.truncated = true;
+      break;
+    }
     std::vector<Cell> cells;
     for (int i = 0; i < s->columns(); ++i) {
       switch (s->ColumnType(i)) {
@@ -72,7 +76,7 @@ Result<Table> Collect(Stmt* s) {
 
 }  // namespace
 
-Result<Table> Reader::Query(const std::string& sql) {
+Result<Table> Reader::Query(const std::string& sql, size_t limit) {
   const char* tail = nullptr;
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(), sql, &tail));
   if (s.raw() == nullptr) return Status::InvalidArgument("empty query");
@@ -86,7 +90,7 @@ Result<Table> Reader::Query(const std::string& sql) {
     return Status::InvalidArgument(
         "sweep query is read-only: this statement would modify the database, so it was not run");
   }
-  return Collect(&s);
+  return Collect(&s, limit);
 }
 
 Result<Table> Reader::Studies() {

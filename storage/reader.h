@@ -24,6 +24,7 @@ using Cell = std::variant<std::monostate, int64_t, double, std::string>;
 struct Table {
   std::vector<std::string> columns;
   std::vector<std::vector<Cell>> rows;
+  bool truncated = false;  // the query had more rows than it was allowed to read
 };
 
 struct StudyRef {
@@ -125,7 +126,8 @@ class Reader {
   static Result<std::unique_ptr<Reader>> Open(const std::string& path);
 
   // Runs one read-only SQL statement; a statement that would write is refused.
-  Result<Table> Query(const std::string& sql);
+  // At most `limit` rows (0: all); `truncated` says when there were more.
+  Result<Table> Query(const std::string& sql, size_t limit = 0);
   Result<Table> Studies();
   // Finds a study by name; an empty name means "the only study".
   Result<StudyRef> ResolveStudy(const std::string& name);

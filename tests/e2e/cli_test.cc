@@ -257,6 +257,15 @@ TEST(E2eCliTest, QueryCommandsAndFormats) {
                      &out),
             0);
   EXPECT_EQ(out, "[{\"status\": \"completed\", \"n\": 60}]\n");
+  // A query with no end stops at --limit, and says so.
+  const std::string endless =
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c";
+  ASSERT_EQ(RunSweep({"query", endless, "--db", db, "--format", "csv", "--limit", "3"}, &out), 0);
+  EXPECT_NE(out.find("x\n1\n2\n3\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\n4\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("more than 3 rows"), std::string::npos) << out;
+  ASSERT_EQ(RunSweep({"query", "SELECT 1 AS one", "--db", db, "--limit", "1"}, &out), 0);
+  EXPECT_EQ(out.find("more than"), std::string::npos) << out;  // exactly the limit: nothing cut
   EXPECT_EQ(RunSweep({"query", "DELETE FROM trials", "--db", db}, &out), 1);
   EXPECT_NE(out.find("read-only"), std::string::npos) << out;
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials"), 60);
