@@ -125,9 +125,7 @@ int WatchStudy(const WatchOptions& o) {
     }
     last = *snap;
     if (tty) {
-      size_t width = TerminalWidth(STDOUT_FILENO);
-      Write("\r\033[K" +
-            StatusLine(name, last.counts, last.elapsed_s, width > 1 ? width - 1 : width));
+      Write(LiveStatusLine(STDOUT_FILENO, name, last.counts, last.elapsed_s));
     } else if (Key(last.counts) != printed) {
       printed = Key(last.counts);
       Write(StatusLine(name, last.counts, last.elapsed_s, SIZE_MAX) + "\n");

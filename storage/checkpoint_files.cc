@@ -46,11 +46,14 @@ Status CheckCheckpointDir(const std::string& dir, bool create) {
   return Status::Ok();
 }
 
+std::string CheckpointFilePrefix(int64_t trial_id) {
+  return "trial-" + std::to_string(trial_id) + "-step-";
+}
+
 Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id, int64_t step,
                                         const std::string& data) {
   RETURN_IF_ERROR(CheckCheckpointDir(dir, /*create=*/true));
-  std::string path =
-      dir + "/trial-" + std::to_string(trial_id) + "-step-" + std::to_string(step) + ".ckpt";
+  std::string path = dir + "/" + CheckpointFilePrefix(trial_id) + std::to_string(step) + ".ckpt";
   std::string tmp = path + ".tmp";
   // A temporary file left by a crash (or anything planted at its name) is
   // removed, not opened: O_EXCL | O_NOFOLLOW create a new file or fail.

@@ -20,6 +20,9 @@ Status CheckCheckpointDir(const std::string& dir, bool create);
 // folder passes CheckCheckpointDir first; the temporary file is created
 // afresh (O_EXCL | O_NOFOLLOW, mode 0600) and renamed into place, so a
 // symlink at either name is replaced, never followed.
+// The start of the names of trial `trial_id`'s checkpoint files in their
+// folder ("trial-ID-step-"; the step and ".ckpt" follow).
+std::string CheckpointFilePrefix(int64_t trial_id);
 Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id, int64_t step,
                                         const std::string& data);
 // Reads a checkpoint; a symlink at `path` is refused (O_NOFOLLOW).

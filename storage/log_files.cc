@@ -13,9 +13,12 @@
 
 namespace sweep {
 
+std::string LogFilePrefix(int64_t trial_id) {
+  return "trial-" + std::to_string(trial_id) + ".attempt-";
+}
+
 std::string LogFilePath(const std::string& dir, int64_t trial_id, int attempt) {
-  return dir + "/trial-" + std::to_string(trial_id) + ".attempt-" + std::to_string(attempt) +
-         ".log";
+  return dir + "/" + LogFilePrefix(trial_id) + std::to_string(attempt) + ".log";
 }
 
 Result<LogAppend> AppendLogFile(const std::string& dir, int64_t trial_id, int attempt,

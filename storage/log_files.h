@@ -18,6 +18,9 @@ inline constexpr int64_t kMaxLogFileBytes = 16 << 20;
 inline constexpr size_t kLogTailBytes = 4096;
 
 std::string LogFilePath(const std::string& dir, int64_t trial_id, int attempt);
+// The start of the names of trial `trial_id`'s log files in their folder
+// ("trial-ID.attempt-"; the attempt and ".log" follow).
+std::string LogFilePrefix(int64_t trial_id);
 
 struct LogAppend {
   std::string path;

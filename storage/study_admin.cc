@@ -8,6 +8,8 @@
 #include <set>
 
 #include "common/clock.h"
+#include "storage/checkpoint_files.h"
+#include "storage/log_files.h"
 #include "storage/sqlite_util.h"
 
 namespace sweep {
@@ -26,14 +28,15 @@ Status Run(sqlite3* db, const std::string& sql, int64_t study_id) {
   return s.Run();
 }
 
-// The trial id in a file name `trial-ID<rest>`, if `rest` starts as given.
-bool TrialFile(const std::string& name, const std::string& rest_prefix, int64_t* id) {
+// The trial whose file `name` is, by the name its module gives it
+// (`prefix_of`, e.g. CheckpointFilePrefix), or false.
+bool TrialFile(const std::string& name, std::string (*prefix_of)(int64_t), int64_t* id) {
   if (name.rfind("trial-", 0) != 0) return false;
   size_t end = 6;
   while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
-  if (end == 6 || end > 24 || name.compare(end, rest_prefix.size(), rest_prefix) != 0) return false;
+  if (end == 6 || end > 24) return false;
   *id = std::stoll(name.substr(6, end - 6));
-  return true;
+  return name.rfind(prefix_of(*id), 0) == 0;
 }
 
 }  // namespace
@@ -114,15 +117,15 @@ Status RenameStudy(Store& store, int64_t study_id, const std::string& name) {
 int RemoveTrialFiles(const std::string& db, const std::vector<int64_t>& trial_ids) {
   const std::set<int64_t> ids(trial_ids.begin(), trial_ids.end());
   int removed = 0;
-  for (const auto& [dir, rest] :
-       {std::pair<std::string, std::string>{db + ".checkpoints", "-step-"},
-        {db + ".logs", ".attempt-"}}) {
+  const std::pair<std::string, std::string (*)(int64_t)> folders[] = {
+      {db + ".checkpoints", CheckpointFilePrefix}, {db + ".logs", LogFilePrefix}};
+  for (const auto& [dir, prefix_of] : folders) {
     DIR* d = opendir(dir.c_str());
     if (!d) continue;
     std::vector<std::string> doomed;
     while (dirent* e = readdir(d)) {
       int64_t id = 0;
-      if (TrialFile(e->d_name, rest, &id) && ids.count(id)) doomed.push_back(e->d_name);
+      if (TrialFile(e->d_name, prefix_of, &id) && ids.count(id)) doomed.push_back(e->d_name);
     }
     closedir(d);
     for (const std::string& name : doomed)

@@ -90,6 +90,12 @@ std::string StatusLine(const std::string& study, const ProgressCounts& c, double
   return CutToWidth(line, width);
 }
 
+std::string LiveStatusLine(int fd, const std::string& study, const ProgressCounts& c,
+                           double elapsed_s) {
+  size_t width = TerminalWidth(fd);
+  return "\r\033[K" + StatusLine(study, c, elapsed_s, width > 1 ? width - 1 : width);
+}
+
 Progress::Progress(std::string study, bool live)
     : study_(std::move(study)), live_(live), start_ms_(NowMs()) {}
 
@@ -104,10 +110,7 @@ void Progress::Update(const ProgressCounts& counts, bool force) {
   c.ended_before = *ended_before_;
   double secs = static_cast<double>(now - start_ms_) / 1000.0;
   if (live_) {
-    // One column short of the width: a line that fills the last column
-    // makes some terminals wrap before the next \r.
-    size_t width = TerminalWidth(STDERR_FILENO);
-    std::string out = "\r\033[K" + StatusLine(study_, c, secs, width > 1 ? width - 1 : width);
+    std::string out = LiveStatusLine(STDERR_FILENO, study_, c, secs);
     ssize_t ignored = write(STDERR_FILENO, out.data(), out.size());
     (void)ignored;
     drawn_ = true;

@@ -30,6 +30,11 @@ struct ProgressCounts {
 // cut. The time left is the trials still planned at the rate.
 std::string StatusLine(const std::string& study, const ProgressCounts& c, double elapsed_s,
                        size_t width);
+// The status line redrawn in place on the terminal on `fd`: "\r", erase
+// the line, the line cut one column short of the width (a line that fills
+// the last column makes some terminals wrap before the next "\r").
+std::string LiveStatusLine(int fd, const std::string& study, const ProgressCounts& c,
+                           double elapsed_s);
 // The columns of the terminal on `fd`, else $COLUMNS, else 80.
 size_t TerminalWidth(int fd);
 // "42s", "3:05", "1:02:03".
