@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "cli/human_cells.h"
 #include "common/json.h"
 #include "common/text_width.h"
 #include "common/values.h"
@@ -48,13 +49,7 @@ std::string CellText(const Cell& c, Format f) {
   if (std::holds_alternative<std::monostate>(c)) return f == Format::kJson ? "null" : "";
   if (auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
   if (auto* d = std::get_if<double>(&c)) {
-    if (f == Format::kJson) return JsonNumber(*d);
-    if (f == Format::kTable) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.6g", *d);
-      return buf;
-    }
-    return FormatDouble(*d);
+    return f == Format::kJson ? JsonNumber(*d) : FormatDouble(*d);
   }
   if (f == Format::kJson) return JsonString(std::get<std::string>(c));
   // CSV keeps a newline, quoted as RFC 4180 has it; a table row stays one
@@ -70,7 +65,7 @@ std::string CellText(const Cell& c, Format f) {
 
 }  // namespace
 
-std::string FormatRows(const Table& t, Format f) {
+std::string FormatRows(const Table& t, Format f, const std::vector<ColumnKind>& kinds) {
   std::string out;
   if (f == Format::kJson) {
     out = "[";
@@ -100,10 +95,21 @@ std::string FormatRows(const Table& t, Format f) {
   // Widths in terminal columns (common/text_width.h), not bytes: `naïve`
   // and `学习率` line up.
   for (size_t c = 0; c < columns.size(); ++c) width[c] = DisplayWidth(columns[c]);
-  for (const auto& row : t.rows) {
+  // Numbers and times by the rule for people (cli/human_cells.h), a column
+  // at a time; text as it is.
+  std::vector<std::vector<std::string>> human;
+  std::vector<bool> time(columns.size());
+  for (size_t c = 0; c < columns.size(); ++c) {
+    ColumnKind kind = c < kinds.size() ? kinds[c] : ColumnKind::kAuto;
+    human.push_back(HumanColumn(t, c, &kind));
+    time[c] = kind == ColumnKind::kTime;
+  }
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const auto& row = t.rows[r];
     std::vector<std::string> cells;
     for (size_t c = 0; c < row.size(); ++c) {
-      std::string s = CellText(row[c], f);
+      std::string s =
+          std::holds_alternative<std::string>(row[c]) ? CellText(row[c], f) : human[c][r];
       if (DisplayWidth(s) > 60) s = CutToWidth(s, 57) + "...";
       width[c] = std::max(width[c], DisplayWidth(s));
       cells.push_back(std::move(s));
@@ -113,11 +119,15 @@ std::string FormatRows(const Table& t, Format f) {
   auto line = [&](const std::vector<std::string>& cells, const std::vector<Cell>* row) {
     std::string l;
     for (size_t c = 0; c < cells.size(); ++c) {
-      bool right = row && !std::holds_alternative<std::string>((*row)[c]);
+      // Numbers right, text and times left.
+      ColumnKind kind = c < kinds.size() ? kinds[c] : ColumnKind::kAuto;
+      bool right = row && !std::holds_alternative<std::string>((*row)[c]) &&
+                   kind != ColumnKind::kTime && kind != ColumnKind::kClock && !time[c];
       std::string pad(width[c] - DisplayWidth(cells[c]), ' ');
       l +=
           (c ? "  " : "") + (right ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : ""));
     }
+    while (!l.empty() && l.back() == ' ') l.pop_back();
     return l + "\n";
   };
   out += line(columns, nullptr);
@@ -137,7 +147,10 @@ std::string TrialJson(const TrialView& t) {
       ", \"failure\": " + (t.failure.empty() ? "null" : JsonString(t.failure)) +
       ", \"metrics\": " + (t.metrics_json.empty() ? "null" : t.metrics_json) +
       ", \"parent\": " + (t.parent ? std::to_string(*t.parent) : "null") +
-      ", \"parent_step\": " + (t.parent_step ? std::to_string(*t.parent_step) : "null") + "}";
+      ", \"parent_number\": " + (t.parent_number ? std::to_string(*t.parent_number) : "null") +
+      ", \"parent_step\": " + (t.parent_step ? std::to_string(*t.parent_step) : "null") +
+      ", \"started_at\": " + (t.started_at ? JsonNumber(*t.started_at) : "null") +
+      ", \"ended_at\": " + (t.ended_at ? JsonNumber(*t.ended_at) : "null") + "}";
   return out;
 }
 
@@ -149,12 +162,20 @@ std::string FormatTrials(const std::vector<TrialView>& trials, Format f,
     return out + "]\n";
   }
   Table t;
-  // For people the objective's column bears its name; CSV keeps `value`,
-  // the stable name scripts read (as JSON does).
-  t.columns = {"id", "status", f == Format::kTable && !objective.empty() ? objective : "value",
-               "step", "attempts"};
+  std::vector<ColumnKind> kinds;
+  auto column = [&](const std::string& name, ColumnKind kind = ColumnKind::kAuto) {
+    t.columns.push_back(name);
+    kinds.push_back(kind);
+  };
+  // A trial is named by its number in its study (`sweep why 7`). For
+  // people the objective's column bears its name; CSV keeps `value`, the
+  // stable name scripts read (as JSON does).
+  bool table = f == Format::kTable;
+  for (const char* c : {"trial", "status"}) column(c);
+  column(table && !objective.empty() ? objective : "value");
+  for (const char* c : {"step", "attempts"}) column(c);
   bool lineage = std::any_of(trials.begin(), trials.end(), [](const auto& x) { return x.parent; });
-  if (lineage) t.columns.push_back("parent");
+  if (lineage) column("parent");
   // The study's parameters in its file's order, whichever rows are shown
   // (a conditional one no row has still has its column); then any other.
   std::vector<std::string> names = params;
@@ -163,7 +184,7 @@ std::string FormatTrials(const std::vector<TrialView>& trials, Format f,
       if (std::find(names.begin(), names.end(), p.name()) == names.end()) names.push_back(p.name());
     }
   }
-  for (const auto& n : names) t.columns.push_back(n);
+  for (const auto& n : names) column(n);
   std::vector<std::string> metrics;
   for (const auto& tr : trials) {
     for (const auto& [m, v] : tr.metrics) {
@@ -171,12 +192,18 @@ std::string FormatTrials(const std::vector<TrialView>& trials, Format f,
         metrics.push_back(m);
     }
   }
-  for (const auto& m : metrics) t.columns.push_back(m);
-  t.columns.push_back("failure");
+  for (const auto& m : metrics) column(m);
+  // When it ran: local times for people, Unix seconds in CSV.
+  column(table ? "start" : "started_at", ColumnKind::kTime);
+  column(table ? "end" : "ended_at", ColumnKind::kClock);
+  column(table ? "duration" : "duration_s", ColumnKind::kDuration);
+  column("failure");
+  if (!table) column("id");  // the database's key, to join with `sweep query`
+  auto opt = [](const auto& v) { return v ? Cell(*v) : Cell(); };
   for (const auto& tr : trials) {
-    std::vector<Cell> row = {tr.id, tr.status, tr.value ? Cell(*tr.value) : Cell(),
-                             tr.step ? Cell(*tr.step) : Cell(), int64_t{tr.attempts}};
-    if (lineage) row.push_back(tr.parent ? Cell(*tr.parent) : Cell());
+    std::vector<Cell> row = {tr.number, tr.status, opt(tr.value), opt(tr.step),
+                             int64_t{tr.attempts}};
+    if (lineage) row.push_back(opt(tr.parent_number));
     for (const auto& n : names) {
       Cell c;
       for (const auto& p : tr.params.params()) {
@@ -198,10 +225,15 @@ std::string FormatTrials(const std::vector<TrialView>& trials, Format f,
       }
       row.push_back(c);
     }
+    row.push_back(opt(tr.started_at));
+    row.push_back(opt(tr.ended_at));
+    row.push_back(tr.started_at && tr.ended_at ? Cell(*tr.ended_at - *tr.started_at) : Cell());
     row.push_back(tr.failure.empty() ? Cell() : Cell(tr.failure));
+    if (!table) row.push_back(tr.id);
     t.rows.push_back(std::move(row));
   }
-  return FormatRows(t, f);
+  if (!table) kinds.clear();  // CSV: every number in full
+  return FormatRows(t, f, kinds);
 }
 
 }  // namespace sweep

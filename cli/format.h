@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/human_cells.h"
 #include "common/status.h"
 #include "storage/reader.h"
 
@@ -20,8 +21,14 @@ Result<Format> ParseFormat(const std::string& name);
 // CSV, which quotes it). Tables and CSV escape every cell and column name
 // with it; JSON escapes the same characters its way.
 std::string EscapeControl(std::string_view s, bool keep_newlines = false);
-std::string FormatRows(const Table& table, Format format);
-// {"id": 3, "status": "completed", "params": {...}, "value": 1.25, "step": 1, "attempts": 1, ...}
+// A table shows numbers and times by cli/human_cells.h, `kinds` saying how
+// each column is read (missing ones: kAuto); CSV and JSON keep every number
+// in full.
+std::string FormatRows(const Table& table, Format format,
+                       const std::vector<ColumnKind>& kinds = {});
+// {"id": 3, "status": "completed", "params": {...}, "value": 1.25, "step": 1, "attempts": 1,
+//  "number": 2, ..., "started_at": 1796190013.953, "ended_at": ...}: `number` is the trial's
+// name in its study, `id` the database's key.
 std::string TrialJson(const TrialView& t);
 // Table and CSV put each parameter, and each final metric other than the
 // objective, in a column of its own. `params`, the study's parameters in

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/format.h"
+#include "cli/trial_ref.h"
 #include "storage/reader.h"
 
 namespace sweep {
@@ -42,14 +43,18 @@ bool PrintFrom(const std::string& path, int64_t* offset) {
 
 }  // namespace
 
-int PrintTrialLog(const std::string& db, int64_t trial_id, int attempt, bool follow) {
+int PrintTrialLog(const std::string& db, const std::vector<std::string>& trial_args, int attempt,
+                  bool follow) {
   auto reader = Reader::Open(db);
   if (!reader.ok()) return Fail(reader.status().message());
+  auto ref = ResolveTrial(**reader, trial_args);
+  if (!ref.ok()) return Fail(ref.status().message());
+  int64_t trial_id = ref->id;
   auto trial = (*reader)->Trial(trial_id);
   if (!trial.ok()) return Fail(trial.status().message());
   auto logs = (*reader)->Logs(trial_id);
   if (!logs.ok()) return Fail(logs.status().message());
-  std::string id = std::to_string(trial_id);
+  std::string id = std::to_string(ref->number);
   if (attempt == 0) attempt = std::max(1, trial->trial.attempts);
   const LogView* log = nullptr;
   for (const auto& l : *logs)

@@ -15,6 +15,7 @@
 #include "cli/stop.h"
 #include "cli/studies.h"
 #include "cli/study_admin.h"
+#include "cli/trial_ref.h"
 #include "cli/watch.h"
 #include "cli/why.h"
 #include "common/log.h"
@@ -50,7 +51,8 @@ Result<std::vector<std::string>> ParameterOrder(Reader& r, const StudyRef& s) {
 
 int Fail(const Status& st) {
   // Messages may quote a study file or a database: no raw escape sequences.
-  fprintf(stderr, "sweep: %s\n", EscapeControl(st.message()).c_str());
+  // A validation failure lists one error per line: newlines stay.
+  fprintf(stderr, "sweep: %s\n", EscapeControl(st.message(), /*keep_newlines=*/true).c_str());
   return 1;
 }
 
@@ -275,13 +277,17 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember({"csv", "json"}));
 
-  int64_t logs_trial = 0;
+  std::vector<std::string> logs_trial;
   int logs_attempt = 0;
   bool logs_follow = false;
   auto* logs_cmd =
       app.add_subcommand("logs", "Print a command trial's log (its stdout and stderr)");
   add_db(logs_cmd);
-  logs_cmd->add_option("trial", logs_trial, "Trial id")->required();
+  logs_cmd
+      ->add_option("trial", logs_trial,
+                   "[STUDY] TRIAL: the trial's number (the study's name when there are several)")
+      ->required()
+      ->expected(1, 2);
   logs_cmd->add_option("--attempt", logs_attempt, "Attempt (default: the latest)");
   logs_cmd->add_flag("--follow,-f", logs_follow, "Keep printing while the attempt runs");
   double stop_wait_s = 60;
@@ -312,10 +318,14 @@ int main(int argc, char** argv) {
   watch_cmd->add_option("--interval", watch.interval_s, "Seconds between reads")
       ->check(CLI::Range(0.1, 3600.0))
       ->capture_default_str();
-  int64_t why_trial = 0;
+  std::vector<std::string> why_trial;
   auto* why_cmd = app.add_subcommand("why", "Explain the decisions taken on a trial");
   add_db(why_cmd);
-  why_cmd->add_option("trial", why_trial, "Trial id")->required();
+  why_cmd
+      ->add_option("trial", why_trial,
+                   "[STUDY] TRIAL: the trial's number (the study's name when there are several)")
+      ->required()
+      ->expected(1, 2);
   why_cmd->add_option("--format", q.format, "table|json")->check(CLI::IsMember({"table", "json"}));
 
   DashboardOptions dash;
@@ -416,7 +426,8 @@ int main(int argc, char** argv) {
   if (logs_cmd->parsed()) return PrintTrialLog(q.db, logs_trial, logs_attempt, logs_follow);
   if (why_cmd->parsed()) {
     return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {
-      return f == Format::kJson ? ExplainTrialJson(r, why_trial) : ExplainTrial(r, why_trial);
+      ASSIGN_OR_RETURN(TrialRef t, ResolveTrial(r, why_trial));
+      return f == Format::kJson ? ExplainTrialJson(r, t.id) : ExplainTrial(r, t.id);
     });
   }
   if (query_cmd->parsed()) {

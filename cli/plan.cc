@@ -55,7 +55,7 @@ Result<std::string> HyperbandLayout(const pb::Study& study, bool json) {
   out += "ends: " + plan.note + "\n";
   if (bohb) {
     const pb::BohbConfig& c = study.algorithm().bohb();
-    out += "proposals: " + FormatShort(c.random_fraction()) +
+    out += "proposals: " + FormatDouble(c.random_fraction()) +
            " of new trials at random; the others from a TPE model of the results at the "
            "largest rung step with at least " +
            Num(c.min_points_in_model()) + " results (random until one has)\n";
@@ -87,7 +87,7 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
              Num(trials * resource) + " steps); the first " + Num(c.n_startup_trials()) +
              " finished trials are random draws, then each proposal is the best of " +
              Num(c.n_ei_candidates()) + " candidates by l(x)/g(x), the best " +
-             FormatShort(c.gamma()) + " of finished trials (at most 25) being good" +
+             FormatDouble(c.gamma()) + " of finished trials (at most 25) being good" +
              (c.constant_liar() ? " and running ones counted bad" : "") +
              (c.multivariate() ? "; parameters modelled jointly"
                                : "; parameters modelled one by one") +

@@ -19,20 +19,19 @@ std::string Opt(const std::optional<double>& v) { return v ? FormatDouble(*v) : 
 Result<std::string> ExplainTrial(Reader& reader, int64_t id) {
   ASSIGN_OR_RETURN(TrialDetail d, reader.Trial(id));
   const TrialView& t = d.trial;
-  std::string out = "trial " + Num(id) + " (number " + Num(t.number) + ") of study '" +
-                    EscapeControl(d.study.name) + "': " + EscapeControl(t.status) + " at step " +
-                    Opt(t.step) + " after " + Num(t.attempts) + " attempt(s); " +
-                    EscapeControl(d.study.metric) + " = " + Opt(t.value) + "\n";
+  std::string out = "trial " + Num(t.number) + " of study '" + EscapeControl(d.study.name) +
+                    "': " + EscapeControl(t.status) + " at step " + Opt(t.step) + " after " +
+                    Num(t.attempts) + " attempt(s); " + EscapeControl(d.study.metric) + " = " +
+                    Opt(t.value) + "\n";
   out += "params " + EscapeControl(d.params_json) + "\n";
   if (!t.failure.empty()) out += "failure: " + EscapeControl(t.failure) + "\n";
   if (t.parent) {
-    out += "parent: trial " + Num(*t.parent) + " (number " + Opt(d.parent_number) +
-           "), copied at step " + Opt(t.parent_step) + "\n";
+    out +=
+        "parent: trial " + Opt(t.parent_number) + ", copied at step " + Opt(t.parent_step) + "\n";
   }
   ASSIGN_OR_RETURN(std::vector<TrialView> kids, reader.Children(id));
   for (const TrialView& k : kids) {
-    out += "child: trial " + Num(k.id) + " (number " + Num(k.number) + "), copied at step " +
-           Opt(k.parent_step) + "\n";
+    out += "child: trial " + Num(k.number) + ", copied at step " + Opt(k.parent_step) + "\n";
   }
   ASSIGN_OR_RETURN(std::vector<DecisionView> decisions, reader.Decisions(id));
   if (decisions.empty()) {
@@ -68,7 +67,7 @@ Result<std::string> ExplainTrialJson(Reader& reader, int64_t id) {
   t.failure.empty() ? w.Null() : w.String(t.failure);
   w.Key("parent");
   if (t.parent) {
-    w.BeginObject().Key("id").Int(*t.parent).Key("number").Int(d.parent_number);
+    w.BeginObject().Key("id").Int(*t.parent).Key("number").Int(t.parent_number);
     w.Key("step").Int(t.parent_step).EndObject();
   } else {
     w.Null();

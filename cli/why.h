@@ -1,4 +1,4 @@
-// `sweep why TRIAL`: the decisions taken on a trial with their reasons, and
+// `sweep why [STUDY] TRIAL`: the decisions taken on a trial with their reasons, and
 // what happened to it (lost attempts, rejected messages, checkpoints).
 #pragma once
 
@@ -10,6 +10,8 @@
 
 namespace sweep {
 
+// `trial_id` is the database's id (cli/trial_ref.h finds it from the
+// number users name); the text names trials by their numbers.
 Result<std::string> ExplainTrial(Reader& reader, int64_t trial_id);
 // The same as one JSON object: {id, number, study, status, step, attempts,
 // metric, value, params, failure, parent: {id, number, step} | null,

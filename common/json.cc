@@ -98,13 +98,6 @@ std::string FormatDouble(double v) {
   return std::string(buf, end);
 }
 
-std::string FormatShort(double v) {
-  if (!std::isfinite(v)) return FormatDouble(v);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 std::string JsonNumber(double v) {
   if (!std::isfinite(v)) return "null";
   return FormatDouble(v);

@@ -16,7 +16,5 @@ std::string ValidUtf8(std::string_view s);
 std::string JsonNumber(double v);
 // Shortest round-trip text for a double, for humans ("nan", "inf" kept).
 std::string FormatDouble(double v);
-// Six significant digits, for explanations ("0.861", "1.03139").
-std::string FormatShort(double v);
 
 }  // namespace sweep

@@ -68,7 +68,8 @@ void WriteTrial(JsonWriter& w, const TrialView& t) {
     for (const auto& [name, value] : t.metrics) w.Key(name).Number(value);
     w.EndObject();
   }
-  w.Key("parent").Int(t.parent).Key("parent_step").Int(t.parent_step);
+  w.Key("parent").Int(t.parent).Key("parent_number").Int(t.parent_number);
+  w.Key("parent_step").Int(t.parent_step);
   w.Key("created_at").Number(t.created_at).Key("started_at").Number(t.started_at);
   w.Key("ended_at").Number(t.ended_at);
 }
@@ -157,7 +158,7 @@ Result<std::string> TrialJson(Reader& reader, int64_t trial_id) {
   w.BeginObject();
   WriteTrial(w, d.trial);
   w.Key("study").Int(d.study.id).Key("study_name").String(d.study.name);
-  w.Key("metric").String(d.study.metric).Key("parent_number").Int(d.parent_number);
+  w.Key("metric").String(d.study.metric);
   w.Key("decisions").BeginArray();
   for (const auto& x : decisions) {
     w.BeginObject().Key("step").Int(x.step).Key("decision").String(x.decision);

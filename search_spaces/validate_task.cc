@@ -42,9 +42,20 @@ void CheckSyntheticTask(const pb::Study& study, Checker* c) {
   for (const auto& p : study.parameters()) by_name[p.name()] = &p;
   while (by_name.count("x" + std::to_string(n + 1))) ++n;
   if (n < fn->inputs) {
-    c->Fail(path + ".function", "this function needs parameters x1..x" +
-                                    std::to_string(fn->inputs) + ", the study defines x1..x" +
-                                    std::to_string(n));
+    // Name what is missing and what the study has: "needs x1 and x2; the
+    // study has no x2 (it defines x1, lr)".
+    std::string want, missing, have;
+    for (int i = 1; i <= fn->inputs; ++i) {
+      std::string x = "x" + std::to_string(i);
+      want += (i == 1 ? "" : i == fn->inputs ? " and " : ", ") + x;
+      if (!by_name.count(x)) missing += (missing.empty() ? "" : ", ") + x;
+    }
+    for (const auto& p : study.parameters()) have += (have.empty() ? "" : ", ") + p.name();
+    c->Fail(path + ".function", "'" + std::string(fn->name) + "' needs " +
+                                    std::to_string(fn->inputs) + " numeric parameter" +
+                                    (fn->inputs == 1 ? "" : "s") + " named " + want +
+                                    "; the study has no " + missing + " (it defines " +
+                                    (have.empty() ? "no parameters" : have) + ")");
   }
   for (int i = 1; i <= n; ++i) {
     const pb::Parameter& p = *by_name["x" + std::to_string(i)];

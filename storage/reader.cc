@@ -137,8 +137,9 @@ namespace {
 // The columns ReadTrial reads, first in every trial query.
 constexpr char kTrialColumns[] =
     "t.id, t.number, t.status, t.params_pb, t.value, t.step, t.attempts, t.runner, t.failure, "
-    "t.metrics, t.parent_id, t.parent_step, t.created_at, t.started_at, t.ended_at";
-constexpr int kTrialColumnCount = 15;
+    "t.metrics, t.parent_id, t.parent_step, t.created_at, t.started_at, t.ended_at, "
+    "(SELECT p.number FROM trials p WHERE p.id = t.parent_id)";
+constexpr int kTrialColumnCount = 16;
 
 // Reads kTrialColumns from the current row of `s`.
 Status ReadTrial(const Stmt& s, const std::string& path, TrialView* t) {
@@ -162,6 +163,7 @@ Status ReadTrial(const Stmt& s, const std::string& path, TrialView* t) {
   t->created_at = s.Double(12);
   if (!s.IsNull(13)) t->started_at = s.Double(13);
   if (!s.IsNull(14)) t->ended_at = s.Double(14);
+  if (!s.IsNull(15)) t->parent_number = s.Int(15);
   if (!t->metrics_json.empty()) {
     // Parsed here, not by SQLite's json_each: a query per trial cost more
     // than the trial's own row. Text that is not an object leaves them empty.
@@ -209,13 +211,12 @@ Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::
 }
 
 Result<TrialDetail> Reader::Trial(int64_t trial_id) {
-  static_assert(kTrialColumnCount == 15);
+  static_assert(kTrialColumnCount == 16);
   ASSIGN_OR_RETURN(
       Stmt s, Stmt::Prepare(db_.get(), std::string("SELECT ") + kTrialColumns +
-                                           ", t.params, s.id, s.name, s.objective_metric, s.goal, "
-                                           "(SELECT p.number FROM trials p WHERE p.id = "
-                                           "t.parent_id) FROM trials t JOIN studies s ON s.id = "
-                                           "t.study_id WHERE t.id=?1"));
+                                           ", t.params, s.id, s.name, s.objective_metric, s.goal "
+                                           "FROM trials t JOIN studies s ON s.id = t.study_id "
+                                           "WHERE t.id=?1"));
   s.Bind(1, trial_id);
   ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return Status::NotFound("no trial " + std::to_string(trial_id) + " in this database");
@@ -224,8 +225,21 @@ Result<TrialDetail> Reader::Trial(int64_t trial_id) {
   constexpr int c = kTrialColumnCount;
   d.params_json = s.Text(c);
   d.study = StudyRef{s.Int(c + 1), s.Text(c + 2), s.Text(c + 3), s.Text(c + 4) == "maximize"};
-  if (!s.IsNull(c + 5)) d.parent_number = s.Int(c + 5);
   return d;
+}
+
+Result<int64_t> Reader::TrialId(const StudyRef& study, int64_t number) {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
+                                         "SELECT (SELECT id FROM trials WHERE study_id=?1 AND "
+                                         "number=?2), count(*) FROM trials WHERE study_id=?1"));
+  s.Bind(1, study.id);
+  s.Bind(2, number);
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  if (row && !s.IsNull(0)) return s.Int(0);
+  int64_t n = row ? s.Int(1) : 0;
+  return Status::NotFound("study '" + study.name + "' has no trial " + std::to_string(number) +
+                          (n == 0 ? " (it has no trials yet)"
+                                  : " (its trials are 0 to " + std::to_string(n - 1) + ")"));
 }
 
 Result<std::vector<TrialView>> Reader::Children(int64_t trial_id) {

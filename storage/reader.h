@@ -44,8 +44,9 @@ struct TrialView {
   int attempts = 0;
   std::string runner;
   std::string failure;
-  std::string metrics_json;       // final metrics as a JSON object, or empty
-  std::optional<int64_t> parent;  // PBT: id of the trial it was copied from
+  std::string metrics_json;              // final metrics as a JSON object, or empty
+  std::optional<int64_t> parent;         // PBT: id of the trial it was copied from
+  std::optional<int64_t> parent_number;  // and that trial's number
   std::optional<int64_t> parent_step;
   std::vector<std::pair<std::string, std::optional<double>>> metrics;  // the same, parsed
   double created_at = 0;                                               // wall-clock seconds
@@ -56,8 +57,7 @@ struct TrialView {
 struct TrialDetail {
   StudyRef study;
   TrialView trial;
-  std::string params_json;               // trials.params, as stored
-  std::optional<int64_t> parent_number;  // the parent's number, when it has one
+  std::string params_json;  // trials.params, as stored
 };
 
 // A decision an algorithm took on a trial (table decisions).
@@ -137,6 +137,10 @@ class Reader {
   // NotFound when there is no such trial; Corruption when its stored
   // parameters do not parse.
   Result<TrialDetail> Trial(int64_t trial_id);
+  // The id of the study's trial `number`: the number users name a trial by
+  // (`sweep why`, `sweep logs`, every table). NotFound says which numbers
+  // the study has.
+  Result<int64_t> TrialId(const StudyRef& study, int64_t number);
   // PBT: the trials copied from `trial_id`, by id.
   Result<std::vector<TrialView>> Children(int64_t trial_id);
   // The trial's decisions and events in the order they were written; empty

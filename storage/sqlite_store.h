@@ -48,10 +48,22 @@ class Store {
   // not a sweep database is refused before anything is written to it.
   static Result<std::unique_ptr<Store>> Open(const std::string& path);
 
-  // Returns the id of the study named study.name(), creating it if new.
-  // A study of that name created from a different spec is an error. `study`
-  // has its defaults resolved (ValidateStudy); a stored spec is resolved
-  // before the two are compared.
+  // A study as stored: its id and spec, the spec's defaults resolved.
+  struct StoredStudy {
+    int64_t id = 0;
+    pb::Study spec;
+  };
+  // The study named `name`, or none.
+  Result<std::optional<StoredStudy>> FindStudy(const std::string& name);
+  // A new study (its defaults resolved by ValidateStudy), status running.
+  Result<int64_t> CreateStudy(const pb::Study& study);
+  // Stores `study` as the definition of study `study_id` (the tuner's
+  // accepted changes on resume, tuner/study_change.h), in the open
+  // transaction.
+  Status ReplaceStudySpec(int64_t study_id, const pb::Study& study);
+  // The id of the study named study.name(), creating it if new; one stored
+  // with any other definition is an error (the tuner accepts some changes
+  // instead, tuner/study_change.h).
   Result<int64_t> OpenStudy(const pb::Study& study);
   Result<std::vector<TrialRecord>> LoadTrials(int64_t study_id);
 

@@ -147,6 +147,7 @@ class Attempt {
       decision_steps += (decision_steps.empty() ? "" : ",") + std::to_string(s);
     env["SWEEP_PARAMS_FILE"] = params_file_;
     env["SWEEP_STUDY"] = a_.study();
+    env["SWEEP_TRIAL"] = std::to_string(a_.number());
     env["SWEEP_TRIAL_ID"] = std::to_string(a_.trial_id());
     env["SWEEP_ATTEMPT"] = std::to_string(a_.attempt());
     env["SWEEP_SEED"] = std::to_string(a_.seed());
@@ -258,7 +259,7 @@ class Attempt {
   // author will look.
   void Warn(const std::string& what) {
     if (++warnings_ <= 100) AddLog("[sweep] warning: " + what, false);
-    if (warnings_ <= 3) LOG_WARN << "trial " << a_.trial_id() << ": " << what;
+    if (warnings_ <= 3) LOG_WARN << "trial " << a_.number() << ": " << what;
   }
 
   void AddLog(const std::string& line, bool cut) {

@@ -65,7 +65,7 @@ class Runner {
       int64_t now = NowMs();
       if (slot_ && slot_->abandoned &&
           now - slot_->abandoned_at_ms > int64_t{o_.heartbeat_ms} * o_.liveness) {
-        LOG_ERROR << "trial " << slot_->assign.trial_id() << " did not stop within "
+        LOG_ERROR << "trial " << slot_->assign.number() << " did not stop within "
                   << o_.heartbeat_ms * o_.liveness / 1000
                   << " s after it was cancelled; exiting so a fresh runner can take over";
         std::_Exit(3);  // the hung task still holds the worker thread
@@ -315,7 +315,7 @@ class Runner {
       pending_.push_back(a);
       return;
     }
-    LOG_DEBUG << "starting trial " << a.trial_id() << " (attempt " << a.attempt() << ")";
+    LOG_DEBUG << "starting trial " << a.number() << " (attempt " << a.attempt() << ")";
     slot_ = std::make_shared<TrialSlot>();
     slot_->assign = a;
     slot_->assign.set_threads_hint(
@@ -333,7 +333,7 @@ class Runner {
   void Abandon(const char* why) {
     pending_.clear();
     if (!slot_ || slot_->abandoned) return;
-    LOG_DEBUG << "abandoning trial " << slot_->assign.trial_id() << ": " << why;
+    LOG_DEBUG << "abandoning trial " << slot_->assign.number() << ": " << why;
     slot_->stop = true;
     slot_->abandoned = true;
     slot_->abandoned_at_ms = NowMs();

@@ -62,7 +62,7 @@ std::string StatusLine(const std::string& study, const ProgressCounts& c, double
   if (c.failed > 0) fields.push_back({"failed " + std::to_string(c.failed), 2});
   // Six significant digits, as the tables show them: a status line is read,
   // not parsed (`sweep best` prints every digit).
-  fields.push_back({"best " + (c.best ? FormatShort(*c.best) : std::string("-")), 1});
+  fields.push_back({"best " + (c.best ? FormatDouble(*c.best) : std::string("-")), 1});
   if (c.planned && done > 0 && rate > 0 && *c.planned > done) {
     fields.push_back(
         {"~" + FormatDuration(static_cast<double>(*c.planned - done) / rate) + " left", 3});

@@ -105,7 +105,7 @@ void StudyRun::Replace(const Replacement& r) {
     }
   }
   if (!problem.empty()) {
-    LOG_WARN << "trial " << child.id << " cannot start from its parent: " << problem;
+    LOG_WARN << "trial " << child.number << " cannot start from its parent: " << problem;
     Finish(&child, TrialStatus::kFailed, std::nullopt, spec.parent_step, "{}",
            "cannot copy the parent's checkpoint: " + problem);
     return;

@@ -12,6 +12,7 @@
 #include "common/values.h"
 #include "storage/checkpoint_files.h"
 #include "storage/log_files.h"
+#include "tuner/study_change.h"
 
 namespace sweep {
 
@@ -46,8 +47,24 @@ Result<std::unique_ptr<StudyRun>> StudyRun::Open(Store* store, const pb::Study& 
 }
 
 Status StudyRun::Load() {
-  ASSIGN_OR_RETURN(study_id_, store_->OpenStudy(study_));
+  ASSIGN_OR_RETURN(std::optional<Store::StoredStudy> stored, store_->FindStudy(study_.name()));
+  std::vector<std::string> changes;
+  if (stored) {
+    // A changed study file resumes only with changes that keep every
+    // recorded trial valid (tuner/study_change.h).
+    ASSIGN_OR_RETURN(changes, CompareStudies(stored->spec, study_));
+    study_id_ = stored->id;
+  } else {
+    ASSIGN_OR_RETURN(study_id_, store_->CreateStudy(study_));
+  }
   RETURN_IF_ERROR(store_->Begin());
+  if (!changes.empty()) {
+    std::string what;
+    for (const auto& c : changes) what += (what.empty() ? "" : "; ") + c;
+    RETURN_IF_ERROR(store_->ReplaceStudySpec(study_id_, study_));
+    RETURN_IF_ERROR(store_->AddEvent(study_id_, 0, "changed", what, WallSeconds()));
+    LOG_INFO << "study '" << study_.name() << "' resumes changed: " << what;
+  }
   ASSIGN_OR_RETURN(int requeued, store_->RequeueRunning(study_id_, WallSeconds()));
   if (requeued > 0) {
     RETURN_IF_ERROR(store_->AddEvent(study_id_, 0, "resumed",
@@ -161,7 +178,7 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
   Trial* t = Running(report.trial_id(), report.lease());
   if (!t) return;
   if (t->segment_ended) {
-    LOG_DEBUG << "trial " << t->id << ": dropped step " << report.step()
+    LOG_DEBUG << "trial " << t->number << ": dropped step " << report.step()
               << ", sent before its runner heard the decision at step " << t->decided_step;
     return;
   }
@@ -188,7 +205,7 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
   RecordDecision(t, report.step(), action.decision, action.reason);
   if (action.replacement) Replace(*action.replacement);
   if (action.decision != Decision::kContinue)
-    LOG_DEBUG << "trial " << t->id << ": " << action.reason;
+    LOG_DEBUG << "trial " << t->number << ": " << action.reason;
   if (action.decision == Decision::kPause) t->pausing = true;
   if (action.decision != Decision::kContinue) t->segment_ended = true;
   if (!t->ack) acks_.push_back(t->id);
@@ -206,7 +223,7 @@ void StudyRun::OnCheckpoint(const pb::Checkpoint& ckpt) {
   auto path = WriteCheckpointFile(checkpoint_dir_, t->id, ckpt.step(), ckpt.data());
   if (!path.ok()) {
     // The trial goes on; a re-run would start from the previous checkpoint.
-    LOG_WARN << "trial " << t->id << ": " << path.status().message();
+    LOG_WARN << "trial " << t->number << ": " << path.status().message();
     Event(t->id, "checkpoint_failed", path.status().message());
     return;
   }
@@ -232,7 +249,7 @@ void StudyRun::OnLog(const pb::Log& log) {
   auto r = AppendLogFile(log_dir_, t->id, t->attempts, text);
   if (!r.ok()) {
     // A log is not a result: the trial goes on, and the tail is still kept.
-    if (t->log_dropped == 0) LOG_WARN << "trial " << t->id << ": " << r.status().message();
+    if (t->log_dropped == 0) LOG_WARN << "trial " << t->number << ": " << r.status().message();
     t->log_dropped += static_cast<int64_t>(text.size());
   } else {
     t->log_dropped += r->dropped;
@@ -289,7 +306,7 @@ void StudyRun::OnFinal(const pb::Final& fin) {
   if (t->segment_ended &&
       (outcome == pb::TRIAL_OUTCOME_LOST || outcome == pb::TRIAL_OUTCOME_COMPLETED)) {
     if (outcome == pb::TRIAL_OUTCOME_COMPLETED) {
-      LOG_DEBUG << "trial " << t->id << ": completed before its runner heard the decision; it "
+      LOG_DEBUG << "trial " << t->number << ": completed before its runner heard the decision; it "
                 << "ends at step " << t->last_step;
       value = t->last_objective;
       metrics = "{}";
@@ -332,7 +349,7 @@ void StudyRun::Finish(Trial* t, TrialStatus status, std::optional<double> value,
   t->last_objective = value;
   Move(t, status);
   scheduler_->OnEnd(t->number, step);
-  if (status == TrialStatus::kFailed) LOG_DEBUG << "trial " << t->id << " failed: " << failure;
+  if (status == TrialStatus::kFailed) LOG_DEBUG << "trial " << t->number << " failed: " << failure;
 }
 
 void StudyRun::OnReleased(int64_t trial_id, bool started, const std::string& cause,
@@ -357,7 +374,7 @@ void StudyRun::LoseAttempt(Trial* t, const std::string& cause, bool runner_died)
                        : "gave up after " + n + " attempts; last: " + cause);
     return;
   }
-  LOG_WARN << "trial " << t->id << " (attempt " << t->attempts << ") lost: " << reason
+  LOG_WARN << "trial " << t->number << " (attempt " << t->attempts << ") lost: " << reason
            << "; re-queued";
   Requeue(t, t->attempts, TrialTable::Where::kFront);
 }
@@ -473,7 +490,7 @@ std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, u
                "cannot resume: " + data.status().message());
         continue;
       } else {
-        LOG_WARN << "trial " << t->id << " restarts from scratch: " << data.status().message();
+        LOG_WARN << "trial " << t->number << " restarts from scratch: " << data.status().message();
         Event(t->id, "checkpoint_unreadable", data.status().message());
       }
     }

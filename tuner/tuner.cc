@@ -302,7 +302,7 @@ void Tuner::PrintSummary() {
                 static_cast<long long>(c.stopped), secs);
   std::string out = line;
   if (const Trial* t = study_->trials().best()) {
-    out += "best trial " + std::to_string(t->id) + ": " + study.objective().metric() + " = " +
+    out += "best trial " + std::to_string(t->number) + ": " + study.objective().metric() + " = " +
            FormatDouble(*t->value) + "  params " + ParamsToJson(t->params.params()) + "\n";
     // Everything else it reported at the end (test_accuracy for training).
     auto metrics = store_->TrialMetrics(t->id);

@@ -113,7 +113,7 @@ Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study&
                                        t.metrics_json.empty() ? "{}" : t.metrics_json, "", now));
     RETURN_IF_ERROR(store->AddEvent(study_id, id, "proposed",
                                     "copied by --from " + from + " (study '" + ref->name +
-                                        "', trial " + std::to_string(t.id) + ")",
+                                        "', trial " + std::to_string(t.number) + ")",
                                     now));
   }
   RETURN_IF_ERROR(store->AddEvent(study_id, 0, "warm_start",

@@ -42,6 +42,7 @@ class Trial {
   // takes its default and steps() is `steps`.
   explicit Trial(int64_t steps = 1) {
     steps_ = Int("SWEEP_STEPS", steps);
+    trial_ = Int("SWEEP_TRIAL", 0);
     trial_id_ = Int("SWEEP_TRIAL_ID", 0);
     attempt_ = Int("SWEEP_ATTEMPT", 1);
     resume_step_ = Int("SWEEP_RESUME_STEP", 0);
@@ -61,6 +62,8 @@ class Trial {
   }
 
   int64_t steps() const { return steps_; }
+  // The trial's number in its study (`sweep why TRIAL`), and the database's id.
+  int64_t trial() const { return trial_; }
   int64_t trial_id() const { return trial_id_; }
   int64_t attempt() const { return attempt_; }
   int64_t resume_step() const { return resume_step_; }
@@ -183,7 +186,7 @@ class Trial {
   }
 
   std::map<std::string, std::string> params_;
-  int64_t steps_ = 1, trial_id_ = 0, attempt_ = 1, resume_step_ = 0, last_step_ = 0;
+  int64_t steps_ = 1, trial_ = 0, trial_id_ = 0, attempt_ = 1, resume_step_ = 0, last_step_ = 0;
   std::string checkpoint_dir_, resume_dir_;
   std::vector<int64_t> decision_steps_;
 };

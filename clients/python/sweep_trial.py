@@ -45,7 +45,8 @@ class Trial:
             with open(params_file, encoding="utf-8") as f:
                 self.params.update(json.load(f))
         self.study = os.environ.get("SWEEP_STUDY", "")
-        self.trial_id = _int_env("SWEEP_TRIAL_ID", 0)
+        self.trial = _int_env("SWEEP_TRIAL", 0)  # its number: `sweep why TRIAL`
+        self.trial_id = _int_env("SWEEP_TRIAL_ID", 0)  # the database's id
         self.attempt = _int_env("SWEEP_ATTEMPT", 1)
         self.seed = _int_env("SWEEP_SEED", 0)
         self.steps = _int_env("SWEEP_STEPS", steps)

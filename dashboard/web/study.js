@@ -203,7 +203,7 @@ const StudyPage = (() => {
   function trialTable(s, trials) {
     const params = s.parameters.map((p) => p.name);
     const cols = [
-      { label: "number", key: (t) => t.number, cell: (t) => h("a", { href: `#/trial/${t.id}`, text: String(t.number) }) },
+      { label: "trial", key: (t) => t.number, cell: (t) => h("a", { href: `#/trial/${t.id}`, text: String(t.number) }) },
       { label: "status", key: (t) => t.status, cell: (t) => h("span", { class: `state ${t.status}`, text: t.status }) },
       { label: s.metric, key: (t) => t.value },
       { label: "step", key: (t) => t.step },

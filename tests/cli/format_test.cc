@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <ctime>
+
 #include "common/json.h"
 #include "common/values.h"
 
@@ -29,13 +32,54 @@ Table Sample() {
   return t;
 }
 
-// Headers are left-aligned; cells of numbers and nulls are right-aligned.
+// Headers are left-aligned; numbers are right-aligned on their decimal
+// points, in their shortest round-trip form; no line ends in spaces.
 TEST(FormatRowsTest, TableAlignsNumbersRightAndTextLeft) {
   EXPECT_EQ(FormatRows(Sample(), Format::kTable),
             "id  name      value\n"
-            " 1  a,b           0.5\n"
-            "12  say \"hi\"         \n"
-            " 3  x         3.14159\n");
+            " 1  a,b       0.5\n"
+            "12  say \"hi\"\n"
+            " 3  x         3.14159265358979\n");
+}
+
+// One rule for people: the shortest text that reads back to the same
+// double, one notation per column (scientific only when a value is too
+// small or large for fixed), points lined up (issue 16).
+TEST(FormatRowsTest, NumbersInAColumnShareOneNotationAndLineUpOnTheirPoints) {
+  Table t;
+  t.columns = {"x", "y", "n"};
+  t.rows = {{5.87756e-05, 1e-9, int64_t{7}},
+            {0.030264, 2.5, int64_t{1234}},
+            {1234567.891, Cell(), int64_t{-3}}};
+  EXPECT_EQ(FormatRows(t, Format::kTable),
+            "x                   y        n\n"
+            "      0.0000587756  1e-09       7\n"
+            "      0.030264      2.5e+00  1234\n"
+            "1234567.891                    -3\n");
+  // CSV and JSON keep the shortest round-trip text of each number.
+  EXPECT_EQ(FormatRows(t, Format::kCsv),
+            "x,y,n\n5.87756e-05,1e-09,7\n0.030264,2.5,1234\n1234567.891,,-3\n");
+}
+
+TEST(FormatRowsTest, UnixTimesInAtColumnsAreShownAsLocalTimes) {
+  setenv("TZ", "UTC", 1);
+  tzset();
+  Table t;
+  t.columns = {"at", "started_at", "value_at", "x"};
+  t.rows = {{1796185213.83, int64_t{1796185273}, 5.0, 1796185213.83}};
+  // `value_at` holds no time (5 is 1970): a number; `x` is not named as one.
+  EXPECT_EQ(FormatRows(t, Format::kTable),
+            "at                   started_at           value_at  x\n"
+            "2026-12-02 04:20:13  2026-12-02 04:21:13         5  1796185213.83\n");
+  EXPECT_EQ(FormatRows(t, Format::kCsv),
+            "at,started_at,value_at,x\n1796185213.83,1796185273,5,1796185213.83\n");
+}
+
+TEST(HumanDurationTest, SecondsMinutesAndHours) {
+  EXPECT_EQ(HumanDuration(0.25), "0.25s");
+  EXPECT_EQ(HumanDuration(12.34), "12.3s");
+  EXPECT_EQ(HumanDuration(245), "4m05s");
+  EXPECT_EQ(HumanDuration(7380), "2h03m");
 }
 
 TEST(FormatRowsTest, TableSaysWhenThereAreNoRows) {
@@ -100,15 +144,20 @@ TEST(TrialJsonTest, WritesEveryFieldAndNullsForMissingOnes) {
             "{\"id\": 3, \"status\": \"completed\", \"params\": {\"lr\": 0.01, \"layers\": 2}, "
             "\"value\": 1.25, \"step\": 9, \"attempts\": 1, \"number\": 2, \"failure\": null, "
             "\"metrics\": {\"loss\": 1.25, \"accuracy\": 0.5}, \"parent\": null, "
-            "\"parent_step\": null}");
+            "\"parent_number\": null, \"parent_step\": null, \"started_at\": null, "
+            "\"ended_at\": null}");
   TrialView f = Trial(4, "failed", std::nullopt, 0.1);
   f.failure = "runner lost: \"r1\"";
   f.parent = 3;
+  f.parent_number = 2;
   f.parent_step = 4;
+  f.started_at = 1796185213.5;
+  f.ended_at = 1796185214.25;
   EXPECT_EQ(TrialJson(f),
             "{\"id\": 4, \"status\": \"failed\", \"params\": {\"lr\": 0.1, \"layers\": 2}, "
             "\"value\": null, \"step\": null, \"attempts\": 1, \"number\": 3, \"failure\": "
-            "\"runner lost: \\\"r1\\\"\", \"metrics\": null, \"parent\": 3, \"parent_step\": 4}");
+            "\"runner lost: \\\"r1\\\"\", \"metrics\": null, \"parent\": 3, \"parent_number\": 2, "
+            "\"parent_step\": 4, \"started_at\": 1796185213.5, \"ended_at\": 1796185214.25}");
 }
 
 std::vector<TrialView> Trials() {
@@ -119,28 +168,53 @@ std::vector<TrialView> Trials() {
 }
 
 TEST(FormatTrialsTest, TablePutsParamsAndOtherMetricsInColumns) {
-  // The objective's column bears its name (CSV and JSON keep `value`).
-  EXPECT_EQ(FormatTrials(Trials(), Format::kTable, "loss"),
-            "id  status     loss  step  attempts  lr     layers  accuracy  failure\n"
-            " 1  completed  0.25     9         1  0.001       2     0.875          \n"
-            " 2  failed                        1    0.1       2            diverged\n");
+  // The objective's column bears its name (CSV and JSON keep `value`); a
+  // trial is named by its number.
+  EXPECT_EQ(
+      FormatTrials(Trials(), Format::kTable, "loss"),
+      "trial  status     loss  step  attempts  lr     layers  accuracy  start  end  duration  "
+      "failure\n"
+      "    0  completed  0.25     9         1  0.001       2     0.875\n"
+      "    1  failed                        1  0.1         2                                  "
+      "diverged\n");
+}
+
+TEST(FormatTrialsTest, StartEndAndDurationAreTimesForPeopleAndSecondsInCsv) {
+  setenv("TZ", "UTC", 1);
+  tzset();
+  std::vector<TrialView> v = {Trial(1, "completed", 0.25, 0.001), Trial(2, "completed", 0.5, 0.1)};
+  v[0].started_at = 1796185213.5;
+  v[0].ended_at = 1796185458.5;       // 4m05s later, the same day
+  v[1].started_at = 1796256000 - 10;  // 23:59:50
+  v[1].ended_at = 1796256000 + 2.25;  // 00:00:02.25 the next day
+  std::string table = FormatTrials(v, Format::kTable, "loss");
+  EXPECT_NE(table.find("2026-12-02 04:20:13  04:24:18                4m05s"), std::string::npos) << table;
+  EXPECT_NE(table.find("2026-12-02 23:59:50  2026-12-03 00:00:02     12.2s"), std::string::npos)
+      << table;
+  EXPECT_EQ(FormatTrials(v, Format::kCsv, "loss"),
+            "trial,status,value,step,attempts,lr,layers,started_at,ended_at,duration_s,failure,id\n"
+            "0,completed,0.25,9,1,0.001,2,1796185213.5,1796185458.5,245,,1\n"
+            "1,completed,0.5,9,1,0.1,2,1796255990,1796256002.25,12.25,,2\n");
 }
 
 TEST(FormatTrialsTest, CsvHasTheSameColumns) {
   EXPECT_EQ(FormatTrials(Trials(), Format::kCsv, "loss"),
-            "id,status,value,step,attempts,lr,layers,accuracy,failure\n"
-            "1,completed,0.25,9,1,0.001,2,0.875,\n"
-            "2,failed,,,1,0.1,2,,diverged\n");
+            "trial,status,value,step,attempts,lr,layers,accuracy,started_at,ended_at,duration_s,"
+            "failure,id\n"
+            "0,completed,0.25,9,1,0.001,2,0.875,,,,,1\n"
+            "1,failed,,,1,0.1,2,,,,,diverged,2\n");
 }
 
 TEST(FormatTrialsTest, ColumnsFollowTheStudysParametersWhicheverRowsAreShown) {
   // `momentum` is conditional and no row shown has it: its column is there.
   EXPECT_EQ(FormatTrials(Trials(), Format::kCsv, "loss", {"layers", "momentum", "lr"}),
-            "id,status,value,step,attempts,layers,momentum,lr,accuracy,failure\n"
-            "1,completed,0.25,9,1,2,,0.001,0.875,\n"
-            "2,failed,,,1,2,,0.1,,diverged\n");
-  EXPECT_EQ(FormatTrials({}, Format::kCsv, "loss", {"layers", "lr"}),
-            "id,status,value,step,attempts,layers,lr,failure\n");
+            "trial,status,value,step,attempts,layers,momentum,lr,accuracy,started_at,ended_at,"
+            "duration_s,failure,id\n"
+            "0,completed,0.25,9,1,2,,0.001,0.875,,,,,1\n"
+            "1,failed,,,1,2,,0.1,,,,,diverged,2\n");
+  EXPECT_EQ(
+      FormatTrials({}, Format::kCsv, "loss", {"layers", "lr"}),
+      "trial,status,value,step,attempts,layers,lr,started_at,ended_at,duration_s,failure,id\n");
 }
 
 TEST(FormatRowsTest, TableColumnsLineUpByDisplayWidthNotBytes) {
@@ -164,11 +238,14 @@ TEST(FormatRowsTest, TableColumnsLineUpByDisplayWidthNotBytes) {
 TEST(FormatTrialsTest, AParentColumnAppearsOnlyWithLineage) {
   std::vector<TrialView> v = Trials();
   v[1].parent = 1;
+  v[1].parent_number = 0;
   v[1].parent_step = 3;
+  // The parent by its number, as every trial is named.
   EXPECT_EQ(FormatTrials(v, Format::kCsv, "loss"),
-            "id,status,value,step,attempts,parent,lr,layers,accuracy,failure\n"
-            "1,completed,0.25,9,1,,0.001,2,0.875,\n"
-            "2,failed,,,1,1,0.1,2,,diverged\n");
+            "trial,status,value,step,attempts,parent,lr,layers,accuracy,started_at,ended_at,"
+            "duration_s,failure,id\n"
+            "0,completed,0.25,9,1,,0.001,2,0.875,,,,,1\n"
+            "1,failed,,,1,0,0.1,2,,,,,diverged,2\n");
 }
 
 TEST(FormatTrialsTest, JsonIsAnArrayOfTrialJson) {
@@ -180,7 +257,7 @@ TEST(FormatTrialsTest, JsonIsAnArrayOfTrialJson) {
 
 TEST(FormatTrialsTest, NoTrialsIsAnEmptyTable) {
   EXPECT_EQ(FormatTrials({}, Format::kTable, "loss"),
-            "id  status  loss  step  attempts  failure\n(no rows)\n");
+            "trial  status  loss  step  attempts  start  end  duration  failure\n(no rows)\n");
 }
 
 // Text from a runner or a study file reaches no terminal raw (issue 10).

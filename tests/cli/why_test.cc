@@ -37,37 +37,31 @@ TEST_F(WhyTest, ExplainsStatusLineageDecisionsAndEvents) {
   std::string A = std::to_string(a), B = std::to_string(b), C = std::to_string(c);
   auto out = ExplainTrial(**r, a);
   ASSERT_TRUE(out.ok()) << out.status().message();
-  EXPECT_EQ(*out, "trial " + A +
-                      " (number 0) of study 's': completed at step 9 after 1 attempt(s); value = "
-                      "0.125\n"
-                      "params {\"x1\": 0.25}\n"
-                      "child: trial " +
-                      B + " (number 1), copied at step 3\nchild: trial " + C +
-                      " (number 2), copied at step 5\n"
-                      "decisions:\n"
-                      "  step 1  continue: top half at rung 0\n"
-                      "  step 3  pause: end of rung 1\n"
-                      "events:\n"
-                      "  attempt_lost: runner r1 went silent\n");
+  EXPECT_EQ(*out,
+            "trial 0 of study 's': completed at step 9 after 1 attempt(s); value = "
+            "0.125\n"
+            "params {\"x1\": 0.25}\n"
+            "child: trial 1, copied at step 3\nchild: trial 2, copied at step 5\n"
+            "decisions:\n"
+            "  step 1  continue: top half at rung 0\n"
+            "  step 3  pause: end of rung 1\n"
+            "events:\n"
+            "  attempt_lost: runner r1 went silent\n");
   out = ExplainTrial(**r, b);
   ASSERT_TRUE(out.ok()) << out.status().message();
-  EXPECT_EQ(*out, "trial " + B +
-                      " (number 1) of study 's': failed at step 4 after 2 attempt(s); value = -\n"
-                      "params {\"x1\": 0.5}\n"
-                      "failure: diverged\n"
-                      "parent: trial " +
-                      A +
-                      " (number 0), copied at step 3\n"
-                      "decisions: none (the algorithm let it run to its end)\n");
+  EXPECT_EQ(*out,
+            "trial 1 of study 's': failed at step 4 after 2 attempt(s); value = -\n"
+            "params {\"x1\": 0.5}\n"
+            "failure: diverged\n"
+            "parent: trial 0, copied at step 3\n"
+            "decisions: none (the algorithm let it run to its end)\n");
   out = ExplainTrial(**r, c);
   ASSERT_TRUE(out.ok()) << out.status().message();
-  EXPECT_EQ(*out, "trial " + C +
-                      " (number 2) of study 's': queued at step - after 0 attempt(s); value = -\n"
-                      "params {\"x1\": 0.75}\n"
-                      "parent: trial " +
-                      A +
-                      " (number 0), copied at step 5\n"
-                      "decisions: none (the algorithm let it run to its end)\n");
+  EXPECT_EQ(*out,
+            "trial 2 of study 's': queued at step - after 0 attempt(s); value = -\n"
+            "params {\"x1\": 0.75}\n"
+            "parent: trial 0, copied at step 5\n"
+            "decisions: none (the algorithm let it run to its end)\n");
 }
 
 TEST_F(WhyTest, TheSameExplanationAsJson) {

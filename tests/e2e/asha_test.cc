@@ -35,7 +35,8 @@ TEST(E2eAshaTest, StopsAtRungsAndExplainsWhy) {
             stopped);
   // Far less resource than 30 full trials.
   EXPECT_LT(QueryInt(db, "SELECT count(*) FROM reports"), 30 * 27 / 2);
-  int64_t victim = QueryInt(db, "SELECT id FROM trials WHERE status='stopped' ORDER BY id LIMIT 1");
+  int64_t victim =
+      QueryInt(db, "SELECT number FROM trials WHERE status='stopped' ORDER BY id LIMIT 1");
   ASSERT_EQ(RunSweep({"why", std::to_string(victim), "--db", db}, &out), 0) << out;
   EXPECT_NE(out.find("stop: stopped at rung"), std::string::npos) << out;
   EXPECT_NE(out.find("above cutoff"), std::string::npos) << out;

@@ -31,7 +31,7 @@ TEST(E2eCommandTest, StopKillsAProgramThatIgnoresSigtermAndItsGrandchild) {
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed'"), 0);
   EXPECT_EQ(Lines(dir.File("pids")).size(), 16u);
   std::string log;
-  int64_t stopped = QueryInt(db, "SELECT min(id) FROM trials WHERE status='stopped'");
+  int64_t stopped = QueryInt(db, "SELECT min(number) FROM trials WHERE status='stopped'");
   ASSERT_EQ(RunSweep({"logs", std::to_string(stopped), "--db", db}, &log), 0) << log;
   // It ignored SIGTERM, so SIGKILL ended it after grace_s.
   EXPECT_NE(log.find("[sweep] ended on the tuner's stop or pause: the program was killed by "
@@ -130,7 +130,7 @@ TEST(E2eCommandTest, FailuresAreNamedAndGarbageOrFloodsChangeNothing) {
   auto log_of = [&](const std::string& mode) {
     std::string out;
     auto id =
-        QueryInt(db, "SELECT id FROM trials WHERE json_extract(params, '$.mode')='" + mode + "'");
+        QueryInt(db, "SELECT number FROM trials WHERE json_extract(params, '$.mode')='" + mode + "'");
     EXPECT_EQ(RunSweep({"logs", std::to_string(id), "--db", db}, &out), 0) << out;
     return out;
   };
@@ -174,14 +174,14 @@ TEST(E2eCommandTest, LogsFollowsARunningTrialUntilItsAttemptEnds) {
   ASSERT_TRUE(WaitFor([&] { return QueryInt(db, "SELECT count(*) FROM reports") > 0; }, 30000))
       << tuner.Log();
   std::string out;
-  ASSERT_EQ(RunSweep({"logs", "1", "--db", db, "--follow"}, &out, 60000), 0) << out;
+  ASSERT_EQ(RunSweep({"logs", "0", "--db", db, "--follow"}, &out, 60000), 0) << out;
   for (int s = 1; s <= 6; ++s)
     EXPECT_NE(out.find("training step " + std::to_string(s) + "\n"), std::string::npos) << out;
   EXPECT_NE(out.find("[sweep] the program exited with code 0"), std::string::npos) << out;
   EXPECT_EQ(out.find("SWEEP_REPORT"), std::string::npos) << "reports are not log lines";
   EXPECT_EQ(tuner.Wait(30000), 0) << tuner.Log();
-  EXPECT_EQ(RunSweep({"logs", "1", "--db", db, "--attempt", "2"}, &out), 1);
-  EXPECT_NE(out.find("trial 1 has no log for attempt 2 (attempts with a log: 1)"),
+  EXPECT_EQ(RunSweep({"logs", "0", "--db", db, "--attempt", "2"}, &out), 1);
+  EXPECT_NE(out.find("trial 0 has no log for attempt 2 (attempts with a log: 1)"),
             std::string::npos)
       << out;
 }

@@ -42,8 +42,8 @@ TEST(E2eCommandTest, PythonProgramReportsItsValuesAndSeesTheContract) {
   // The environment of the contract, and only the runner's SWEEP_* variables.
   auto env = Lines(dir.File("env"));
   ASSERT_EQ(env.size(), 4u);
-  for (const char* k : {"\"SWEEP_PARAMS_FILE\"", "\"SWEEP_STUDY\": \"py\"", "\"SWEEP_TRIAL_ID\"",
-                        "\"SWEEP_ATTEMPT\": \"1\"", "\"SWEEP_SEED\": \"7\"",
+  for (const char* k : {"\"SWEEP_PARAMS_FILE\"", "\"SWEEP_STUDY\": \"py\"", "\"SWEEP_TRIAL\": \"",
+                        "\"SWEEP_TRIAL_ID\"", "\"SWEEP_ATTEMPT\": \"1\"", "\"SWEEP_SEED\": \"7\"",
                         "\"SWEEP_STEPS\": \"3\"", "\"SWEEP_DECISION_STEPS\": \"\""})
     EXPECT_NE(env[0].find(k), std::string::npos) << k << " in " << env[0];
   EXPECT_EQ(env[0].find("SWEEP_RESUME_DIR"), std::string::npos) << env[0];

@@ -41,7 +41,7 @@ TEST(E2eEscapeTest, RunnerAndStudyTextIsEscapedInEveryTextOutput) {
       {"trials", "--format", "csv"},
       {"best"},
       {"export", "--format", "csv"},
-      {"why", "1"},
+      {"why", "0"},
       {"query", "SELECT runner, params, name FROM trials JOIN studies ON studies.id = study_id"},
       {"query", "SELECT runner AS \"col\x1b[1m\" FROM trials", "--format", "csv"},
       {"trials", "--format", "json"},

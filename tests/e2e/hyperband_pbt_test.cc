@@ -67,7 +67,7 @@ TEST(E2eHyperbandTest, RungsFillAsPlannedWithTwoRunners) {
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind = 'resumed'"),
             resumed_after_pause);
   std::string why;
-  ASSERT_EQ(RunSweep({"why", "1", "--db", db}, &why), 0);
+  ASSERT_EQ(RunSweep({"why", "0", "--db", db}, &why), 0);
   EXPECT_NE(why.find("rung 0 (step 1) of bracket 2"), std::string::npos) << why;
 }
 
@@ -123,7 +123,7 @@ TEST(E2ePbtTest, ExploitCopiesCommittedCheckpointsAndRecordsLineage) {
   ASSERT_EQ(RunSweep({"trials", "--db", db, "--format", "json"}, &out), 0);
   EXPECT_NE(out.find("\"parent\": null"), std::string::npos);
   EXPECT_NE(out.find("\"parent\": "), std::string::npos);
-  int64_t child = QueryInt(db, "SELECT min(id) FROM trials WHERE parent_id IS NOT NULL");
+  int64_t child = QueryInt(db, "SELECT min(number) FROM trials WHERE parent_id IS NOT NULL");
   ASSERT_EQ(RunSweep({"why", std::to_string(child), "--db", db}, &out), 0);
   EXPECT_NE(out.find("parent: trial "), std::string::npos) << out;
   EXPECT_NE(out.find("explore: "), std::string::npos) << out;

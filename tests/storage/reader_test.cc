@@ -72,7 +72,7 @@ TEST_F(ReaderTest, TrialHasItsStudyFieldsAndLineage) {
   EXPECT_EQ(a->params_json, "{\"x1\": 0.25}");
   EXPECT_FALSE(a->trial.parent);
   EXPECT_FALSE(a->trial.parent_step);
-  EXPECT_FALSE(a->parent_number);
+  EXPECT_FALSE(a->trial.parent_number);
 
   auto b = r->Trial(b_);
   ASSERT_TRUE(b.ok()) << b.status().message();
@@ -83,7 +83,7 @@ TEST_F(ReaderTest, TrialHasItsStudyFieldsAndLineage) {
   EXPECT_EQ(b->trial.attempts, 2);
   EXPECT_EQ(b->trial.parent, a_);
   EXPECT_EQ(b->trial.parent_step, 3);
-  EXPECT_EQ(b->parent_number, 0);
+  EXPECT_EQ(b->trial.parent_number, 0);
 
   auto c = r->Trial(c_);
   ASSERT_TRUE(c.ok()) << c.status().message();
@@ -92,6 +92,23 @@ TEST_F(ReaderTest, TrialHasItsStudyFieldsAndLineage) {
   EXPECT_FALSE(c->trial.value);
   EXPECT_EQ(c->trial.attempts, 0);
   EXPECT_TRUE(c->trial.metrics.empty());
+}
+
+TEST_F(ReaderTest, ATrialIsFoundByItsNumberInItsStudy) {
+  ASSERT_NO_FATAL_FAILURE(Build());
+  auto r = Open();
+  ASSERT_NE(r, nullptr);
+  auto study = r->ResolveStudy("");
+  ASSERT_TRUE(study.ok()) << study.status().message();
+  auto id = r->TrialId(*study, 2);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  EXPECT_EQ(*id, c_);
+  auto missing = r->TrialId(*study, 3);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(missing.status().IsNotFound());
+  EXPECT_NE(missing.status().message().find("no trial 3 (its trials are 0 to 2)"),
+            std::string::npos)
+      << missing.status().message();
 }
 
 TEST_F(ReaderTest, AMissingTrialIsNotFound) {

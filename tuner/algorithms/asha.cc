@@ -68,7 +68,7 @@ class Asha : public Scheduler {
     if (!std::isfinite(value)) {
       return Action{Decision::kStop, "stopped at rung " + std::to_string(k) + " (step " +
                                          std::to_string(step) + "): " + metric_ + " is " +
-                                         FormatShort(value)};
+                                         FormatDouble(value)};
     }
     // A replayed report, or a re-run trial reaching the rung again, gets the
     // decision it got the first time.
@@ -85,14 +85,14 @@ class Asha : public Scheduler {
         std::max<int64_t>(1, static_cast<int64_t>(std::floor(static_cast<double>(n) / eta_)));
     double cutoff = v[static_cast<size_t>(keep - 1)];
     std::string where = "rung " + std::to_string(k) + " (step " + std::to_string(step) +
-                        "): " + metric_ + " " + FormatShort(value);
+                        "): " + metric_ + " " + FormatDouble(value);
     std::string tail = ", rank " + std::to_string(rank) + " of " + std::to_string(n);
     Action a =
         rank <= keep
             ? Action{Decision::kContinue,
-                     "promoted at " + where + " within cutoff " + FormatShort(cutoff) + tail}
+                     "promoted at " + where + " within cutoff " + FormatDouble(cutoff) + tail}
             : Action{Decision::kStop, "stopped at " + where + (maximize_ ? " below" : " above") +
-                                          " cutoff " + FormatShort(cutoff) + tail};
+                                          " cutoff " + FormatDouble(cutoff) + tail};
     decided_[{k, number}] = a;
     return a;
   }

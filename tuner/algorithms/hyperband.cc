@@ -224,7 +224,7 @@ class Hyperband : public Scheduler {
     Action wait{Decision::kPause, "paused at rung " + std::to_string(i) + " (step " +
                                       std::to_string(step) + ") of bracket " +
                                       std::to_string(plan_.brackets[static_cast<size_t>(b)].s) +
-                                      ": " + metric_ + " " + FormatShort(value) + ", " +
+                                      ": " + metric_ + " " + FormatDouble(value) + ", " +
                                       std::to_string(rung.arrived()) + " of " +
                                       std::to_string(rung.size()) + " trials of the rung are in"};
     decided_[{number, i}] = wait;
@@ -288,7 +288,7 @@ class Hyperband : public Scheduler {
     std::string where = "rung " + std::to_string(i) + " (step " + std::to_string(rung.step()) +
                         ") of bracket " + std::to_string(plan.s);
     std::string cutoff =
-        keep > 0 ? FormatShort(ranked[static_cast<size_t>(keep - 1)].second) : std::string("none");
+        keep > 0 ? FormatDouble(ranked[static_cast<size_t>(keep - 1)].second) : std::string("none");
     for (size_t k = 0; k < ranked.size(); ++k) {
       auto [number, value] = ranked[k];
       std::string tail = ", rank " + std::to_string(k + 1) + " of " +
@@ -298,12 +298,12 @@ class Hyperband : public Scheduler {
       if (static_cast<int64_t>(k) < keep) {
         next.insert(number);
         a = {Decision::kContinue, "promoted at " + where + ": " + metric_ + " " +
-                                      FormatShort(value) + " within cutoff " + cutoff + tail};
+                                      FormatDouble(value) + " within cutoff " + cutoff + tail};
       } else {
         std::string side = !std::isfinite(value) ? " (not finite), cutoff "
                            : maximize_           ? " below cutoff "
                                                  : " above cutoff ";
-        a = {Decision::kStop, "stopped at " + where + ": " + metric_ + " " + FormatShort(value) +
+        a = {Decision::kStop, "stopped at " + where + ": " + metric_ + " " + FormatDouble(value) +
                                   side + cutoff + tail};
       }
       decided_[{number, i}] = a;

@@ -59,9 +59,9 @@ class MedianStopping : public Scheduler {
     if (!std::isfinite(h.best) || Better(median, h.best)) {
       h.stop_step = step;
       h.stop = Action{Decision::kStop, "stopped at step " + std::to_string(step) + ": best " +
-                                           metric_ + " " + FormatShort(h.best) +
+                                           metric_ + " " + FormatDouble(h.best) +
                                            (maximize_ ? " below" : " above") +
-                                           " the median running average " + FormatShort(median) +
+                                           " the median running average " + FormatDouble(median) +
                                            " of " + std::to_string(m) + " other trials"};
       return *h.stop;
     }

@@ -93,7 +93,7 @@ class Pbt : public Scheduler {
     }
     Action wait{Decision::kPause, "paused at generation " + std::to_string(g + 1) + " (step " +
                                       std::to_string(step) + "): " + metric_ + " " +
-                                      FormatShort(value) + ", " +
+                                      FormatDouble(value) + ", " +
                                       std::to_string(gens_[g].arrived()) + " of " +
                                       std::to_string(gens_[g].size()) + " members are in"};
     decided_[{number, g}] = wait;
@@ -150,7 +150,7 @@ class Pbt : public Scheduler {
     Rng rng(HashKey({seed_, static_cast<uint64_t>(g), 0x9B7}));
     for (int64_t k = 0; k < n; ++k) {
       auto [num, v] = ranked[static_cast<size_t>(k)];
-      std::string rank = metric_ + " " + FormatShort(v) + ", rank " + std::to_string(k + 1) +
+      std::string rank = metric_ + " " + FormatDouble(v) + ", rank " + std::to_string(k + 1) +
                          " of " + std::to_string(n);
       Action a{Decision::kContinue, "kept at " + where + ": " + rank};
       if (k >= n - bottom) {
@@ -169,7 +169,7 @@ class Pbt : public Scheduler {
           a = {Decision::kExploit,
                "exploited at " + where + ": " + rank + " (bottom quantile); " +
                    "replaced by trial number " + std::to_string(child) + ", a copy of number " +
-                   std::to_string(src) + " (" + FormatShort(src_v) + ")",
+                   std::to_string(src) + " (" + FormatDouble(src_v) + ")",
                std::move(r)};
         } else if (!std::isfinite(v)) {
           a = {Decision::kStop, "stopped at " + where + ": " + rank + " is not finite; " + why};
@@ -210,7 +210,7 @@ class Pbt : public Scheduler {
     spec.parent_step = step;
     return {std::move(spec), "exploit at generation " + std::to_string(g + 1) +
                                  ": copy of trial number " + std::to_string(src) + " at step " +
-                                 std::to_string(step) + " (" + metric_ + " " + FormatShort(src_v) +
+                                 std::to_string(step) + " (" + metric_ + " " + FormatDouble(src_v) +
                                  "); explore: " + (changes.empty() ? "no change" : changes)};
   }
 

@@ -348,7 +348,7 @@ TpeScheduler::Model TpeScheduler::Prepare(const std::vector<const Trial*>& all, 
     if (!good.empty()) what += "; best good: trial " + best + (good.size() > 5 ? ", ..." : "");
   } else {
     if (rng->Uniform() < bohb_cfg_.random_fraction()) {
-      what = "BOHB: random draw (a random_fraction of " + FormatShort(bohb_cfg_.random_fraction()) +
+      what = "BOHB: random draw (a random_fraction of " + FormatDouble(bohb_cfg_.random_fraction()) +
              " of proposals are)";
       return m;
     }
@@ -433,7 +433,7 @@ Params TpeScheduler::Propose(int64_t k, std::string* origin) {
   }
   *origin = m.what;
   if (!m.random && attempt < kModelAttempts)
-    *origin += ", l/g of the winning candidate " + FormatShort(std::exp(log_ratio));
+    *origin += ", l/g of the winning candidate " + FormatDouble(std::exp(log_ratio));
   if (attempt > 0) {
     *origin +=
         attempt < kModelAttempts || m.random
