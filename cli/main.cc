@@ -12,6 +12,7 @@
 #include "cli/keys.h"
 #include "cli/logs.h"
 #include "cli/plan.h"
+#include "cli/shell_help.h"
 #include "cli/stop.h"
 #include "cli/studies.h"
 #include "cli/study_admin.h"
@@ -245,11 +246,13 @@ int main(int argc, char** argv) {
   auto* plan_cmd = app.add_subcommand(
       "plan", "Print what the algorithm will run (brackets, rungs, total steps)");
   plan_cmd->add_option("study", plan_path, "Study file")->required();
-  plan_cmd->add_option("--format", plan_format, "table or json");
+  plan_cmd->add_option("--format", plan_format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}));
 
   auto* studies_cmd = app.add_subcommand("studies", "List the studies in a database");
   add_db(studies_cmd);
-  studies_cmd->add_option("--format", q.format, "table|csv|json");
+  const auto formats = CLI::IsMember({"table", "csv", "json"});
+  studies_cmd->add_option("--format", q.format, "table|csv|json")->check(formats);
   auto* trials_cmd = app.add_subcommand("trials", "List a study's trials");
   add_db(trials_cmd);
   trials_cmd->add_option("study", q.study, "Study name (optional when the database holds one)");
@@ -257,11 +260,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"queued", "running", "completed", "failed", "stopped", "paused"}));
   trials_cmd->add_option("--top", q.top, "Only the K best completed trials")
       ->check(CLI::Range(1, INT_MAX));
-  trials_cmd->add_option("--format", q.format, "table|csv|json");
+  trials_cmd->add_option("--format", q.format, "table|csv|json")->check(formats);
   auto* best_cmd = app.add_subcommand("best", "Print the best trial");
   add_db(best_cmd);
   best_cmd->add_option("study", q.study, "Study name");
-  best_cmd->add_option("--format", q.format, "table|csv|json");
+  best_cmd->add_option("--format", q.format, "table|csv|json")->check(formats);
   auto* query_cmd = app.add_subcommand("query", "Run a read-only SQL query");
   add_db(query_cmd);
   query_cmd->add_option("sql", q.sql, "One SQL statement")->required();
@@ -269,7 +272,7 @@ int main(int argc, char** argv) {
   size_t query_limit = 1000000;
   query_cmd->add_option("--limit", query_limit, "Read at most N rows (0: all of them)")
       ->capture_default_str();
-  query_cmd->add_option("--format", q.format, "table|csv|json");
+  query_cmd->add_option("--format", q.format, "table|csv|json")->check(formats);
   auto* export_cmd = app.add_subcommand("export", "Export all trials of a study");
   add_db(export_cmd);
   export_cmd->add_option("study", q.study, "Study name");
@@ -351,6 +354,14 @@ int main(int argc, char** argv) {
   report_cmd->add_option("study", q.study, "Study name (optional when the database holds one)");
   report_cmd->add_option("-o,--output", report_out, "The HTML file to write")->required();
 
+  std::string completion_shell;
+  auto* completion_cmd = app.add_subcommand(
+      "completion", "Print the shell completion script for bash or zsh (see docs/cli.md)");
+  completion_cmd->add_option("shell", completion_shell, "bash or zsh")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh"}));
+  auto* man_cmd = app.add_subcommand("man", "Print the man page (roff), made from this help");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -378,6 +389,14 @@ int main(int argc, char** argv) {
     return RunRunner(runner);
   }
   if (keys_new_cmd->parsed()) return KeysNew(key_name, key_dir);
+  if (completion_cmd->parsed()) {
+    fputs((completion_shell == "bash" ? BashCompletion(app) : ZshCompletion(app)).c_str(), stdout);
+    return 0;
+  }
+  if (man_cmd->parsed()) {
+    fputs(ManPage(app, SWEEP_VERSION).c_str(), stdout);
+    return 0;
+  }
   if (validate_cmd->parsed()) return Validate(validate_path, validate_print);
   if (plan_cmd->parsed()) return Plan(plan_path, plan_format);
   if (studies_cmd->parsed()) {

@@ -3,7 +3,8 @@
 # Usage: scripts/test.sh [extra ctest arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# chromium: the dashboard's and the report's browser tests (label `browser`).
-scripts/install-deps.sh chromium
+# chromium: the dashboard's and the report's browser tests (label `browser`);
+# zsh and groff-base: the zsh completion and the man page's tests.
+scripts/install-deps.sh chromium zsh groff-base
 scripts/build.sh
 ctest --test-dir build --output-on-failure --timeout 600 "$@"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`cmake --install` puts a working sweep on PATH: into a temporary prefix,
-`sweep --version` runs from there, and `sweep dashboard` finds the
-sweep-dashboard installed beside it (it serves a real database).
+`sweep --version` runs from there, `sweep dashboard` finds the
+sweep-dashboard installed beside it (it serves a real database), and the man
+page and the bash and zsh completions are where their tools look.
 Usage: install_test.py CMAKE BUILD_DIR SWEEP_BINARY
 """
 
@@ -36,6 +37,16 @@ class InstallTest(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             sweep = os.path.join(prefix, "bin", "sweep")
             self.assertTrue(os.access(os.path.join(prefix, "bin", "sweep-dashboard"), os.X_OK))
+            # The man page and the completions, where man, bash-completion and
+            # zsh look, the same as the installed binary prints.
+            for path, args in (("share/man/man1/sweep.1", ["man"]),
+                               ("share/bash-completion/completions/sweep",
+                                ["completion", "bash"]),
+                               ("share/zsh/site-functions/_sweep", ["completion", "zsh"])):
+                with open(os.path.join(prefix, path)) as f:
+                    printed = subprocess.run([sweep] + args, capture_output=True, text=True,
+                                             timeout=60).stdout
+                    self.assertEqual(f.read(), printed, path)
             env = dict(os.environ, PATH=os.path.join(prefix, "bin") + os.pathsep + os.environ["PATH"])
             r = subprocess.run(["sweep", "--version"], capture_output=True, text=True, env=env,
                                timeout=60)
