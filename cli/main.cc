@@ -142,6 +142,31 @@ int WithReader(const QueryArgs& a,
   return 0;
 }
 
+// `sweep --db FILE trials` as `sweep trials --db FILE`: a --db before the
+// command moves after it, where every command that reads a database takes
+// it (-v works on either side already).
+std::vector<char*> DbAfterCommand(int argc, char** argv) {
+  std::vector<char*> head, db, tail;
+  head.push_back(argv[0]);
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-'; ++i) {
+    std::string a = argv[i];
+    if (a == "--db" && i + 1 < argc) {
+      db.push_back(argv[i]);
+      db.push_back(argv[++i]);
+    } else if (a.rfind("--db=", 0) == 0) {
+      db.push_back(argv[i]);
+    } else {
+      head.push_back(argv[i]);
+    }
+  }
+  if (i < argc) head.push_back(argv[i++]);  // the command
+  head.insert(head.end(), db.begin(), db.end());
+  for (; i < argc; ++i) head.push_back(argv[i]);
+  head.push_back(nullptr);
+  return head;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -362,8 +387,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"bash", "zsh"}));
   auto* man_cmd = app.add_subcommand("man", "Print the man page (roff), made from this help");
 
+  std::vector<char*> args = DbAfterCommand(argc, argv);
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size() - 1), args.data());
   } catch (const CLI::ParseError& e) {
     // --help and --version exit 0; every usage error exits 2, as POSIX
     // tools do (CLI11's own codes are 100 and up).
@@ -429,8 +455,14 @@ int main(int argc, char** argv) {
       if (trials.empty())
         return Status::NotFound("study '" + s.name + "' has no completed trial yet");
       ASSIGN_OR_RETURN(std::vector<std::string> order, ParameterOrder(r, s));
-      return f == Format::kJson ? TrialJson(trials[0]) + "\n"
-                                : FormatTrials(trials, f, s.metric, order);
+      if (f == Format::kJson) return TrialJson(trials[0]) + "\n";
+      std::string table = FormatTrials(trials, f, s.metric, order);
+      // For people, what "best" means: the study's goal and metric.
+      if (f == Format::kTable)
+        table = "study '" + EscapeControl(s.name) +
+                "': " + (s.maximize ? "maximize " : "minimize ") + EscapeControl(s.metric) +
+                "; its best completed trial:\n" + table;
+      return table;
     });
   }
   if (dashboard_cmd->parsed()) return RunDashboard(SelfExe(argv[0]), dash);

@@ -17,6 +17,7 @@
 #include "storage/db_lock.h"
 #include "storage/reader.h"
 #include "tuner/progress.h"
+#include "tuner/scheduler.h"
 
 namespace sweep {
 namespace {
@@ -50,7 +51,7 @@ struct Snapshot {
 };
 
 Result<Snapshot> Read(Reader& reader, const std::string& db, const StudyRef& ref,
-                      const pb::Study& spec) {
+                      std::optional<int64_t> planned) {
   const double now = WallSeconds();
   ASSIGN_OR_RETURN(auto studies, reader.StudySummaries(now));
   auto it = std::find_if(studies.begin(), studies.end(),
@@ -65,7 +66,7 @@ Result<Snapshot> Read(Reader& reader, const std::string& db, const StudyRef& ref
   c.completed = it->completed, c.failed = it->failed, c.stopped = it->stopped;
   c.running = it->running, c.queued = it->queued, c.paused = it->paused;
   c.best = it->best;
-  if (spec.algorithm().has_max_trials()) c.planned = spec.algorithm().max_trials();
+  c.planned = planned;
   if (c.running > 0) {
     ASSIGN_OR_RETURN(auto running, reader.Trials(ref, "running", 0));
     for (const TrialView& t : running) {
@@ -109,6 +110,9 @@ int WatchStudy(const WatchOptions& o) {
   if (!ref.ok()) return Error(ref.status().message());
   auto spec = (*reader)->StudySpec(ref->id);
   if (!spec.ok()) return Error(spec.status().message());
+  // `done N/M`: M as the tuner counts it (a grid's points, Hyperband's
+  // brackets), from the study as stored when the watch began.
+  const std::optional<int64_t> planned = PlannedTrialCount(*spec);
   const bool tty = isatty(STDOUT_FILENO);
   struct sigaction sa = {};
   sa.sa_handler = OnInterrupt;
@@ -118,7 +122,7 @@ int WatchStudy(const WatchOptions& o) {
   Snapshot last;
   const std::string name = EscapeControl(ref->name);  // a database from elsewhere holds anything
   while (true) {
-    auto snap = Read(**reader, o.db, *ref, *spec);
+    auto snap = Read(**reader, o.db, *ref, planned);
     if (!snap.ok()) {
       if (tty) Write("\n");
       return Error(snap.status().message());

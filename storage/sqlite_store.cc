@@ -245,7 +245,9 @@ Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
                                  "SELECT t.id, t.number, t.status, t.attempts, t.params_pb, "
                                  "t.value, t.step, c.path, c.step, c.checksum, t.parent_id, "
                                  "(SELECT max(d.step) FROM decisions d WHERE d.trial_id = t.id "
-                                 "AND d.decision IN ('continue', 'stop')) "
+                                 "AND d.decision IN ('continue', 'stop')), "
+                                 "t.status = 'queued' AND (SELECT e.kind FROM events e WHERE "
+                                 "e.trial_id = t.id ORDER BY e.id DESC LIMIT 1) = 'interrupted' "
                                  "FROM trials t LEFT JOIN checkpoints c ON c.trial_id = t.id "
                                  "WHERE t.study_id=?1 ORDER BY t.number"));
   q.Bind(1, study_id);
@@ -271,6 +273,7 @@ Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
     t.last_objective = t.value;
     t.parent_id = q.IsNull(10) ? 0 : q.Int(10);
     t.decided_step = q.IsNull(11) ? -1 : q.Int(11);
+    t.interrupted = !q.IsNull(12) && q.Int(12) != 0;
     out.push_back(std::move(t));
   }
   return out;
@@ -487,11 +490,21 @@ Status Store::InterruptRunningStudies(double now) {
 }
 
 Result<int> Store::RequeueRunning(int64_t study_id, double now) {
-  ASSIGN_OR_RETURN(
-      Stmt q,
-      Stmt::Prepare(db(),
-                    "UPDATE trials SET status='queued', runner=NULL, lease=NULL, "
-                    "attempts=max(attempts - 1, 0) WHERE study_id=?1 AND status='running'"));
+  // Their attempts were cut short by the tuner, not lost: each resumes as
+  // the same attempt, which an `interrupted` event of its own says (as
+  // StudyRun::Interrupt writes after Ctrl-C).
+  ASSIGN_OR_RETURN(Stmt note,
+                   Stmt::Prepare(db(),
+                                 "INSERT INTO events(study_id, trial_id, at, kind, detail) SELECT "
+                                 "study_id, id, ?2, 'interrupted', 'attempt ' || attempts || "
+                                 "' at step ' || coalesce(step, 0) || ': the tuner stopped; it "
+                                 "resumes as the same attempt' FROM trials WHERE study_id=?1 AND "
+                                 "status='running'"));
+  note.Bind(1, study_id).Bind(2, now);
+  RETURN_IF_ERROR(note.Run());
+  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(),
+                                         "UPDATE trials SET status='queued', runner=NULL, "
+                                         "lease=NULL WHERE study_id=?1 AND status='running'"));
   q.Bind(1, study_id);
   RETURN_IF_ERROR(q.Run());
   return sqlite3_changes(db());

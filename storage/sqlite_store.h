@@ -35,6 +35,7 @@ struct TrialRecord {
   std::optional<double> last_objective;  // latest objective (progress, or the final value)
   int64_t parent_id = 0;                 // PBT: the trial it was copied from
   int64_t decided_step = -1;             // latest step with a recorded continue/stop decision
+  bool interrupted = false;  // queued, its latest event `interrupted`: its attempt goes on
 };
 
 class Store {
@@ -120,7 +121,9 @@ class Store {
   // Studies a killed tuner left marked running become interrupted (the
   // tuner that holds the lock calls it before opening its own study).
   Status InterruptRunningStudies(double now);
-  // Every running trial goes back to queued (after a tuner restart).
+  // Every running trial goes back to queued (after a tuner restart), its
+  // attempt count kept and an `interrupted` event written for it: its
+  // attempt goes on when it runs again.
   Result<int> RequeueRunning(int64_t study_id, double now);
 
   bool in_transaction() const { return in_tx_; }

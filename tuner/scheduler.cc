@@ -82,4 +82,12 @@ std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpa
   }
 }
 
+std::optional<int64_t> PlannedTrialCount(const pb::Study& study) {
+  auto space = SearchSpace::Create(study);
+  std::optional<int64_t> planned;
+  if (space.ok()) planned = MakeScheduler(study, *space, 0, 0)->Planned();
+  if (!planned && study.algorithm().has_max_trials()) planned = study.algorithm().max_trials();
+  return planned;
+}
+
 }  // namespace sweep

@@ -90,6 +90,7 @@ Status StudyRun::Load() {
     t.checkpoint_checksum = r.checkpoint_checksum;
     t.parent_id = r.parent_id;
     t.decided_step = r.decided_step;
+    t.continues_attempt = r.interrupted && r.attempts > 0;
     t.last_step = r.step;
     t.last_objective = r.last_objective;
     if (t.status == TrialStatus::kCompleted) t.value = r.value;
@@ -392,7 +393,20 @@ int64_t StudyRun::Interrupt() {
   for (const auto& [id, t] : table_.all())
     if (t.status == TrialStatus::kRunning) running.push_back(table_.Find(id));
   for (Trial* t : running) {
-    Requeue(t, std::max(0, t->attempts - 1), TrialTable::Where::kFront);
+    if (t->last_step == 0) {
+      // Nothing reported yet: as if it had not begun.
+      Requeue(t, std::max(0, t->attempts - 1), TrialTable::Where::kFront);
+      ++requeued;
+      continue;
+    }
+    // The attempt is not over: it resumes (from its checkpoint, if any) as
+    // the same attempt, so its count stays (Load reads it back from this
+    // event).
+    Event(t->id, "interrupted",
+          "attempt " + std::to_string(t->attempts) + " at step " + std::to_string(t->last_step) +
+              ": the tuner stopped; it resumes as the same attempt");
+    Requeue(t, t->attempts, TrialTable::Where::kFront);
+    t->continues_attempt = true;
     ++requeued;
   }
   return requeued;
@@ -448,7 +462,9 @@ std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, u
         continue;
       }
       Move(t, TrialStatus::kRunning);
-      t->attempts += 1;
+      // An interrupted attempt goes on; anything else is a new attempt.
+      if (!t->continues_attempt) t->attempts += 1;
+      t->continues_attempt = false;
       t->lease = lease;
       t->runner = runner_name;
       t->last_step = 0;

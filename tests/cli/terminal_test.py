@@ -203,6 +203,30 @@ class TerminalTest(unittest.TestCase):
         self.assertRegex(lines[0], r"^\[term\] done 12/12  running 0  best ")
         self.assertIn("is completed", lines[1])
 
+    def test_watch_counts_the_trials_a_grid_or_hyperband_plans(self):
+        # Neither sets max_trials: N/M is the grid's points and the brackets'
+        # trials, as `sweep plan` counts them.
+        examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "examples")
+        hyperband = os.path.join(self.tmp.name, "hb.yaml")
+        with open(hyperband, "w") as f:
+            f.write(STUDY.replace("name: term", "name: hb")
+                    .replace("step_ms: 60", "step_ms: 0")
+                    .replace("{type: random, max_trials: 12}", "{type: hyperband}"))
+        for study, name in ((os.path.join(examples, "grid_4x5.yaml"), "grid-4x5"),
+                            (hyperband, "hb")):
+            plan = subprocess.run([SWEEP, "plan", study, "--format", "json"],
+                                  capture_output=True, text=True, timeout=60).stdout
+            total = re.search(r'"(?:total_trials|max_trials)": (\d+)', plan).group(1)
+            r = subprocess.run([SWEEP, "run", study, "--db", self.db, "--local-runners", "2",
+                                "--progress", "plain"], capture_output=True, text=True,
+                               timeout=300)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            r = subprocess.run([SWEEP, "watch", name, "--db", self.db], capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertRegex(r.stdout, r"^\[%s\] done %s/%s  " % (re.escape(name), total, total))
+
     def test_watch_names_an_interrupted_study_and_how_to_resume_it(self):
         sweep = self.start_sweep()
         os.killpg(sweep.pid, signal.SIGKILL)  # the tuner and its runners

@@ -116,6 +116,11 @@ TEST(E2eCliTest, VersionExitCodesAndSweepDb) {
   EXPECT_EQ(best, 0) << out;
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed'"), 200);
   EXPECT_NE(out.find("completed"), std::string::npos) << out;
+  // `best` names the goal and the metric it ranks by.
+  EXPECT_NE(out.find("study 'branin-random': minimize value; its best completed trial:\n"
+                     "trial  status     value"),
+            std::string::npos)
+      << out;
 }
 
 TEST(E2eCliTest, StopEndsASweepFromAnotherTerminalAndItResumes) {
@@ -234,7 +239,11 @@ TEST(E2eCliTest, QueryCommandsAndFormats) {
       << out;
   ASSERT_EQ(RunSweep({"studies", "--db", db}, &out), 0);
   EXPECT_NE(out.find("grid-4x5"), std::string::npos) << out;
+  // --db before the command is the same as after it.
+  std::string before;
+  ASSERT_EQ(RunSweep({"--db", db, "trials", "--format", "csv"}, &before), 0) << before;
   ASSERT_EQ(RunSweep({"trials", "--db", db, "--format", "csv"}, &out), 0);
+  EXPECT_EQ(before, out);
   EXPECT_EQ(out.rfind("trial,status,value,step,attempts,x1,x2,optimizer,momentum,started_at,"
                       "ended_at,duration_s,failure,id\n",
                       0),
@@ -304,7 +313,21 @@ TEST(E2eCliTest, CtrlCStopsCleanlyAndTheSameCommandResumes) {
         << tuner.Log();
   }
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='running'"), 0);
-  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM trials WHERE status='queued' AND attempts=0"), 1);
+  // An interrupted trial keeps its attempt (it goes on when resumed) and
+  // says where it was cut short.
+  EXPECT_GE(QueryInt(db,
+                     "SELECT count(*) FROM trials WHERE status='queued' AND attempts=1 AND "
+                     "step >= 2"),
+            1);
+  EXPECT_EQ(QueryInt(db,
+                     "SELECT count(*) FROM trials WHERE status='queued' AND attempts=0 AND "
+                     "step > 0"),
+            0);
+  EXPECT_GE(QueryInt(db,
+                     "SELECT count(*) FROM events WHERE kind='interrupted' AND trial_id > 0 "
+                     "AND detail LIKE 'attempt 1 at step %: the tuner stopped; it resumes as "
+                     "the same attempt'"),
+            1);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM studies WHERE status='interrupted'"), 1);
   std::string out;
   ASSERT_EQ(RunSweep(args, &out), 0) << out;

@@ -183,7 +183,9 @@ TEST_F(HistoryTest, PauseKeepsStepValueAndCheckpointAndRequeueResumesIt) {
   EXPECT_EQ(t->checkpoint_step, 3);
 }
 
-TEST_F(HistoryTest, RequeueRunningQueuesRunningTrialsAndGivesBackTheirAttempt) {
+// A killed tuner's running trials are queued with their attempts kept and
+// marked interrupted: each goes on as the same attempt when it runs again.
+TEST_F(HistoryTest, RequeueRunningQueuesRunningTrialsAndKeepsTheirAttempt) {
   pb::Study other = study_;
   other.set_name("other");
   auto other_id = store_->OpenStudy(other);
@@ -223,15 +225,17 @@ TEST_F(HistoryTest, RequeueRunningQueuesRunningTrialsAndGivesBackTheirAttempt) {
     int64_t id;
     const char* status;
     int attempts;
+    bool interrupted;
   };
-  for (const Want& w :
-       {Want{twice, "queued", 1}, Want{once, "queued", 0}, Want{never, "queued", 0},
-        Want{done, "completed", 1}, Want{queued, "queued", 0}, Want{paused, "paused", 3}}) {
+  for (const Want& w : {Want{twice, "queued", 2, true}, Want{once, "queued", 1, true},
+                        Want{never, "queued", 0, true}, Want{done, "completed", 1, false},
+                        Want{queued, "queued", 0, false}, Want{paused, "paused", 3, false}}) {
     SCOPED_TRACE("trial " + std::to_string(w.id));
     const TrialRecord* t = Find(*trials, w.id);
     ASSERT_NE(t, nullptr);
     EXPECT_EQ(t->status, w.status);
     EXPECT_EQ(t->attempts, w.attempts);
+    EXPECT_EQ(t->interrupted, w.interrupted);
   }
   auto others = (*again)->LoadTrials(*other_id);
   ASSERT_TRUE(others.ok());

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "e2e/harness.h"
 #include "search_spaces/study_parser.h"
@@ -203,7 +204,44 @@ TEST_F(StudyRunTest, ARunnerThatRanToTheEndBeforeItHeardAPauseEndsWhereItWasDeci
   EXPECT_EQ(run_->Counts().completed, 0);
 }
 
-TEST_F(StudyRunTest, InterruptPutsRunningTrialsBackUncounted) {
+// A restarted tuner reads back which attempts go on: after Ctrl-C (the
+// trial's `interrupted` event) and after a killed tuner (trials it left
+// running), twice in a row without running them changes nothing.
+TEST_F(StudyRunTest, ARestartedTunerGoesOnWithInterruptedAttempts) {
+  const std::string alg = "{type: random, max_trials: 2}";
+  const std::string task = "{synthetic: {function: branin, steps: 3}}";
+  Open(alg, task);
+  pb::Assign a = Assign(), b = Assign();
+  Report(a, 1, 3.0);
+  Report(b, 2, 2.0);
+  ASSERT_TRUE(store_->Begin().ok());
+  EXPECT_EQ(run_->Interrupt(), 2);
+  Commit();
+  // Killed: `b` was running again when the tuner died (no Interrupt).
+  run_.reset();
+  store_.reset();
+  Open(alg, task);
+  pb::Assign a2 = Assign();
+  EXPECT_EQ(a2.trial_id(), a.trial_id());
+  EXPECT_EQ(a2.attempt(), 1);
+  Commit();
+  run_.reset();
+  store_.reset();
+  for (int restart = 0; restart < 2; ++restart) {
+    Open(alg, task);
+    run_.reset();
+    store_.reset();
+  }
+  // Between runs each shows the attempt it was cut short in.
+  EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM trials WHERE status='queued' AND attempts=1"), 2);
+  Open(alg, task);
+  std::set<int64_t> attempts;
+  for (int i = 0; i < 2; ++i) attempts.insert(Assign().attempt());
+  EXPECT_EQ(attempts, std::set<int64_t>{1});
+  EXPECT_EQ(QueryInt(db_, "SELECT max(attempts) FROM trials"), 1);
+}
+
+TEST_F(StudyRunTest, InterruptPutsRunningTrialsBackAndTheirAttemptsGoOn) {
   Open("{type: random, max_trials: 4}", "{synthetic: {function: branin, steps: 2}}");
   pb::Assign a = Assign(), b = Assign();
   run_->OnStarted(a.trial_id());
@@ -211,7 +249,16 @@ TEST_F(StudyRunTest, InterruptPutsRunningTrialsBackUncounted) {
   ASSERT_TRUE(store_->Begin().ok());
   EXPECT_EQ(run_->Interrupt(), 2);
   Commit();
-  EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM trials WHERE status='queued' AND attempts=0"), 2);
+  // `a` reported a step: its attempt shows, and it goes on when resumed;
+  // `b` had reported nothing: as if it had not begun.
+  std::string ida = std::to_string(a.trial_id()), idb = std::to_string(b.trial_id());
+  EXPECT_EQ(QueryInt(db_, "SELECT attempts FROM trials WHERE status='queued' AND id=" + ida), 1);
+  EXPECT_EQ(QueryInt(db_, "SELECT attempts FROM trials WHERE status='queued' AND id=" + idb), 0);
+  EXPECT_EQ(
+      QueryInt(db_, "SELECT count(*) FROM events WHERE kind='interrupted' AND trial_id=" + ida +
+                        " AND detail='attempt 1 at step 1: the tuner stopped; it "
+                        "resumes as the same attempt'"),
+      1);
   EXPECT_EQ(run_->Counts().running, 0);
   EXPECT_EQ(run_->Counts().queued, 2);
   // A runner's late messages on the old lease change nothing.
@@ -222,6 +269,10 @@ TEST_F(StudyRunTest, InterruptPutsRunningTrialsBackUncounted) {
   EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM reports"), 1);
   EXPECT_TRUE(run_->Owns(a.trial_id()));
   EXPECT_FALSE(run_->Owns(a.trial_id() + 1000));
+  // Run again, each is attempt 1: `a` goes on, `b` begins.
+  pb::Assign again = Assign(), again2 = Assign();
+  EXPECT_EQ(again.attempt(), 1);
+  EXPECT_EQ(again2.attempt(), 1);
 }
 
 TEST_F(StudyRunTest, StepsOnlyMoveForwardAndACompletedTrialMustHaveReported) {
