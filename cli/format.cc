@@ -175,7 +175,9 @@ std::string FormatTrials(const std::vector<TrialView>& trials, Format f,
   column(table && !objective.empty() ? objective : "value");
   for (const char* c : {"step", "attempts"}) column(c);
   bool lineage = std::any_of(trials.begin(), trials.end(), [](const auto& x) { return x.parent; });
-  if (lineage) column("parent");
+  // The parent by its number: `parent_number` in CSV, where JSON's
+  // `parent` is its id.
+  if (lineage) column(table ? "parent" : "parent_number");
   // The study's parameters in its file's order, whichever rows are shown
   // (a conditional one no row has still has its column); then any other.
   std::vector<std::string> names = params;

@@ -76,6 +76,7 @@ std::string HumanDuration(double s) {
 std::vector<std::string> HumanColumn(const Table& t, size_t c, ColumnKind* kind_io) {
   ColumnKind& kind = *kind_io;
   std::vector<std::string> out(t.rows.size());
+  bool fixed = true;  // else the whole column is in scientific notation
   if (kind == ColumnKind::kAuto && IsTimeName(t.columns[c])) {
     bool times = !t.rows.empty();
     for (const auto& row : t.rows) times = times && LooksLikeTime(row[c]);
@@ -97,7 +98,6 @@ std::vector<std::string> HumanColumn(const Table& t, size_t c, ColumnKind* kind_
       }
     }
   } else {
-    bool fixed = true;
     for (const auto& row : t.rows)
       if (auto* d = std::get_if<double>(&row[c]))
         fixed = fixed && (FixedFits(*d) || !std::isfinite(*d));
@@ -107,12 +107,11 @@ std::vector<std::string> HumanColumn(const Table& t, size_t c, ColumnKind* kind_
       if (auto* i = std::get_if<int64_t>(&cell)) out[r] = std::to_string(*i);
     }
   }
-  // Numbers line up on their decimal points: the text before the point is
-  // right-aligned, the point and what follows left-aligned.
+  // Numbers line up on their decimal points (scientific ones on their
+  // exponents): the text before is right-aligned, the rest left-aligned.
   size_t left = 0, right = 0;
-  auto split = [](const std::string& s) {
-    size_t p = s.find('.');
-    if (p == std::string::npos) p = s.find('e');
+  auto split = [fixed](const std::string& s) {
+    size_t p = s.find(fixed ? '.' : 'e');
     return p == std::string::npos ? s.size() : p;
   };
   bool numeric = kind == ColumnKind::kAuto;

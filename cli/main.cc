@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdio>
 
+#include "cli/argv.h"
 #include "cli/build_info.h"
 #include "cli/dashboard.h"
 #include "cli/format.h"
@@ -142,31 +143,6 @@ int WithReader(const QueryArgs& a,
   return 0;
 }
 
-// `sweep --db FILE trials` as `sweep trials --db FILE`: a --db before the
-// command moves after it, where every command that reads a database takes
-// it (-v works on either side already).
-std::vector<char*> DbAfterCommand(int argc, char** argv) {
-  std::vector<char*> head, db, tail;
-  head.push_back(argv[0]);
-  int i = 1;
-  for (; i < argc && argv[i][0] == '-'; ++i) {
-    std::string a = argv[i];
-    if (a == "--db" && i + 1 < argc) {
-      db.push_back(argv[i]);
-      db.push_back(argv[++i]);
-    } else if (a.rfind("--db=", 0) == 0) {
-      db.push_back(argv[i]);
-    } else {
-      head.push_back(argv[i]);
-    }
-  }
-  if (i < argc) head.push_back(argv[i++]);  // the command
-  head.insert(head.end(), db.begin(), db.end());
-  for (; i < argc; ++i) head.push_back(argv[i]);
-  head.push_back(nullptr);
-  return head;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -278,6 +254,8 @@ int main(int argc, char** argv) {
   add_db(studies_cmd);
   const auto formats = CLI::IsMember({"table", "csv", "json"});
   studies_cmd->add_option("--format", q.format, "table|csv|json")->check(formats);
+  bool studies_names = false;  // for the shell completions: one name per line
+  studies_cmd->add_flag("--names", studies_names, "Only the names, one per line")->group("");
   auto* trials_cmd = app.add_subcommand("trials", "List a study's trials");
   add_db(trials_cmd);
   trials_cmd->add_option("study", q.study, "Study name (optional when the database holds one)");
@@ -426,8 +404,9 @@ int main(int argc, char** argv) {
   if (validate_cmd->parsed()) return Validate(validate_path, validate_print);
   if (plan_cmd->parsed()) return Plan(plan_path, plan_format);
   if (studies_cmd->parsed()) {
-    return WithReader(
-        q, [&](Reader& r, Format f) -> Result<std::string> { return FormatStudies(r, q.db, f); });
+    return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {
+      return studies_names ? StudyNames(r) : FormatStudies(r, q.db, f);
+    });
   }
   if (trials_cmd->parsed() || export_cmd->parsed()) {
     return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {

@@ -144,21 +144,27 @@ std::string BashCompletion(const CLI::App& app) {
   std::string out =
       "# bash completion for sweep, made by `sweep completion bash`.\n"
       "# Install: sweep completion bash > ~/.local/share/bash-completion/completions/sweep\n"
+      // Study names come from `sweep studies --names` (one per line, control
+      // characters escaped) and are never evaluated: a name is any text.
       "_sweep_studies() {\n"
       "  local db=\"${SWEEP_DB:-sweep.db}\" i\n"
       "  for ((i = 1; i < ${#COMP_WORDS[@]}; i++)); do\n"
-      "    [[ ${COMP_WORDS[i]} == --db ]] && db=\"${COMP_WORDS[i + 1]}\"\n"
-      "    [[ ${COMP_WORDS[i]} == --db=* ]] && db=\"${COMP_WORDS[i]#--db=}\"\n"
+      "    if [[ ${COMP_WORDS[i]} == --db ]]; then\n"
+      "      db=\"${COMP_WORDS[i + 1]}\"\n"
+      "      [[ $db == = ]] && db=\"${COMP_WORDS[i + 2]}\"\n"
+      "    fi\n"
       "  done\n"
       "  [[ -f $db ]] || return 0\n"
-      "  \"${COMP_WORDS[0]}\" studies --db \"$db\" --format csv 2>/dev/null | tail -n +2 | "
-      "cut -d, -f2\n"
+      "  \"${COMP_WORDS[0]}\" studies --names --db \"$db\" 2>/dev/null\n"
       "}\n"
       "_sweep() {\n"
       "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD - 1]}\"\n"
-      "  local cmd=\"\" sub=\"\" i n=0\n"
+      "  [[ $cur == = ]] && cur=\"\" && prev=\"${COMP_WORDS[COMP_CWORD - 1]}\"\n"
+      "  [[ $prev == = ]] && prev=\"${COMP_WORDS[COMP_CWORD - 2]}\"\n"
+      "  local cmd=\"\" sub=\"\" i n\n"
       "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
       "    case \"${COMP_WORDS[i]}\" in\n"
+      "      --db) ((i++)); [[ ${COMP_WORDS[i]} == = ]] && ((i++)) ;;\n"
       "      -*) ;;\n"
       "      *) if [[ -z $cmd ]]; then cmd=\"${COMP_WORDS[i]}\"; elif [[ $cmd == keys && -z $sub "
       "]]; then sub=\"${COMP_WORDS[i]}\"; fi ;;\n"
@@ -192,13 +198,17 @@ std::string BashCompletion(const CLI::App& app) {
       for (const Command& s : c.subcommands) subs.push_back(s.name);
       out += "      else\n        COMPREPLY=($(compgen -W \"" + Join(subs) + "\" -- \"$cur\"))\n";
     } else if (!c.positionals.empty() && c.positionals[0].study_file) {
-      out += std::string("      else\n        local IFS=$'\\n'\n        shopt -s extglob\n") +
-             "        COMPREPLY=($(compgen -f -X '!" + kStudyFiles +
-             "' -- \"$cur\") $(compgen -d -- \"$cur\"))\n";
+      out += std::string("      else\n        local IFS=$'\\n' glob\n") +
+             "        glob=$(shopt -p extglob); shopt -s extglob\n"
+             "        compopt -o filenames 2>/dev/null\n"
+             "        COMPREPLY=($(compgen -f -X '!" +
+             kStudyFiles + "' -- \"$cur\") $(compgen -d -- \"$cur\"))\n        eval \"$glob\"\n";
     } else if (!c.positionals.empty() && c.positionals[0].study_name) {
       out +=
-          "      else\n        local IFS=$'\\n'\n"
-          "        COMPREPLY=($(compgen -W \"$(_sweep_studies)\" -- \"$cur\"))\n";
+          "      else\n"
+          "        while IFS= read -r n; do\n"
+          "          [[ $n == \"$cur\"* ]] && COMPREPLY+=(\"$(printf '%q' \"$n\")\")\n"
+          "        done < <(_sweep_studies)\n";
     }
     out += "      fi\n      ;;\n";
   };
@@ -216,13 +226,18 @@ std::string ZshCompletion(const CLI::App& app) {
       "#compdef sweep\n"
       "# zsh completion for sweep, made by `sweep completion zsh`. Install: put it in a\n"
       "# folder of $fpath as _sweep (e.g. sweep completion zsh > ~/.zfunc/_sweep).\n"
+      // `_sweep_words`: the whole command line, saved before _arguments
+      // shifts `words` to the command's own.
       "_sweep_studies() {\n"
       "  local db=${SWEEP_DB:-sweep.db} i\n"
-      "  for ((i = 1; i < $#words; i++)); do [[ $words[i] == --db ]] && db=$words[i+1]; done\n"
+      "  for ((i = 1; i < $#_sweep_words; i++)); do\n"
+      "    [[ $_sweep_words[i] == --db ]] && db=$_sweep_words[i+1]\n"
+      "    [[ $_sweep_words[i] == --db=* ]] && db=${_sweep_words[i]#--db=}\n"
+      "  done\n"
       "  [[ -f $db ]] || return 1\n"
       "  local -a names\n"
-      "  names=(${(f)\"$($words[1] studies --db $db --format csv 2>/dev/null | tail -n +2 | "
-      "cut -d, -f2)\"})\n"
+      "  names=(${(f)\"$($_sweep_words[1] studies --names --db $db 2>/dev/null)\"})\n"
+      "  names=(${names//:/\\:})\n"
       "  _describe 'study' names\n"
       "}\n";
   auto args = [&](const Command& c) {
@@ -246,7 +261,9 @@ std::string ZshCompletion(const CLI::App& app) {
     }
     return a;
   };
-  out += "_sweep() {\n  local -a commands\n  commands=(\n";
+  out +=
+      "_sweep() {\n  local -a commands _sweep_words\n  _sweep_words=(\"${words[@]}\")\n  "
+      "commands=(\n";
   for (const Command& c : root.subcommands)
     out += "    '" + ZshText(c.name) + ":" + ZshText(c.help) + "'\n";
   out += "  )\n  local curcontext=$curcontext state line\n";

@@ -37,4 +37,15 @@ Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format 
   return out;
 }
 
+Result<std::string> StudyNames(Reader& reader) {
+  ASSIGN_OR_RETURN(Table t, reader.Studies());
+  std::string out;
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    if (t.columns[c] != "name") continue;
+    for (const auto& row : t.rows)
+      if (const auto* name = std::get_if<std::string>(&row[c])) out += EscapeControl(*name) + "\n";
+  }
+  return out;
+}
+
 }  // namespace sweep

@@ -14,5 +14,8 @@ namespace sweep {
 // gone (kill -9, a crash) shows as `interrupted`, and the table format
 // ends with the command that resumes it.
 Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format format);
+// The names alone, one per line, control characters escaped (what the shell
+// completions offer; cli/shell_help.cc).
+Result<std::string> StudyNames(Reader& reader);
 
 }  // namespace sweep

@@ -17,7 +17,11 @@ Result<TrialRef> ResolveTrial(Reader& reader, const std::vector<std::string>& ar
         "as `sweep trials` shows it: [STUDY] TRIAL)");
   }
   TrialRef ref;
-  ASSIGN_OR_RETURN(ref.study, reader.ResolveStudy(args.size() == 2 ? args[0] : ""));
+  auto study = reader.ResolveStudy(args.size() == 2 ? args[0] : "");
+  if (!study.ok() && args.size() == 1 && study.status().IsInvalidArgument())
+    return Status::InvalidArgument(study.status().message() + " (before the trial: STUDY " + text +
+                                   ")");  // several studies
+  ASSIGN_OR_RETURN(ref.study, std::move(study));
   ref.number = number;
   ASSIGN_OR_RETURN(ref.id, reader.TrialId(ref.study, number));
   return ref;

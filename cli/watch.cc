@@ -112,7 +112,12 @@ int WatchStudy(const WatchOptions& o) {
   if (!spec.ok()) return Error(spec.status().message());
   // `done N/M`: M as the tuner counts it (a grid's points, Hyperband's
   // brackets), from the study as stored when the watch began.
-  const std::optional<int64_t> planned = PlannedTrialCount(*spec);
+  auto copied =
+      (*reader)->Query("SELECT count(*) FROM trials WHERE study_id = " + std::to_string(ref->id) +
+                       " AND attempts = 0 AND status IN ('completed', 'stopped', 'failed')");
+  if (!copied.ok()) return Error(copied.status().message());
+  const std::optional<int64_t> planned =
+      PlannedTrialCount(*spec, std::get<int64_t>(copied->rows.at(0).at(0)));
   const bool tty = isatty(STDOUT_FILENO);
   struct sigaction sa = {};
   sa.sa_handler = OnInterrupt;

@@ -231,7 +231,8 @@ Result<TrialDetail> Reader::Trial(int64_t trial_id) {
 Result<int64_t> Reader::TrialId(const StudyRef& study, int64_t number) {
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
                                          "SELECT (SELECT id FROM trials WHERE study_id=?1 AND "
-                                         "number=?2), count(*) FROM trials WHERE study_id=?1"));
+                                         "number=?2), count(*), min(number), max(number) FROM "
+                                         "trials WHERE study_id=?1"));
   s.Bind(1, study.id);
   s.Bind(2, number);
   ASSIGN_OR_RETURN(bool row, s.Step());
@@ -239,7 +240,8 @@ Result<int64_t> Reader::TrialId(const StudyRef& study, int64_t number) {
   int64_t n = row ? s.Int(1) : 0;
   return Status::NotFound("study '" + study.name + "' has no trial " + std::to_string(number) +
                           (n == 0 ? " (it has no trials yet)"
-                                  : " (its trials are 0 to " + std::to_string(n - 1) + ")"));
+                                  : " (its trials are " + std::to_string(s.Int(2)) + " to " +
+                                        std::to_string(s.Int(3)) + ")"));
 }
 
 Result<std::vector<TrialView>> Reader::Children(int64_t trial_id) {

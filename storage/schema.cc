@@ -105,6 +105,12 @@ CREATE TABLE trial_logs(
   at REAL NOT NULL,
   PRIMARY KEY(trial_id, attempt)) WITHOUT ROWID;
 )sql",
+      // 6: whether a trial's next run continues its latest attempt (paused,
+      // or cut short by Ctrl-C or a killed tuner) or begins a new one.
+      R"sql(
+ALTER TABLE trials ADD COLUMN attempt_open INTEGER NOT NULL DEFAULT 0;
+UPDATE trials SET attempt_open = 1 WHERE status = 'paused';
+)sql",
   };
   return kMigrations;
 }

@@ -1,24 +1,12 @@
 // Results database: schema, migrations and the tuner's writes.
 #include "storage/sqlite_store.h"
 
-#include <google/protobuf/util/json_util.h>
-#include <google/protobuf/util/message_differencer.h>
-
 #include <cmath>
 
 #include "common/clock.h"
-#include "common/study_defaults.h"
 #include "storage/schema.h"
 
 namespace sweep {
-
-namespace {
-std::string AlgorithmName(pb::AlgorithmType type) {
-  std::string name = pb::AlgorithmType_Name(type).substr(sizeof("ALGORITHM_TYPE_") - 1);
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return name;
-}
-}  // namespace
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   std::unique_ptr<Store> s(new Store());
@@ -114,14 +102,14 @@ Status Store::PrepareAll() {
   RETURN_IF_ERROR(
       prep(&mark_running_,
            "UPDATE trials SET status='running', runner=?2, lease=?3, attempts=?4, started_at=?5, "
-           "step=NULL, value=NULL WHERE id=?1"));
-  RETURN_IF_ERROR(
-      prep(&requeue_,
-           "UPDATE trials SET status='queued', runner=NULL, lease=NULL, attempts=?2 WHERE id=?1"));
+           "step=NULL, value=NULL, attempt_open=0 WHERE id=?1"));
+  RETURN_IF_ERROR(prep(&requeue_,
+                       "UPDATE trials SET status='queued', runner=NULL, lease=NULL, attempts=?2, "
+                       "attempt_open=?3 WHERE id=?1"));
   RETURN_IF_ERROR(
       prep(&pause_,
            "UPDATE trials SET status='paused', runner=NULL, lease=NULL, attempts=?2, step=?3, "
-           "value=?4 WHERE id=?1"));
+           "value=?4, attempt_open=?5 WHERE id=?1"));
   RETURN_IF_ERROR(prep(&insert_report_,
                        "INSERT OR REPLACE INTO reports(trial_id, attempt, step, metric, value, at) "
                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
@@ -156,100 +144,16 @@ Status Store::PrepareAll() {
   return Status::Ok();
 }
 
-namespace {
-
-std::string DeterministicBytes(const pb::Study& study) {
-  std::string spec;
-  google::protobuf::io::StringOutputStream out(&spec);
-  google::protobuf::io::CodedOutputStream coded(&out);
-  coded.SetSerializationDeterministic(true);
-  study.SerializeToCodedStream(&coded);
-  return spec;
-}
-
-std::string SpecJson(const pb::Study& study) {
-  std::string json;
-  google::protobuf::util::JsonPrintOptions opts;
-  opts.preserve_proto_field_names = true;
-  (void)google::protobuf::util::MessageToJsonString(study, &json, opts);
-  return json;
-}
-
-}  // namespace
-
-Result<std::optional<Store::StoredStudy>> Store::FindStudy(const std::string& name) {
-  ASSIGN_OR_RETURN(Stmt find, Stmt::Prepare(db(), "SELECT id, spec FROM studies WHERE name=?1"));
-  find.Bind(1, name);
-  ASSIGN_OR_RETURN(bool row, find.Step());
-  if (!row) return std::optional<StoredStudy>();
-  StoredStudy stored;
-  stored.id = find.Int(0);
-  std::string blob(static_cast<const char*>(sqlite3_column_blob(find.raw(), 1)),
-                   static_cast<size_t>(sqlite3_column_bytes(find.raw(), 1)));
-  if (!stored.spec.ParseFromString(blob))
-    return Status::Corruption("study '" + name + "': stored spec is unreadable");
-  // Specs stored before defaults were resolved at validation carry none.
-  ResolveDefaults(&stored.spec);
-  return std::optional<StoredStudy>(std::move(stored));
-}
-
-Status Store::ReplaceStudySpec(int64_t study_id, const pb::Study& study) {
-  ASSIGN_OR_RETURN(Stmt up, Stmt::Prepare(db(),
-                                          "UPDATE studies SET spec_json=?2, spec=?3, seed=?4, "
-                                          "updated_at=?5 WHERE id=?1"));
-  up.Bind(1, study_id)
-      .Bind(2, SpecJson(study))
-      .BindBlob(3, DeterministicBytes(study))
-      .Bind(4, static_cast<int64_t>(study.seed()))
-      .Bind(5, WallSeconds());
-  return up.Run().Wrap("changing study '" + study.name() + "'");
-}
-
-Result<int64_t> Store::CreateStudy(const pb::Study& study) {
-  ASSIGN_OR_RETURN(
-      Stmt ins, Stmt::Prepare(db(),
-                              "INSERT INTO studies(name, objective_metric, goal, algorithm, seed, "
-                              "spec_json, spec, status, created_at, updated_at) "
-                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?8)"));
-  ins.Bind(1, study.name())
-      .Bind(2, study.objective().metric())
-      .Bind(3, study.objective().goal() == pb::GOAL_MAXIMIZE ? "maximize" : "minimize")
-      .Bind(4, AlgorithmName(study.algorithm().type()))
-      .Bind(5, static_cast<int64_t>(study.seed()))
-      .Bind(6, SpecJson(study))
-      .BindBlob(7, DeterministicBytes(study))
-      .Bind(8, WallSeconds());
-  RETURN_IF_ERROR(ins.Run().Wrap("creating study '" + study.name() + "'"));
-  return static_cast<int64_t>(sqlite3_last_insert_rowid(db()));
-}
-
-Result<int64_t> Store::OpenStudy(const pb::Study& study) {
-  ASSIGN_OR_RETURN(std::optional<StoredStudy> stored, FindStudy(study.name()));
-  if (!stored) return CreateStudy(study);
-  google::protobuf::util::MessageDifferencer diff;
-  std::string report;
-  diff.ReportDifferencesToString(&report);
-  if (!diff.Compare(stored->spec, study)) {
-    if (report.size() > 600) report = report.substr(0, 600) + "...";
-    return Status::FailedPrecondition("study '" + study.name() +
-                                      "' already exists in this database with a different "
-                                      "definition. Differences:\n" +
-                                      report);
-  }
-  return stored->id;
-}
-
 Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
-  ASSIGN_OR_RETURN(Stmt q,
-                   Stmt::Prepare(db(),
-                                 "SELECT t.id, t.number, t.status, t.attempts, t.params_pb, "
-                                 "t.value, t.step, c.path, c.step, c.checksum, t.parent_id, "
-                                 "(SELECT max(d.step) FROM decisions d WHERE d.trial_id = t.id "
-                                 "AND d.decision IN ('continue', 'stop')), "
-                                 "t.status = 'queued' AND (SELECT e.kind FROM events e WHERE "
-                                 "e.trial_id = t.id ORDER BY e.id DESC LIMIT 1) = 'interrupted' "
-                                 "FROM trials t LEFT JOIN checkpoints c ON c.trial_id = t.id "
-                                 "WHERE t.study_id=?1 ORDER BY t.number"));
+  ASSIGN_OR_RETURN(
+      Stmt q,
+      Stmt::Prepare(db(),
+                    "SELECT t.id, t.number, t.status, t.attempts, t.params_pb, "
+                    "t.value, t.step, c.path, c.step, c.checksum, t.parent_id, "
+                    "(SELECT max(d.step) FROM decisions d WHERE d.trial_id = t.id "
+                    "AND d.decision IN ('continue', 'stop')), "
+                    "t.attempt_open FROM trials t LEFT JOIN checkpoints c ON c.trial_id = t.id "
+                    "WHERE t.study_id=?1 ORDER BY t.number"));
   q.Bind(1, study_id);
   std::vector<TrialRecord> out;
   while (true) {
@@ -262,8 +166,8 @@ Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
     t.attempts = static_cast<int>(q.Int(3));
     if (!t.params.ParseFromArray(sqlite3_column_blob(q.raw(), 4),
                                  sqlite3_column_bytes(q.raw(), 4))) {
-      return Status::Corruption("trial " + std::to_string(t.id) +
-                                ": stored parameters are unreadable");
+      return Status::Corruption("trial " + std::to_string(t.number) + " (id " +
+                                std::to_string(t.id) + ")" + ": stored parameters are unreadable");
     }
     if (!q.IsNull(5)) t.value = q.Double(5);
     t.step = q.IsNull(6) ? 0 : q.Int(6);
@@ -273,7 +177,7 @@ Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
     t.last_objective = t.value;
     t.parent_id = q.IsNull(10) ? 0 : q.Int(10);
     t.decided_step = q.IsNull(11) ? -1 : q.Int(11);
-    t.interrupted = !q.IsNull(12) && q.Int(12) != 0;
+    t.attempt_open = q.Int(12) != 0;
     out.push_back(std::move(t));
   }
   return out;
@@ -346,13 +250,18 @@ Status Store::MarkRunning(int64_t trial_id, const std::string& runner, uint64_t 
   return mark_running_.Run();
 }
 
-Status Store::Requeue(int64_t trial_id, int attempts) {
-  requeue_.Bind(1, trial_id).Bind(2, attempts);
+Status Store::Requeue(int64_t trial_id, int attempts, bool attempt_open) {
+  requeue_.Bind(1, trial_id).Bind(2, attempts).Bind(3, int64_t{attempt_open});
   return requeue_.Run();
 }
 
-Status Store::Pause(int64_t trial_id, int attempts, int64_t step, std::optional<double> value) {
-  pause_.Bind(1, trial_id).Bind(2, attempts).Bind(3, step).Bind(4, value);
+Status Store::Pause(int64_t trial_id, int attempts, int64_t step, std::optional<double> value,
+                    bool attempt_open) {
+  pause_.Bind(1, trial_id)
+      .Bind(2, attempts)
+      .Bind(3, step)
+      .Bind(4, value)
+      .Bind(5, int64_t{attempt_open});
   return pause_.Run();
 }
 
@@ -504,7 +413,8 @@ Result<int> Store::RequeueRunning(int64_t study_id, double now) {
   RETURN_IF_ERROR(note.Run());
   ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(),
                                          "UPDATE trials SET status='queued', runner=NULL, "
-                                         "lease=NULL WHERE study_id=?1 AND status='running'"));
+                                         "lease=NULL, attempt_open=1 WHERE study_id=?1 AND "
+                                         "status='running'"));
   q.Bind(1, study_id);
   RETURN_IF_ERROR(q.Run());
   return sqlite3_changes(db());

@@ -19,7 +19,7 @@
 namespace sweep {
 
 // The schema version this build writes; see docs/schema.md.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 struct TrialRecord {
   int64_t id = 0;
@@ -35,7 +35,7 @@ struct TrialRecord {
   std::optional<double> last_objective;  // latest objective (progress, or the final value)
   int64_t parent_id = 0;                 // PBT: the trial it was copied from
   int64_t decided_step = -1;             // latest step with a recorded continue/stop decision
-  bool interrupted = false;  // queued, its latest event `interrupted`: its attempt goes on
+  bool attempt_open = false;  // its next run continues attempt `attempts` (paused, interrupted)
 };
 
 class Store {
@@ -85,10 +85,13 @@ class Store {
                                      uint64_t lease, double now);
   Status MarkRunning(int64_t trial_id, const std::string& runner, uint64_t lease, int attempts,
                      double now);
-  Status Requeue(int64_t trial_id, int attempts);
+  // `attempt_open`: its next run continues attempt `attempts` (see
+  // TrialRecord::attempt_open) rather than beginning another.
+  Status Requeue(int64_t trial_id, int attempts, bool attempt_open);
   // The trial's segment ended at `step` by the algorithm's decision; it keeps
   // its checkpoint and may be resumed (Requeue) later.
-  Status Pause(int64_t trial_id, int attempts, int64_t step, std::optional<double> value);
+  Status Pause(int64_t trial_id, int attempts, int64_t step, std::optional<double> value,
+               bool attempt_open);
   // Buffered: written with others in one statement, before the next Commit
   // at the latest (an error may surface there).
   Status InsertReport(int64_t trial_id, int attempt, int64_t step, const std::string& metric,

@@ -282,7 +282,7 @@ class Runner {
         }
         break;
       case pb::Envelope::kReject:
-        LOG_WARN << "tuner rejected trial " << env.reject().trial_id() << ": "
+        LOG_WARN << "tuner rejected trial id " << env.reject().trial_id() << ": "
                  << env.reject().reason();
         if (slot_ && slot_->assign.lease() == env.reject().lease()) {
           Abandon("rejected");

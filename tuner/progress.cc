@@ -60,8 +60,8 @@ std::string StatusLine(const std::string& study, const ProgressCounts& c, double
     running += " (slowest at step " + std::to_string(*c.slowest_step) + ")";
   fields.push_back({running, 1});
   if (c.failed > 0) fields.push_back({"failed " + std::to_string(c.failed), 2});
-  // Six significant digits, as the tables show them: a status line is read,
-  // not parsed (`sweep best` prints every digit).
+  // The shortest text that reads back as the value, as every table shows it
+  // (the line is cut to the terminal's width, fields at the end first).
   fields.push_back({"best " + (c.best ? FormatDouble(*c.best) : std::string("-")), 1});
   if (c.planned && done > 0 && rate > 0 && *c.planned > done) {
     fields.push_back(

@@ -82,11 +82,11 @@ std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpa
   }
 }
 
-std::optional<int64_t> PlannedTrialCount(const pb::Study& study) {
+std::optional<int64_t> PlannedTrialCount(const pb::Study& study, int64_t copied) {
   auto space = SearchSpace::Create(study);
-  std::optional<int64_t> planned;
-  if (space.ok()) planned = MakeScheduler(study, *space, 0, 0)->Planned();
-  if (!planned && study.algorithm().has_max_trials()) planned = study.algorithm().max_trials();
+  if (!space.ok()) return std::nullopt;
+  std::optional<int64_t> planned = MakeScheduler(study, *space, 0, 0)->Planned();
+  if (planned && study.algorithm().type() == pb::ALGORITHM_TYPE_TPE) *planned += copied;
   return planned;
 }
 

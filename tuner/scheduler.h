@@ -78,9 +78,10 @@ std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpa
                                          int64_t created, int64_t consumed,
                                          const TrialTable* trials = nullptr);
 
-// The trials a study plans from its file alone, as its tuner counts them
-// (`done N/M`): max_trials, a grid's points, Hyperband's brackets; nullopt
-// when not known ahead (PBT without max_trials).
-std::optional<int64_t> PlannedTrialCount(const pb::Study& study);
+// The trials a study plans, as its tuner counts them (`done N/M`):
+// max_trials, a grid's points, Hyperband's brackets, and for TPE the
+// `copied` trials `--from` added (finished with no attempt of their own);
+// nullopt when not known ahead (PBT).
+std::optional<int64_t> PlannedTrialCount(const pb::Study& study, int64_t copied);
 
 }  // namespace sweep

@@ -4,6 +4,7 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "common/json.h"
@@ -97,11 +98,18 @@ void Walk(const Message& a, const Message& b, const std::string& prefix,
       out->insert(out->end(), params.begin(), params.end());
       continue;
     }
-    if (f->is_repeated() || f->is_map()) {
-      std::string x, y;
-      for (int k = 0; k < ra->FieldSize(a, f); ++k) x += (k ? ", " : "") + FieldText(a, f, k);
-      for (int k = 0; k < rb->FieldSize(b, f); ++k) y += (k ? ", " : "") + FieldText(b, f, k);
-      if (x != y) out->push_back({path, "[" + x + "]", "[" + y + "]"});
+    if (f->is_repeated()) {
+      // A map's entries come in no fixed order: compared sorted.
+      auto entries = [&](const Message& m, const Reflection* r) {
+        std::vector<std::string> v;
+        for (int k = 0; k < r->FieldSize(m, f); ++k) v.push_back(FieldText(m, f, k));
+        if (f->is_map()) std::sort(v.begin(), v.end());
+        std::string text;
+        for (const auto& e : v) text += (text.empty() ? "" : ", ") + e;
+        return "[" + text + "]";
+      };
+      std::string x = entries(a, ra), y = entries(b, rb);
+      if (x != y) out->push_back({path, x, y});
       continue;
     }
     if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
@@ -129,6 +137,13 @@ Result<std::vector<std::string>> CompareStudies(const pb::Study& stored, const p
     std::string line = x.path + ": " + x.from + " -> " + x.to;
     if (RunOnly().count(x.path)) {
       accepted.push_back(line);
+    } else if (RaiseOnly(x.path) && now.algorithm().type() == pb::ALGORITHM_TYPE_PBT &&
+               x.path == "algorithm.max_trials") {
+      // PBT decided its past generations knowing the cap ("not exploited:
+      // max_trials reached"); replayed with another, they would differ.
+      refused.push_back(line +
+                        " (PBT decided its generations so far by this cap; a new cap "
+                        "would change those decisions)");
     } else if (RaiseOnly(x.path)) {
       const pb::Algorithm& a = stored.algorithm();
       const pb::Algorithm& b = now.algorithm();

@@ -1,7 +1,8 @@
 // What may change in a study file between runs of the same study. A study
 // resumes with a changed definition only when every recorded trial and
 // decision stays valid: raising max_trials or budget (more trials of the
-// same search), or changing how trials run (max_concurrent, max_retries,
+// same search; not PBT's max_trials, which its past generations were
+// decided by), or changing how trials run (max_concurrent, max_retries,
 // the stall timeout, a synthetic task's step_ms, a train task's threads and
 // data_dir, a command's timeout_s and grace_s). Anything else (the search
 // space, the objective, the algorithm's settings, the task itself) is

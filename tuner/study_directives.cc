@@ -12,7 +12,8 @@ namespace sweep {
 
 void StudyRun::Pause(Trial* t) {
   Write(store_->Begin());
-  Write(store_->Pause(t->id, t->attempts, t->last_step, t->last_objective));
+  t->attempt_open = true;  // a pause is not the end of the attempt
+  Write(store_->Pause(t->id, t->attempts, t->last_step, t->last_objective, true));
   std::optional<Decision> pending = t->pending;
   Move(t, TrialStatus::kPaused);
   if (pending && EndsTrial(*pending)) {
@@ -23,10 +24,8 @@ void StudyRun::Pause(Trial* t) {
 }
 
 // A paused trial goes back to the queue. Its next segment is not another
-// attempt (nothing went wrong), so the count the dispatch adds is taken off.
-void StudyRun::Resume(Trial* t) {
-  Requeue(t, std::max(0, t->attempts - 1), TrialTable::Where::kFront);
-}
+// attempt (nothing went wrong): its attempt stays open.
+void StudyRun::Resume(Trial* t) { Requeue(t, t->attempts, TrialTable::Where::kFront); }
 
 void StudyRun::RecordDecision(Trial* t, int64_t step, Decision d, const std::string& reason) {
   if (reason.empty()) return;

@@ -79,8 +79,9 @@ Status StudyRun::Load() {
     t.number = r.number;
     auto status = ParseTrialStatus(r.status);
     if (!status) {
-      return Status::Corruption("trial " + std::to_string(r.id) + " has an unknown status '" +
-                                r.status + "'");
+      return Status::Corruption("trial " + std::to_string(r.number) + " (id " +
+                                std::to_string(r.id) + ") has an unknown status '" + r.status +
+                                "'");
     }
     t.status = *status;
     t.attempts = r.attempts;
@@ -90,7 +91,7 @@ Status StudyRun::Load() {
     t.checkpoint_checksum = r.checkpoint_checksum;
     t.parent_id = r.parent_id;
     t.decided_step = r.decided_step;
-    t.continues_attempt = r.interrupted && r.attempts > 0;
+    t.attempt_open = r.attempt_open && r.attempts > 0;
     t.last_step = r.step;
     t.last_objective = r.last_objective;
     if (t.status == TrialStatus::kCompleted) t.value = r.value;
@@ -353,65 +354,6 @@ void StudyRun::Finish(Trial* t, TrialStatus status, std::optional<double> value,
   if (status == TrialStatus::kFailed) LOG_DEBUG << "trial " << t->number << " failed: " << failure;
 }
 
-void StudyRun::OnReleased(int64_t trial_id, bool started, const std::string& cause,
-                          bool runner_died) {
-  Trial* t = table_.Find(trial_id);
-  if (!t || t->status != TrialStatus::kRunning) return;
-  if (started) {
-    LoseAttempt(t, cause, runner_died);
-  } else {
-    // Its runner never began it: no attempt is counted.
-    Requeue(t, std::max(0, t->attempts - 1), TrialTable::Where::kFront);
-  }
-}
-
-void StudyRun::LoseAttempt(Trial* t, const std::string& cause, bool runner_died) {
-  std::string reason = runner_died ? "runner lost (" + cause + ")" : cause;
-  Event(t->id, "attempt_lost", "attempt " + std::to_string(t->attempts) + ": " + reason);
-  if (t->attempts > max_retries_) {
-    std::string n = std::to_string(t->attempts);
-    Finish(t, TrialStatus::kFailed, std::nullopt, t->last_step, "{}",
-           runner_died ? "its runner died " + n + " times while running it (last: " + cause + ")"
-                       : "gave up after " + n + " attempts; last: " + cause);
-    return;
-  }
-  LOG_WARN << "trial " << t->number << " (attempt " << t->attempts << ") lost: " << reason
-           << "; re-queued";
-  Requeue(t, t->attempts, TrialTable::Where::kFront);
-}
-
-void StudyRun::Requeue(Trial* t, int attempts, TrialTable::Where where) {
-  Write(store_->Begin());
-  Write(store_->Requeue(t->id, attempts));
-  t->attempts = attempts;
-  Move(t, TrialStatus::kQueued, where);
-}
-
-int64_t StudyRun::Interrupt() {
-  int64_t requeued = 0;
-  std::vector<Trial*> running;
-  for (const auto& [id, t] : table_.all())
-    if (t.status == TrialStatus::kRunning) running.push_back(table_.Find(id));
-  for (Trial* t : running) {
-    if (t->last_step == 0) {
-      // Nothing reported yet: as if it had not begun.
-      Requeue(t, std::max(0, t->attempts - 1), TrialTable::Where::kFront);
-      ++requeued;
-      continue;
-    }
-    // The attempt is not over: it resumes (from its checkpoint, if any) as
-    // the same attempt, so its count stays (Load reads it back from this
-    // event).
-    Event(t->id, "interrupted",
-          "attempt " + std::to_string(t->attempts) + " at step " + std::to_string(t->last_step) +
-              ": the tuner stopped; it resumes as the same attempt");
-    Requeue(t, t->attempts, TrialTable::Where::kFront);
-    t->continues_attempt = true;
-    ++requeued;
-  }
-  return requeued;
-}
-
 Trial* StudyRun::CreateTrial(const std::string& runner_name, uint64_t lease) {
   auto spec = scheduler_->NextTrial();
   if (!spec) return nullptr;
@@ -432,6 +374,7 @@ Trial* StudyRun::CreateTrial(const std::string& runner_name, uint64_t lease) {
   t.params = std::move(spec->params);
   t.status = TrialStatus::kRunning;  // starts at once: never queued
   t.attempts = 1;
+  t.new_attempt = true;
   t.lease = lease;
   t.runner = runner_name;
   return &table_.Insert(std::move(t));
@@ -456,15 +399,17 @@ std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, u
           Finish(t, TrialStatus::kStopped, t->last_objective, t->last_step, "{}", "");
         } else {
           Write(store_->Begin());
-          Write(store_->Pause(t->id, t->attempts, t->last_step, t->last_objective));
+          Write(
+              store_->Pause(t->id, t->attempts, t->last_step, t->last_objective, t->attempt_open));
           Move(t, TrialStatus::kPaused);
         }
         continue;
       }
       Move(t, TrialStatus::kRunning);
-      // An interrupted attempt goes on; anything else is a new attempt.
-      if (!t->continues_attempt) t->attempts += 1;
-      t->continues_attempt = false;
+      // A paused or interrupted attempt goes on; anything else is a new one.
+      t->new_attempt = !t->attempt_open;
+      if (t->new_attempt) t->attempts += 1;
+      t->attempt_open = false;
       t->lease = lease;
       t->runner = runner_name;
       t->last_step = 0;

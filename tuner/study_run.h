@@ -50,7 +50,8 @@ class StudyRun : public TrialOwner {
   void AfterCommit(Dispatcher* d);
   // The first write that failed since the study opened, if any.
   const Status& write_error() const { return write_error_; }
-  // Ctrl-C: running trials go back to the queue, uncounted (writes only;
+  // Ctrl-C: running trials go back to the queue, each with its attempt
+  // open, to go on when resumed, and an `interrupted` event (writes only;
   // the caller commits). Returns how many. Their leases stay with the
   // dispatcher (`sweep run` shuts the runners down next); a late message on
   // one is ignored here, since the trial no longer runs under it.

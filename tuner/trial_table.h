@@ -35,8 +35,12 @@ struct Trial {
   uint32_t checkpoint_checksum = 0;
   int64_t parent_id = 0;      // PBT: the trial whose checkpoint it started from
   int64_t decided_step = -1;  // latest step whose continue/stop decision is recorded
-  // Queued after an interrupted tuner: its next run is the same attempt.
-  bool continues_attempt = false;
+  // Its next run continues attempt `attempts` (it was paused, or cut short
+  // by Ctrl-C or a killed tuner) rather than beginning a new one; stored.
+  bool attempt_open = false;
+  // While running: this run began a new attempt (so a run its runner never
+  // began gives that attempt back).
+  bool new_attempt = false;
   // The algorithm paused it; its runner is ending the segment. A directive
   // that arrives meanwhile is applied once the runner confirms.
   bool pausing = false;

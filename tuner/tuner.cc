@@ -348,8 +348,8 @@ int Tuner::Run() {
     }
   }
   if (g_signals > 0) {
-    // Interrupted: running trials go back to the queue, uncounted, so the
-    // same command resumes them.
+    // Interrupted: running trials go back to the queue with their attempts
+    // open, so the same command resumes them as the same attempts.
     Status w = store_->Begin();
     int64_t requeued = study_->Interrupt();
     if (w.ok())

@@ -21,8 +21,8 @@ const Views = (() => {
     return el;
   }
 
-  // Values in tables: six significant digits, so they can be checked
-  // against `sweep trials`.
+  // Values in the page's tables: six significant digits, read at a glance
+  // (`sweep trials` and the API give every digit).
   function num(v) {
     if (v === null || v === undefined) return "—";
     if (typeof v !== "number") return String(v);

@@ -41,11 +41,12 @@ class CpuBackend : public Backend {
     return static_cast<float*>(p);
   }
   void Free(float* p) override { free(p); }
+  // n == 0 may come with null pointers (an empty vector's data()).
   void ToHost(const float* src, float* host, size_t n) override {
-    std::memcpy(host, src, n * sizeof(float));
+    if (n) std::memcpy(host, src, n * sizeof(float));
   }
   void FromHost(const float* host, float* dst, size_t n) override {
-    std::memcpy(dst, host, n * sizeof(float));
+    if (n) std::memcpy(dst, host, n * sizeof(float));
   }
   void Zero(float* p, size_t n) override { cpu::Zero(p, n); }
   void Copy(const float* src, float* dst, size_t n) override {

@@ -63,17 +63,31 @@ ImageSet Subset(const ImageSet& s, const std::vector<int32_t>& idx, size_t begin
 Result<ImageSet> LoadIdx(const std::string& images_path, const std::string& labels_path) {
   ASSIGN_OR_RETURN(std::vector<uint8_t> img, ReadMaybeGz(images_path));
   ASSIGN_OR_RETURN(std::vector<uint8_t> lab, ReadMaybeGz(labels_path));
+  return ParseIdx(img, lab, images_path, labels_path);
+}
+
+Result<ImageSet> ParseIdx(const std::vector<uint8_t>& img, const std::vector<uint8_t>& lab,
+                          const std::string& images_path, const std::string& labels_path) {
   if (img.size() < 16 || BigEndian(img.data()) != 0x803) {
     return Status::Corruption(images_path + ": not an IDX image file (magic 0x00000803)");
   }
   if (lab.size() < 8 || BigEndian(lab.data()) != 0x801) {
     return Status::Corruption(labels_path + ": not an IDX label file (magic 0x00000801)");
   }
+  // The header's counts are read unsigned and bounded before any product
+  // (a hostile file's 0xf6030000 was a negative width; bench/fuzz found it).
+  uint32_t n = BigEndian(img.data() + 4), h = BigEndian(img.data() + 8),
+           w = BigEndian(img.data() + 12);
+  if (h == 0 || w == 0 || h > 4096 || w > 4096 || n > (1u << 30)) {
+    return Status::Corruption(images_path + ": implausible IDX dimensions " + std::to_string(n) +
+                              " x " + std::to_string(h) + " x " + std::to_string(w));
+  }
   ImageSet s;
-  s.n = static_cast<int>(BigEndian(img.data() + 4));
-  s.h = static_cast<int>(BigEndian(img.data() + 8));
-  s.w = static_cast<int>(BigEndian(img.data() + 12));
-  size_t want = 16 + static_cast<size_t>(s.n) * s.h * s.w;
+  s.n = static_cast<int>(n);
+  s.h = static_cast<int>(h);
+  s.w = static_cast<int>(w);
+  // n * h * w < 2^30 * 2^24: no overflow in 64 bits.
+  size_t want = 16 + static_cast<size_t>(n) * h * w;
   if (img.size() != want) {
     return Status::Corruption(images_path + ": truncated (" + std::to_string(img.size()) +
                               " bytes, expected " + std::to_string(want) + ")");

@@ -21,6 +21,9 @@ struct ImageSet {
 };
 
 Result<ImageSet> LoadIdx(const std::string& images_path, const std::string& labels_path);
+// The same from the files' (uncompressed) bytes; the names are for messages.
+Result<ImageSet> ParseIdx(const std::vector<uint8_t>& images, const std::vector<uint8_t>& labels,
+                          const std::string& images_name, const std::string& labels_name);
 
 struct Splits {
   ImageSet train, validation, test;

@@ -53,7 +53,7 @@ TEST(FormatRowsTest, NumbersInAColumnShareOneNotationAndLineUpOnTheirPoints) {
             {1234567.891, Cell(), int64_t{-3}}};
   EXPECT_EQ(FormatRows(t, Format::kTable),
             "x                   y        n\n"
-            "      0.0000587756  1e-09       7\n"
+            "      0.0000587756    1e-09     7\n"
             "      0.030264      2.5e+00  1234\n"
             "1234567.891                    -3\n");
   // CSV and JSON keep the shortest round-trip text of each number.
@@ -188,7 +188,8 @@ TEST(FormatTrialsTest, StartEndAndDurationAreTimesForPeopleAndSecondsInCsv) {
   v[1].started_at = 1796256000 - 10;  // 23:59:50
   v[1].ended_at = 1796256000 + 2.25;  // 00:00:02.25 the next day
   std::string table = FormatTrials(v, Format::kTable, "loss");
-  EXPECT_NE(table.find("2026-12-02 04:20:13  04:24:18                4m05s"), std::string::npos) << table;
+  EXPECT_NE(table.find("2026-12-02 04:20:13  04:24:18                4m05s"), std::string::npos)
+      << table;
   EXPECT_NE(table.find("2026-12-02 23:59:50  2026-12-03 00:00:02     12.2s"), std::string::npos)
       << table;
   EXPECT_EQ(FormatTrials(v, Format::kCsv, "loss"),
@@ -242,7 +243,7 @@ TEST(FormatTrialsTest, AParentColumnAppearsOnlyWithLineage) {
   v[1].parent_step = 3;
   // The parent by its number, as every trial is named.
   EXPECT_EQ(FormatTrials(v, Format::kCsv, "loss"),
-            "trial,status,value,step,attempts,parent,lr,layers,accuracy,started_at,ended_at,"
+            "trial,status,value,step,attempts,parent_number,lr,layers,accuracy,started_at,ended_at,"
             "duration_s,failure,id\n"
             "0,completed,0.25,9,1,,0.001,2,0.875,,,,,1\n"
             "1,failed,,,1,0,0.1,2,,,,,diverged,2\n");

@@ -7,6 +7,7 @@ groff warning and names every command and flag `--help` does.
 Usage: shell_help_test.py SWEEP_BINARY
 """
 
+import json
 import os
 import re
 import shutil
@@ -17,6 +18,8 @@ import unittest
 
 SWEEP = os.path.abspath(sys.argv[1])
 del sys.argv[1]
+# A study name that would run a command if a completion evaluated it.
+HOSTILE = "x $(touch pwned) `touch pwned`"
 
 STUDY = """name: {name}
 objective: {{metric: value, goal: minimize}}
@@ -48,10 +51,10 @@ class BashTest(unittest.TestCase):
         assert r.returncode == 0, r.stderr
         with open(cls.script, "w") as f:
             f.write(r.stdout)
-        for name in ("lr-search", "wide"):
-            path = os.path.join(cls.dir, name + ".yaml")
+        for name in ("lr-search", "wide", HOSTILE):
+            path = os.path.join(cls.dir, "%d.yaml" % len(name))
             with open(path, "w") as f:
-                f.write(STUDY.format(name=name))
+                f.write(STUDY.format(name=json.dumps(name)))
             r = sweep("run", path, "--db", os.path.join(cls.dir, "two.db"), "--local-runners",
                       "1", "--progress", "plain")
             assert r.returncode == 0, r.stderr
@@ -84,13 +87,22 @@ class BashTest(unittest.TestCase):
         self.assertEqual(self.complete("trials", "--format", ""), ["csv", "json", "table"])
         self.assertEqual(self.complete("trials", "--status", "c"), ["completed"])
         self.assertEqual(self.complete("runner", "--backend", ""), ["auto", "cpu", "cuda"])
-        self.assertEqual(self.complete("completion", "--help", "")[:0], [])
         self.assertEqual(self.complete("keys", ""), ["new"])
         self.assertIn("--dir", self.complete("keys", "new", "--"))
 
     def test_study_files_and_study_names(self):
-        self.assertEqual(self.complete("run", ""), ["lr-search.yaml", "sub", "wide.yaml"])
-        self.assertEqual(self.complete("trials", "--db", "two.db", ""), ["lr-search", "wide"])
+        self.assertEqual(self.complete("run", ""),
+                         sorted(["%d.yaml" % len(n) for n in ("lr-search", "wide", HOSTILE)] + ["sub"]))
+        # A name is text: offered quoted for the shell, never run.
+        quoted = subprocess.run(["bash", "-c", 'printf %q "$1"', "_", HOSTILE],
+                                capture_output=True, text=True).stdout
+        self.assertEqual(self.complete("trials", "--db", "two.db", ""),
+                         sorted(["lr-search", "wide", quoted]))
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "pwned")))
+        # --db before the command, and --db=FILE as bash splits it.
+        self.assertEqual(self.complete("--db", "two.db", "tri"), ["trials"])
+        self.assertEqual(self.complete("--db", "two.db", "trials", "l"), ["lr-search"])
+        self.assertEqual(self.complete("trials", "--db", "=", "two.db", "w"), ["wide"])
         self.assertEqual(self.complete("why", "--db", "two.db", "w"), ["wide"])
         # No database there: nothing is offered, and nothing fails.
         self.assertEqual(self.complete("trials", "--db", "missing.db", ""), [])

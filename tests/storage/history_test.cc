@@ -68,7 +68,7 @@ TEST_F(HistoryTest, LoadHistoryGivesReportsCheckpointsAndEndsInCommitOrder) {
   ASSERT_TRUE(s->Begin().ok());
   ASSERT_TRUE(s->FinishTrial(t1, "completed", 0.8, 1, "{}", "", 3.0).ok());
   ASSERT_TRUE(s->InsertReport(t0, 1, 2, "value", 0.7, 3.0).ok());
-  ASSERT_TRUE(s->Pause(t2, 1, 0, std::nullopt).ok());  // a pause is no end
+  ASSERT_TRUE(s->Pause(t2, 1, 0, std::nullopt, true).ok());  // a pause is no end
   ASSERT_TRUE(s->Commit().ok());
   ASSERT_TRUE(s->Begin().ok());
   ASSERT_TRUE(s->FinishTrial(t0, "stopped", 0.7, 2, "", "", 4.0).ok());
@@ -132,7 +132,7 @@ TEST_F(HistoryTest, PauseKeepsStepValueAndCheckpointAndRequeueResumesIt) {
   ASSERT_TRUE(s->MarkRunning(t0, "r1", 7, 1, 1.0).ok());
   ASSERT_TRUE(s->SetProgress(t0, 3, 0.5).ok());
   ASSERT_TRUE(s->RecordCheckpoint(t0, 3, "/ck/t0", 100, 1234, 1.5).ok());
-  ASSERT_TRUE(s->Pause(t0, 1, 3, 0.5).ok());
+  ASSERT_TRUE(s->Pause(t0, 1, 3, 0.5, true).ok());
   ASSERT_TRUE(s->Commit().ok());
   auto trials = s->LoadTrials(study_id_);
   ASSERT_TRUE(trials.ok()) << trials.status().message();
@@ -157,7 +157,7 @@ TEST_F(HistoryTest, PauseKeepsStepValueAndCheckpointAndRequeueResumesIt) {
   }
 
   ASSERT_TRUE(s->Begin().ok());
-  ASSERT_TRUE(s->Requeue(t0, 1).ok());
+  ASSERT_TRUE(s->Requeue(t0, 1, true).ok());
   ASSERT_TRUE(s->Commit().ok());
   trials = s->LoadTrials(study_id_);
   ASSERT_TRUE(trials.ok()) << trials.status().message();
@@ -206,7 +206,7 @@ TEST_F(HistoryTest, RequeueRunningQueuesRunningTrialsAndKeepsTheirAttempt) {
   ASSERT_TRUE(s->MarkRunning(done, "r4", 4, 1, 1.0).ok());
   ASSERT_TRUE(s->FinishTrial(done, "completed", 0.4, 9, "{}", "", 2.0).ok());
   ASSERT_TRUE(s->MarkRunning(paused, "r5", 5, 3, 1.0).ok());
-  ASSERT_TRUE(s->Pause(paused, 3, 2, 0.6).ok());
+  ASSERT_TRUE(s->Pause(paused, 3, 2, 0.6, true).ok());
   ASSERT_TRUE(s->MarkRunning(elsewhere, "r6", 6, 1, 1.0).ok());
   ASSERT_TRUE(s->Commit().ok());
 
@@ -225,17 +225,17 @@ TEST_F(HistoryTest, RequeueRunningQueuesRunningTrialsAndKeepsTheirAttempt) {
     int64_t id;
     const char* status;
     int attempts;
-    bool interrupted;
+    bool attempt_open;
   };
   for (const Want& w : {Want{twice, "queued", 2, true}, Want{once, "queued", 1, true},
                         Want{never, "queued", 0, true}, Want{done, "completed", 1, false},
-                        Want{queued, "queued", 0, false}, Want{paused, "paused", 3, false}}) {
+                        Want{queued, "queued", 0, false}, Want{paused, "paused", 3, true}}) {
     SCOPED_TRACE("trial " + std::to_string(w.id));
     const TrialRecord* t = Find(*trials, w.id);
     ASSERT_NE(t, nullptr);
     EXPECT_EQ(t->status, w.status);
     EXPECT_EQ(t->attempts, w.attempts);
-    EXPECT_EQ(t->interrupted, w.interrupted);
+    EXPECT_EQ(t->attempt_open, w.attempt_open);
   }
   auto others = (*again)->LoadTrials(*other_id);
   ASSERT_TRUE(others.ok());

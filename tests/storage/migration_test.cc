@@ -216,7 +216,7 @@ TEST_P(MigrationTest, DataSurvivesAndTheSchemaIsCurrent) {
     ASSERT_TRUE(st->MarkRunning(*child, "r2", 1, 1, 4.0).ok());
     ASSERT_TRUE(st->RecordCheckpoint(*child, 10, "/ck/c", 64, 99, 4.5).ok());
     ASSERT_TRUE(st->AddDecision(*child, 10, "pause", "end of rung", 4.5).ok());
-    ASSERT_TRUE(st->Pause(*child, 1, 10, 0.1).ok());
+    ASSERT_TRUE(st->Pause(*child, 1, 10, 0.1, true).ok());
     ASSERT_TRUE(st->Commit().ok());
   }
   auto r = Reader::Open(db_);
@@ -250,6 +250,43 @@ INSTANTIATE_TEST_SUITE_P(EveryEarlierVersion, MigrationTest,
                                            Layout{"v2", 2, false}, Layout{"v3crc32", 3, true},
                                            Layout{"v3", 3, false}),
                          PrintLayout);
+
+// Version 6 adds trials.attempt_open: a trial paused under version 5 keeps
+// its attempt open (a version-5 tuner took the count off when it resumed it).
+TEST_F(StoreFixture, Version6OpensThePausedTrialsAttempts) {
+  int64_t paused = 0, queued = 0;
+  {
+    auto s = Store::Open(db_);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    auto id = (*s)->OpenStudy(study_);
+    ASSERT_TRUE(id.ok()) << id.status().message();
+    pb::ParamSet p = Params(0.5);
+    ASSERT_TRUE((*s)->Begin().ok());
+    paused = *(*s)->InsertTrial(*id, 0, p, ParamsToJson(p.params()), 1.0);
+    queued = *(*s)->InsertTrial(*id, 1, p, ParamsToJson(p.params()), 1.0);
+    ASSERT_TRUE((*s)->MarkRunning(paused, "r", 1, 2, 1.0).ok());
+    ASSERT_TRUE((*s)->Pause(paused, 2, 3, 0.5, false).ok());  // as version 5 left it
+    ASSERT_TRUE((*s)->Commit().ok());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE trials DROP COLUMN attempt_open; PRAGMA user_version=5",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  auto s = Store::Open(db_);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto id = (*s)->OpenStudy(study_);
+  ASSERT_TRUE(id.ok());
+  auto trials = (*s)->LoadTrials(*id);
+  ASSERT_TRUE(trials.ok()) << trials.status().message();
+  ASSERT_EQ(trials->size(), 2u);
+  for (const TrialRecord& t : *trials) {
+    EXPECT_EQ(t.attempt_open, t.id == paused) << t.id;
+    if (t.id == paused) EXPECT_EQ(t.attempts, 2);
+    if (t.id == queued) EXPECT_EQ(t.attempts, 0);
+  }
+}
 
 TEST_F(StoreFixture, ADatabaseNewerThanThisSweepIsRefused) {
   sqlite3* db = nullptr;

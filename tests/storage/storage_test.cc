@@ -88,8 +88,8 @@ TEST_F(StorageTest, ClosingTheStoreMergesTheWal) {
     ASSERT_TRUE(t.ok()) << t.status().message();
     ASSERT_TRUE((*s)->MarkRunning(*t, "r", 2, 1, 1.0).ok());
     ASSERT_TRUE((*s)->RecordCheckpoint(*t, 1, "/tmp/c.ckpt", 10, 7, 1.0).ok());
-    ASSERT_TRUE((*s)->Pause(*t, 1, 1, 0.5).ok());
-    ASSERT_TRUE((*s)->Requeue(*t, 1).ok());
+    ASSERT_TRUE((*s)->Pause(*t, 1, 1, 0.5, true).ok());
+    ASSERT_TRUE((*s)->Requeue(*t, 1, true).ok());
     ASSERT_TRUE((*s)->SetProgress(*t, 1, 0.5).ok());
     ASSERT_TRUE((*s)->AddEvent(*id, *t, "k", "d", 1.0).ok());
     ASSERT_TRUE((*s)->AddDecision(*t, 1, "continue", "", 1.0).ok());

@@ -241,6 +241,41 @@ TEST_F(StudyRunTest, ARestartedTunerGoesOnWithInterruptedAttempts) {
   EXPECT_EQ(QueryInt(db_, "SELECT max(attempts) FROM trials"), 1);
 }
 
+// From attempt 2 (after a lost runner): interrupted before and after its
+// first report, a run its runner never began, and tuner restarts between,
+// it stays attempt 2; only the next lost runner makes attempt 3.
+TEST_F(StudyRunTest, AnOpenAttemptIsNeitherCountedTwiceNorGivenBack) {
+  const std::string alg = "{type: random, max_trials: 1, max_retries: 5}";
+  const std::string task = "{synthetic: {function: branin, steps: 3}}";
+  Open(alg, task);
+  pb::Assign a = Assign();
+  run_->OnReleased(a.trial_id(), /*started=*/true, "killed by signal 9", true);
+  Commit();
+  std::string id = std::to_string(a.trial_id());
+  auto attempts = [&] { return QueryInt(db_, "SELECT attempts FROM trials WHERE id=" + id); };
+  EXPECT_EQ(Assign().attempt(), 2);
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_TRUE(store_->Begin().ok());
+    EXPECT_EQ(run_->Interrupt(), 1);  // before any report of this run
+    Commit();
+    EXPECT_EQ(attempts(), 2);
+    run_.reset();
+    store_.reset();
+    Open(alg, task);
+    pb::Assign b = Assign();
+    EXPECT_EQ(b.attempt(), 2);
+    run_->OnReleased(b.trial_id(), /*started=*/false, "runner gone", true);  // never began
+    Commit();
+    EXPECT_EQ(attempts(), 2);
+    pb::Assign c = Assign();
+    EXPECT_EQ(c.attempt(), 2);
+    Report(c, 1, 1.0);
+  }
+  run_->OnReleased(a.trial_id(), /*started=*/true, "killed by signal 9", true);
+  Commit();
+  EXPECT_EQ(Assign().attempt(), 3);
+}
+
 TEST_F(StudyRunTest, InterruptPutsRunningTrialsBackAndTheirAttemptsGoOn) {
   Open("{type: random, max_trials: 4}", "{synthetic: {function: branin, steps: 2}}");
   pb::Assign a = Assign(), b = Assign();
@@ -249,11 +284,12 @@ TEST_F(StudyRunTest, InterruptPutsRunningTrialsBackAndTheirAttemptsGoOn) {
   ASSERT_TRUE(store_->Begin().ok());
   EXPECT_EQ(run_->Interrupt(), 2);
   Commit();
-  // `a` reported a step: its attempt shows, and it goes on when resumed;
-  // `b` had reported nothing: as if it had not begun.
+  // Each keeps its attempt, which goes on when resumed (`b` had reported
+  // nothing yet).
   std::string ida = std::to_string(a.trial_id()), idb = std::to_string(b.trial_id());
   EXPECT_EQ(QueryInt(db_, "SELECT attempts FROM trials WHERE status='queued' AND id=" + ida), 1);
-  EXPECT_EQ(QueryInt(db_, "SELECT attempts FROM trials WHERE status='queued' AND id=" + idb), 0);
+  EXPECT_EQ(QueryInt(db_, "SELECT attempts FROM trials WHERE status='queued' AND id=" + idb), 1);
+  EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM trials WHERE attempt_open=1"), 2);
   EXPECT_EQ(
       QueryInt(db_, "SELECT count(*) FROM events WHERE kind='interrupted' AND trial_id=" + ida +
                         " AND detail='attempt 1 at step 1: the tuner stopped; it "
@@ -269,7 +305,7 @@ TEST_F(StudyRunTest, InterruptPutsRunningTrialsBackAndTheirAttemptsGoOn) {
   EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM reports"), 1);
   EXPECT_TRUE(run_->Owns(a.trial_id()));
   EXPECT_FALSE(run_->Owns(a.trial_id() + 1000));
-  // Run again, each is attempt 1: `a` goes on, `b` begins.
+  // Run again, each goes on as attempt 1.
   pb::Assign again = Assign(), again2 = Assign();
   EXPECT_EQ(again.attempt(), 1);
   EXPECT_EQ(again2.attempt(), 1);

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Fuzzes each target for SECONDS with libFuzzer (clang, AddressSanitizer and
+# UndefinedBehaviorSanitizer) in its own build, build-fuzz/. The corpus of
+# each target grows in bench/fuzz/corpus/NAME (not committed), starting from
+# the committed seeds in bench/fuzz/seeds/NAME; an input that crashes is
+# written to tests/fuzz/NAME/ (commit it: ctest replays it from then on).
+# Prints, per target, the executions, the corpus and the crashes.
+# Usage: bench/fuzz/run.sh [SECONDS] [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds="${1:-60}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(wire study checkpoint idx checkpoint_folder)
+scripts/install-deps.sh clang libfuzzer-14-dev >/dev/null
+if [ ! -f build-fuzz/CMakeCache.txt ]; then
+  CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DSWEEP_CUDA=OFF -DSWEEP_FUZZ=ON -DBUILD_TESTING=OFF \
+    -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+fi
+cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/%/_fuzz}"
+printf '%-18s %12s %10s %8s %8s\n' target executions exec/s corpus new
+for t in "${targets[@]}"; do
+  corpus="bench/fuzz/corpus/$t"
+  crashes="tests/fuzz/$t"
+  mkdir -p "$corpus" "$crashes"
+  log="build-fuzz/$t.log"
+  before=$(ls "$crashes" | wc -l)
+  # -fork keeps going after a crash; every crash lands in tests/fuzz/NAME.
+  ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
+    "build-fuzz/bench/fuzz/${t}_fuzz" "$corpus" "bench/fuzz/seeds/$t" \
+    -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
+    -fork=1 -ignore_crashes=1 -artifact_prefix="$crashes/" -print_final_stats=1 \
+    >"$log" 2>&1 || true
+  # The last status line of the fork mode: "#N: cov: ... oom/timeout/crash: a/b/c".
+  last=$(grep -E '^#[0-9]+: .*oom/timeout/crash' "$log" | tail -1 || true)
+  execs=$(sed -E 's/^#([0-9]+):.*/\1/' <<<"${last:-#0:}")
+  found=$(sed -E 's/.*oom\/timeout\/crash: ([0-9\/]+).*/\1/' <<<"${last:-oom/timeout/crash: 0/0/0 }")
+  rate=$(( execs / (seconds > 0 ? seconds : 1) ))
+  after=$(ls "$crashes" | wc -l)
+  printf '%-18s %12s %10s %8s %8s  %s\n' "$t" "$execs" "$rate" "$(ls "$corpus" | wc -l)" \
+    "$((after - before))" "(oom/timeout/crash $found)"
+done

@@ -1,0 +1,69 @@
+// A study's attempts: what a lost runner, a run its runner never began and
+// an interrupted tuner do to a trial's attempt count (an attempt stays open
+// across a pause or an interruption, and goes on when the trial runs again).
+#include "common/log.h"
+#include "tuner/study_run.h"
+
+namespace sweep {
+
+void StudyRun::OnReleased(int64_t trial_id, bool started, const std::string& cause,
+                          bool runner_died) {
+  Trial* t = table_.Find(trial_id);
+  if (!t || t->status != TrialStatus::kRunning) return;
+  if (started) {
+    LoseAttempt(t, cause, runner_died);
+  } else {
+    // Its runner never began it: a new attempt is given back, a continued
+    // one stays open.
+    if (t->new_attempt) {
+      t->attempts = std::max(0, t->attempts - 1);
+      t->attempt_open = false;
+    } else {
+      t->attempt_open = true;
+    }
+    Requeue(t, t->attempts, TrialTable::Where::kFront);
+  }
+}
+
+void StudyRun::LoseAttempt(Trial* t, const std::string& cause, bool runner_died) {
+  std::string reason = runner_died ? "runner lost (" + cause + ")" : cause;
+  Event(t->id, "attempt_lost", "attempt " + std::to_string(t->attempts) + ": " + reason);
+  if (t->attempts > max_retries_) {
+    std::string n = std::to_string(t->attempts);
+    Finish(t, TrialStatus::kFailed, std::nullopt, t->last_step, "{}",
+           runner_died ? "its runner died " + n + " times while running it (last: " + cause + ")"
+                       : "gave up after " + n + " attempts; last: " + cause);
+    return;
+  }
+  LOG_WARN << "trial " << t->number << " (attempt " << t->attempts << ") lost: " << reason
+           << "; re-queued";
+  t->attempt_open = false;  // the next run is a new attempt
+  Requeue(t, t->attempts, TrialTable::Where::kFront);
+}
+
+void StudyRun::Requeue(Trial* t, int attempts, TrialTable::Where where) {
+  Write(store_->Begin());
+  Write(store_->Requeue(t->id, attempts, t->attempt_open));
+  t->attempts = attempts;
+  Move(t, TrialStatus::kQueued, where);
+}
+
+int64_t StudyRun::Interrupt() {
+  int64_t requeued = 0;
+  std::vector<Trial*> running;
+  for (const auto& [id, t] : table_.all())
+    if (t.status == TrialStatus::kRunning) running.push_back(table_.Find(id));
+  for (Trial* t : running) {
+    // The attempt is not over: it resumes (from its checkpoint, if any) as
+    // the same attempt.
+    Event(t->id, "interrupted",
+          "attempt " + std::to_string(t->attempts) + " at step " + std::to_string(t->last_step) +
+              ": the tuner stopped; it resumes as the same attempt");
+    t->attempt_open = true;
+    Requeue(t, t->attempts, TrialTable::Where::kFront);
+    ++requeued;
+  }
+  return requeued;
+}
+
+}  // namespace sweep
