@@ -267,6 +267,14 @@ std::string ZshCompletion(const CLI::App& app) {
   for (const Command& c : root.subcommands)
     out += "    '" + ZshText(c.name) + ":" + ZshText(c.help) + "'\n";
   out += "  )\n  local curcontext=$curcontext state line\n";
+  // --db may come before the command too (cli/argv.h): it is taken out of
+  // `words` (it stays in `_sweep_words`, where the study names look).
+  out +=
+      "  if [[ $words[2] == --db && CURRENT -gt 3 ]]; then\n"
+      "    words=(\"$words[1]\" \"${(@)words[4,-1]}\"); (( CURRENT -= 2 ))\n"
+      "  elif [[ $words[2] == --db=* && CURRENT -gt 2 ]]; then\n"
+      "    words=(\"$words[1]\" \"${(@)words[3,-1]}\"); (( CURRENT -= 1 ))\n"
+      "  fi\n";
   out += "  _arguments -C" + args(root) +
          " \\\n      '1:command:->command' '*::argument:->argument'\n";
   out +=

@@ -108,7 +108,41 @@ class BashTest(unittest.TestCase):
         self.assertEqual(self.complete("trials", "--db", "missing.db", ""), [])
 
 
+# Types LINE and a TAB into an interactive zsh on a pseudo-terminal (zpty),
+# and prints "found" once EXPECT appears in what zsh writes back.
+ZSH_DRIVER = r"""
+zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "PATH=$2:\$PATH; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D; PROMPT='> '"
+zpty -w -n z "$3"$'\t'
+zpty -r z out "*$4*" && print -r -- found
+zpty -d z
+"""
+
+
 class ZshTest(unittest.TestCase):
+    def test_completions_in_a_real_zsh(self):
+        if not shutil.which("zsh"):
+            self.skipTest("zsh is not installed (scripts/test.sh installs it)")
+        with tempfile.TemporaryDirectory(prefix="sweep-zsh-") as d:
+            with open(os.path.join(d, "_sweep"), "w") as f:
+                f.write(sweep("completion", "zsh").stdout)
+            study = os.path.join(d, "s.yaml")
+            with open(study, "w") as f:
+                f.write(STUDY.format(name=json.dumps("lr-search")))
+            r = sweep("run", study, "--db", os.path.join(d, "z.db"), "--local-runners", "1",
+                      "--progress", "plain")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            os.symlink(SWEEP, os.path.join(d, "sweep"))
+            for line, expect in (("sweep tri", "trials"),
+                                 ("sweep trials --fo", "--format"),
+                                 ("sweep trials --format ", "table"),
+                                 ("sweep trials --db z.db ", "lr-search"),
+                                 ("sweep --db z.db why ", "lr-search")):
+                r = subprocess.run(["zsh", "-f", "-c", ZSH_DRIVER, "_", d, d, line, expect],
+                                   capture_output=True, text=True, cwd=d, timeout=60)
+                self.assertIn("found", r.stdout, (line, r.stdout[-400:], r.stderr[-400:]))
+
     def test_the_script_loads_and_completes_sweep(self):
         if not shutil.which("zsh"):
             self.skipTest("zsh is not installed (scripts/test.sh installs it)")
