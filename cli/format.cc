@@ -65,28 +65,34 @@ std::string CellText(const Cell& c, Format f) {
 
 }  // namespace
 
-std::string FormatRows(const Table& t, Format f, const std::vector<ColumnKind>& kinds) {
+std::string StreamHead(const std::vector<std::string>& columns, Format f) {
+  if (f == Format::kJson) return "[";
+  std::string out;
+  for (size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + CellText(Cell(columns[c]), f);
+  return out + "\n";
+}
+
+std::string StreamRow(const std::vector<std::string>& columns, const std::vector<Cell>& row,
+                      Format f, bool first) {
   std::string out;
   if (f == Format::kJson) {
-    out = "[";
-    for (size_t r = 0; r < t.rows.size(); ++r) {
-      out += r ? ",\n {" : "{";
-      for (size_t c = 0; c < t.columns.size(); ++c) {
-        out += (c ? ", " : "") + JsonString(t.columns[c]) + ": " + CellText(t.rows[r][c], f);
-      }
-      out += "}";
-    }
-    return out + "]\n";
+    out = first ? "{" : ",\n {";
+    for (size_t c = 0; c < columns.size(); ++c)
+      out += (c ? ", " : "") + JsonString(columns[c]) + ": " + CellText(row[c], f);
+    return out + "}";
   }
-  if (f == Format::kCsv) {
-    for (size_t c = 0; c < t.columns.size(); ++c)
-      out += (c ? "," : "") + CellText(Cell(t.columns[c]), f);
-    out += "\n";
-    for (const auto& row : t.rows) {
-      for (size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + CellText(row[c], f);
-      out += "\n";
-    }
-    return out;
+  for (size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + CellText(row[c], f);
+  return out + "\n";
+}
+
+std::string StreamEnd(Format f) { return f == Format::kJson ? "]\n" : ""; }
+
+std::string FormatRows(const Table& t, Format f, const std::vector<ColumnKind>& kinds) {
+  std::string out;
+  if (f != Format::kTable) {
+    out = StreamHead(t.columns, f);
+    for (size_t r = 0; r < t.rows.size(); ++r) out += StreamRow(t.columns, t.rows[r], f, r == 0);
+    return out + StreamEnd(f);
   }
   std::vector<size_t> width(t.columns.size());
   std::vector<std::vector<std::string>> text;

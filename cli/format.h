@@ -26,6 +26,13 @@ std::string EscapeControl(std::string_view s, bool keep_newlines = false);
 // in full.
 std::string FormatRows(const Table& table, Format format,
                        const std::vector<ColumnKind>& kinds = {});
+// CSV and JSON a row at a time, for output that is written as it is read
+// (`sweep query`): the head, each row (`first` for the first), the end.
+// FormatRows writes the same.
+std::string StreamHead(const std::vector<std::string>& columns, Format format);
+std::string StreamRow(const std::vector<std::string>& columns, const std::vector<Cell>& row,
+                      Format format, bool first);
+std::string StreamEnd(Format format);
 // {"id": 3, "status": "completed", "params": {...}, "value": 1.25, "step": 1, "attempts": 1,
 //  "number": 2, ..., "started_at": 1796190013.953, "ended_at": ...}: `number` is the trial's
 // name in its study, `id` the database's key.

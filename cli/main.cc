@@ -461,15 +461,40 @@ int main(int argc, char** argv) {
     });
   }
   if (query_cmd->parsed()) {
+    auto cut = [&] {
+      fprintf(stderr,
+              "sweep: the query has more than %zu rows; these are the first (--limit N for "
+              "more, 0 for all)\n",
+              query_limit);
+    };
     return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {
-      ASSIGN_OR_RETURN(Table t, r.Query(q.sql, query_limit));
-      if (t.truncated) {
-        fprintf(stderr,
-                "sweep: the query has more than %zu rows; these are the first (--limit N for "
-                "more, 0 for all)\n",
-                query_limit);
+      if (f == Format::kTable) {  // held: the columns' widths need every row
+        ASSIGN_OR_RETURN(Table t, r.Query(q.sql, query_limit));
+        if (t.truncated) cut();
+        return FormatRows(t, f);
       }
-      return FormatRows(t, f);
+      // CSV and JSON are written as SQLite steps: nothing is held.
+      std::vector<std::string> columns;
+      bool first = true;
+      auto put = [](const std::string& s) { fwrite(s.data(), 1, s.size(), stdout); };
+      ASSIGN_OR_RETURN(bool truncated,
+                       r.QueryRows(
+                           q.sql, query_limit,
+                           [&](const std::vector<std::string>& c) {
+                             columns = c;
+                             put(StreamHead(columns, f));
+                             return Status::Ok();
+                           },
+                           [&](std::vector<Cell> row) {
+                             put(StreamRow(columns, row, f, first));
+                             first = false;
+                             // A closed pipe ends the query (as SIGPIPE would).
+                             return ferror(stdout) ? Status::Unavailable("the output was closed")
+                                                   : Status::Ok();
+                           }));
+      put(StreamEnd(f));
+      if (truncated) cut();
+      return std::string();
     });
   }
   return 0;

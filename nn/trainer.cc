@@ -380,18 +380,22 @@ Status Trainer::LoadCheckpoint(const std::string& in) {
   }
   if (!Get(in, &pos, &epoch) || !Get(in, &pos, &steps))
     return Status::Corruption("checkpoint: truncated header");
+  // Each block's length is checked against this model and what is left of
+  // the file before anything is allocated: a hostile length (2^61 floats,
+  // whose byte count wraps around) must not reach resize (bench/fuzz found
+  // it).
+  const size_t want[3] = {model_->param_count(), model_->state_count(), optimizer_->state_size()};
   std::vector<float> blocks[3];
-  for (auto& b : blocks) {
+  for (int k = 0; k < 3; ++k) {
     uint64_t n;
-    if (!Get(in, &pos, &n) || pos + n * sizeof(float) > in.size() - 4)
+    if (!Get(in, &pos, &n)) return Status::Corruption("checkpoint: truncated");
+    if (n != want[k])
+      return Status::InvalidArgument("checkpoint: buffer sizes do not match this model");
+    if (pos > in.size() - 4 || n > (in.size() - 4 - pos) / sizeof(float))
       return Status::Corruption("checkpoint: truncated");
-    b.resize(n);
-    std::memcpy(b.data(), in.data() + pos, n * sizeof(float));
+    blocks[k].resize(n);
+    if (n) std::memcpy(blocks[k].data(), in.data() + pos, n * sizeof(float));
     pos += n * sizeof(float);
-  }
-  if (blocks[0].size() != model_->param_count() || blocks[1].size() != model_->state_count() ||
-      blocks[2].size() != optimizer_->state_size()) {
-    return Status::InvalidArgument("checkpoint: buffer sizes do not match this model");
   }
   backend_->FromHost(blocks[0].data(), model_->params(), blocks[0].size());
   backend_->FromHost(blocks[1].data(), model_->state(), blocks[1].size());

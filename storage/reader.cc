@@ -39,44 +39,35 @@ Result<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
 
 namespace {
 
-Result<Table> Collect(Stmt* s, size_t limit) {
-  Table t;
-  for (int i = 0; i < s->columns(); ++i) t.columns.push_back(s->ColumnName(i));
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, s->Step());
-    if (!row) break;
-    if (limit > 0 && t.rows.size() == limit) {
-      t.truncated = true;
-      break;
+std::vector<Cell> RowCells(Stmt* s) {
+  std::vector<Cell> cells;
+  for (int i = 0; i < s->columns(); ++i) {
+    switch (s->ColumnType(i)) {
+      case SQLITE_INTEGER:
+        cells.emplace_back(s->Int(i));
+        break;
+      case SQLITE_FLOAT:
+        cells.emplace_back(s->Double(i));
+        break;
+      case SQLITE_NULL:
+        cells.emplace_back(std::monostate());
+        break;
+      case SQLITE_BLOB:
+        cells.emplace_back("<blob " + std::to_string(sqlite3_column_bytes(s->raw(), i)) +
+                           " bytes>");
+        break;
+      default:
+        cells.emplace_back(s->Text(i));
     }
-    std::vector<Cell> cells;
-    for (int i = 0; i < s->columns(); ++i) {
-      switch (s->ColumnType(i)) {
-        case SQLITE_INTEGER:
-          cells.emplace_back(s->Int(i));
-          break;
-        case SQLITE_FLOAT:
-          cells.emplace_back(s->Double(i));
-          break;
-        case SQLITE_NULL:
-          cells.emplace_back(std::monostate());
-          break;
-        case SQLITE_BLOB:
-          cells.emplace_back("<blob " + std::to_string(sqlite3_column_bytes(s->raw(), i)) +
-                             " bytes>");
-          break;
-        default:
-          cells.emplace_back(s->Text(i));
-      }
-    }
-    t.rows.push_back(std::move(cells));
   }
-  return t;
+  return cells;
 }
 
 }  // namespace
 
-Result<Table> Reader::Query(const std::string& sql, size_t limit) {
+Result<bool> Reader::QueryRows(const std::string& sql, size_t limit,
+                               const std::function<Status(const std::vector<std::string>&)>& header,
+                               const std::function<Status(std::vector<Cell>)>& row) {
   const char* tail = nullptr;
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(), sql, &tail));
   if (s.raw() == nullptr) return Status::InvalidArgument("empty query");
@@ -90,7 +81,30 @@ Result<Table> Reader::Query(const std::string& sql, size_t limit) {
     return Status::InvalidArgument(
         "sweep query is read-only: this statement would modify the database, so it was not run");
   }
-  return Collect(&s, limit);
+  std::vector<std::string> columns;
+  for (int i = 0; i < s.columns(); ++i) columns.push_back(s.ColumnName(i));
+  RETURN_IF_ERROR(header(columns));
+  for (size_t n = 0;; ++n) {
+    ASSIGN_OR_RETURN(bool more, s.Step());
+    if (!more) return false;
+    if (limit > 0 && n == limit) return true;
+    RETURN_IF_ERROR(row(RowCells(&s)));
+  }
+}
+
+Result<Table> Reader::Query(const std::string& sql, size_t limit) {
+  Table t;
+  ASSIGN_OR_RETURN(t.truncated, QueryRows(
+                                    sql, limit,
+                                    [&](const std::vector<std::string>& columns) {
+                                      t.columns = columns;
+                                      return Status::Ok();
+                                    },
+                                    [&](std::vector<Cell> cells) {
+                                      t.rows.push_back(std::move(cells));
+                                      return Status::Ok();
+                                    }));
+  return t;
 }
 
 Result<Table> Reader::Studies() {

@@ -128,6 +128,12 @@ class Reader {
   // Runs one read-only SQL statement; a statement that would write is refused.
   // At most `limit` rows (0: all); `truncated` says when there were more.
   Result<Table> Query(const std::string& sql, size_t limit = 0);
+  // The same, a row at a time as SQLite steps (nothing is held): `header`
+  // gets the column names, then `row` each row; an error either returns
+  // stops the query. Returns whether rows were left past `limit`.
+  Result<bool> QueryRows(const std::string& sql, size_t limit,
+                         const std::function<Status(const std::vector<std::string>&)>& header,
+                         const std::function<Status(std::vector<Cell>)>& row);
   Result<Table> Studies();
   // Finds a study by name; an empty name means "the only study".
   Result<StudyRef> ResolveStudy(const std::string& name);

@@ -276,6 +276,21 @@ TEST(E2eCliTest, QueryCommandsAndFormats) {
   EXPECT_NE(out.find("x\n1\n2\n3\n"), std::string::npos) << out;
   EXPECT_EQ(out.find("\n4\n"), std::string::npos) << out;
   EXPECT_NE(out.find("more than 3 rows"), std::string::npos) << out;
+  // CSV is written as it is read: an endless query with no limit gives its
+  // first rows at once (held, it would give none), and the reader decides
+  // when it ends.
+  {
+    std::string cmd = std::string(SWEEP_BIN) + " query \"" + endless + "\" --db " + db +
+                      " --limit 0 --format csv";
+    FILE* p = popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    char line[64];
+    int rows = 0;
+    while (rows < 100001 && fgets(line, sizeof line, p)) ++rows;
+    EXPECT_EQ(rows, 100001);  // the header and 100,000 rows
+    EXPECT_STREQ(line, "100000\n");
+    pclose(p);  // the pipe closes: the query ends by SIGPIPE, as `| head` would
+  }
   ASSERT_EQ(RunSweep({"query", "SELECT 1 AS one", "--db", db, "--limit", "1"}, &out), 0);
   EXPECT_EQ(out.find("more than"), std::string::npos) << out;  // exactly the limit: nothing cut
   EXPECT_EQ(RunSweep({"query", "DELETE FROM trials", "--db", db}, &out), 1);
