@@ -493,6 +493,8 @@ int main(int argc, char** argv) {
                                                    : Status::Ok();
                            }));
       put(StreamEnd(f));
+      if (fflush(stdout) != 0 || ferror(stdout))
+        return Status::Unavailable("could not write the rows (a full disk or a closed pipe?)");
       if (truncated) cut();
       return std::string();
     });

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <thread>
 
 #include "nn/dist/nccl.h"  // the interface only; the implementation needs CUDA
@@ -46,7 +47,7 @@ std::unique_ptr<Model> Build(const TrainConfig& c, Backend* b, const ImageSet& s
       if (c.dropout > 0) m->Add(MakeDropout(c.dropout));
     }
   }
-  m->Add(MakeLinear(10, WeightInit::kXavier));
+  m->Add(MakeLinear(kClasses, WeightInit::kXavier));
   m->Finalize(HashKey({c.seed, 0x3A17ULL}), share);
   return m;
 }
@@ -380,6 +381,8 @@ Status Trainer::LoadCheckpoint(const std::string& in) {
   }
   if (!Get(in, &pos, &epoch) || !Get(in, &pos, &steps))
     return Status::Corruption("checkpoint: truncated header");
+  if (epoch < 0 || epoch > std::numeric_limits<int>::max() || steps < 0)
+    return Status::Corruption("checkpoint: a negative or impossible epoch or step count");
   // Each block's length is checked against this model and what is left of
   // the file before anything is allocated: a hostile length (2^61 floats,
   // whose byte count wraps around) must not reach resize (bench/fuzz found
@@ -397,6 +400,7 @@ Status Trainer::LoadCheckpoint(const std::string& in) {
     if (n) std::memcpy(blocks[k].data(), in.data() + pos, n * sizeof(float));
     pos += n * sizeof(float);
   }
+  if (pos != in.size() - 4) return Status::Corruption("checkpoint: bytes after the last block");
   backend_->FromHost(blocks[0].data(), model_->params(), blocks[0].size());
   backend_->FromHost(blocks[1].data(), model_->state(), blocks[1].size());
   optimizer_->LoadState(blocks[2], steps);

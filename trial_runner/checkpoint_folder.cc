@@ -134,6 +134,12 @@ Status UnpackFolder(const std::string& bytes, const std::string& dir) {
   pb::CheckpointFolder folder;
   if (!folder.ParseFromString(bytes))
     return Status::Corruption("the checkpoint is not a packed folder (written by another task?)");
+  // As many entries as a packed folder may hold (a message of 128 MiB could
+  // otherwise make millions of files).
+  if (folder.files_size() > kMaxFiles) {
+    return Status::ResourceExhausted("the checkpoint lists " + std::to_string(folder.files_size()) +
+                                     " files (at most " + std::to_string(kMaxFiles) + ")");
+  }
   for (const auto& f : folder.files()) {
     if (!SafeRelative(f.path()))
       return Status::Corruption("the checkpoint names an unsafe path '" + f.path() + "'");

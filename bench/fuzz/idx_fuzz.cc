@@ -15,5 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sweep::fuzz::Check(s.pixels.size() == static_cast<size_t>(s.n) * s.c * s.h * s.w,
                      "the pixels are n * c * h * w");
   sweep::fuzz::Check(s.labels.size() == static_cast<size_t>(s.n), "one label per image");
+  for (int32_t label : s.labels)
+    sweep::fuzz::Check(label >= 0 && label < sweep::nn::kClasses, "every label is a class");
   return 0;
 }

@@ -1,6 +1,6 @@
 // Runs a fuzz target's entry over files, without libFuzzer: the regression
 // test (each input a fuzzer found or a seed) in the normal build.
-// Usage: NAME_replay FILE_OR_FOLDER...
+// Usage: NAME_replay FILE_OR_FOLDER... (a missing one is skipped)
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -17,10 +17,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     struct stat st;
-    if (stat(argv[i], &st) != 0) {
-      std::fprintf(stderr, "%s: no such file or folder\n", argv[i]);
-      return 2;
-    }
+    if (stat(argv[i], &st) != 0) continue;  // a target's crash folder, before any crash
     if (!S_ISDIR(st.st_mode)) {
       files.push_back(argv[i]);
       continue;
@@ -33,6 +30,10 @@ int main(int argc, char** argv) {
   }
   for (const auto& f : files) {
     std::ifstream in(f, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "%s: cannot be read\n", f.c_str());
+      return 2;
+    }
     std::stringstream ss;
     ss << in.rdbuf();
     std::string bytes = ss.str();

@@ -50,7 +50,7 @@ class CpuBackend : public Backend {
   }
   void Zero(float* p, size_t n) override { cpu::Zero(p, n); }
   void Copy(const float* src, float* dst, size_t n) override {
-    std::memcpy(dst, src, n * sizeof(float));
+    if (n) std::memcpy(dst, src, n * sizeof(float));
   }
 
   // matmul.cc

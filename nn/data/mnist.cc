@@ -96,6 +96,14 @@ Result<ImageSet> ParseIdx(const std::vector<uint8_t>& img, const std::vector<uin
       lab.size() != 8 + static_cast<size_t>(s.n)) {
     return Status::Corruption(labels_path + ": label count does not match " + images_path);
   }
+  for (size_t i = 8; i < lab.size(); ++i) {
+    // The loss indexes a row of kClasses logits with it.
+    if (lab[i] >= kClasses) {
+      return Status::Corruption(labels_path + ": label " + std::to_string(lab[i]) + " of image " +
+                                std::to_string(i - 8) + " is not a class (0 to " +
+                                std::to_string(kClasses - 1) + ")");
+    }
+  }
   s.pixels.assign(img.begin() + 16, img.end());
   s.labels.assign(lab.begin() + 8, lab.end());
   return s;
@@ -106,6 +114,11 @@ Result<Splits> LoadMnistSplits(const std::string& dir, int validation, uint64_t 
                                            Find(dir, "train-labels-idx1-ubyte")));
   ASSIGN_OR_RETURN(ImageSet test, LoadIdx(Find(dir, "t10k-images-idx3-ubyte"),
                                           Find(dir, "t10k-labels-idx1-ubyte")));
+  if (test.h != train.h || test.w != train.w || test.c != train.c) {
+    return Status::InvalidArgument(dir + ": the test images are " + std::to_string(test.h) + "x" +
+                                   std::to_string(test.w) + ", the training images " +
+                                   std::to_string(train.h) + "x" + std::to_string(train.w));
+  }
   if (validation < 0 || validation >= train.n) {
     return Status::InvalidArgument("validation (" + std::to_string(validation) +
                                    ") must be in [0, " + std::to_string(train.n) + ")");

@@ -14,6 +14,10 @@ namespace sweep::nn {
 
 inline constexpr const char* kDefaultFashionMnistDir = "/usr/share/datasets/fashion-mnist";
 
+// Fashion-MNIST's and MNIST's classes; the networks' last layer has as
+// many outputs, so a label must be below it.
+inline constexpr int kClasses = 10;
+
 struct ImageSet {
   int n = 0, c = 1, h = 0, w = 0;
   std::vector<uint8_t> pixels;  // n * c * h * w

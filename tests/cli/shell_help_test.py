@@ -115,7 +115,7 @@ zmodload zsh/zpty
 zpty z zsh -f -i
 zpty -w z "PATH=$2:\$PATH; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D; PROMPT='> '"
 zpty -w -n z "$3"$'\t'
-zpty -r z out "*$4*" && print -r -- found
+zpty -r -m z out "*$4*" && print -r -- found
 zpty -d z
 """
 
