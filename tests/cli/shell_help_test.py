@@ -121,44 +121,49 @@ zpty -d z
 
 
 class ZshTest(unittest.TestCase):
-    def test_completions_in_a_real_zsh(self):
+    def setUp(self):
+        """A folder with the completion script as _sweep, for $fpath."""
         if not shutil.which("zsh"):
             self.skipTest("zsh is not installed (scripts/test.sh installs it)")
-        with tempfile.TemporaryDirectory(prefix="sweep-zsh-") as d:
-            with open(os.path.join(d, "_sweep"), "w") as f:
-                f.write(sweep("completion", "zsh").stdout)
-            study = os.path.join(d, "s.yaml")
+        tmp = tempfile.TemporaryDirectory(prefix="sweep-zsh-")
+        self.addCleanup(tmp.cleanup)
+        self.dir = tmp.name
+        with open(os.path.join(self.dir, "_sweep"), "w") as f:
+            f.write(sweep("completion", "zsh").stdout)
+
+    def test_completions_in_a_real_zsh(self):
+        d = self.dir
+        for k, name in enumerate(("lr-search", HOSTILE)):
+            study = os.path.join(d, "s%d.yaml" % k)
             with open(study, "w") as f:
-                f.write(STUDY.format(name=json.dumps("lr-search")))
+                f.write(STUDY.format(name=json.dumps(name)))
             r = sweep("run", study, "--db", os.path.join(d, "z.db"), "--local-runners", "1",
                       "--progress", "plain")
             self.assertEqual(r.returncode, 0, r.stderr)
-            os.symlink(SWEEP, os.path.join(d, "sweep"))
-            for line, expect in (("sweep tri", "trials"),
-                                 ("sweep trials --fo", "--format"),
-                                 ("sweep trials --format ", "table"),
-                                 ("sweep trials --db z.db ", "lr-search"),
-                                 ("sweep --db z.db why ", "lr-search")):
-                r = subprocess.run(["zsh", "-f", "-c", ZSH_DRIVER, "_", d, d, line, expect],
-                                   capture_output=True, text=True, cwd=d, timeout=60)
-                self.assertIn("found", r.stdout, (line, r.stdout[-400:], r.stderr[-400:]))
+        os.symlink(SWEEP, os.path.join(d, "sweep"))
+        for line, expect in (("sweep tri", "trials"),
+                             ("sweep trials --fo", "--format"),
+                             ("sweep trials --format ", "table"),
+                             ("sweep trials --db z.db l", "lr-search"),
+                             ("sweep --db z.db why l", "lr-search")):
+            r = subprocess.run(["zsh", "-f", "-c", ZSH_DRIVER, "_", d, d, line, expect],
+                               capture_output=True, text=True, cwd=d, timeout=60)
+            self.assertIn("found", r.stdout, (line, r.stdout[-400:], r.stderr[-400:]))
+        # Both names were offered as text; the hostile one ran nothing.
+        self.assertFalse(os.path.exists(os.path.join(d, "pwned")))
 
     def test_the_script_loads_and_completes_sweep(self):
-        if not shutil.which("zsh"):
-            self.skipTest("zsh is not installed (scripts/test.sh installs it)")
-        with tempfile.TemporaryDirectory(prefix="sweep-zsh-") as d:
-            with open(os.path.join(d, "_sweep"), "w") as f:
-                f.write(sweep("completion", "zsh").stdout)
-            self.assertEqual(subprocess.run(["zsh", "-n", os.path.join(d, "_sweep")]).returncode, 0)
-            r = subprocess.run(["zsh", "-f", "-c",
-                                'fpath=(%s $fpath); autoload -U compinit; compinit -u -d %s/dump;'
-                                ' print -r -- ${_comps[sweep]}' % (d, d)],
-                               capture_output=True, text=True, timeout=60)
-            self.assertEqual(r.stdout.strip(), "_sweep", r.stderr)
-            with open(os.path.join(d, "_sweep")) as f:
-                text = f.read()
-            for c in commands():
-                self.assertIn("'%s:" % c, text)
+        d = self.dir
+        self.assertEqual(subprocess.run(["zsh", "-n", os.path.join(d, "_sweep")]).returncode, 0)
+        r = subprocess.run(["zsh", "-f", "-c",
+                            'fpath=(%s $fpath); autoload -U compinit; compinit -u -d %s/dump;'
+                            ' print -r -- ${_comps[sweep]}' % (d, d)],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.stdout.strip(), "_sweep", r.stderr)
+        with open(os.path.join(d, "_sweep")) as f:
+            text = f.read()
+        for c in commands():
+            self.assertIn("'%s:" % c, text)
 
 
 class ManTest(unittest.TestCase):
