@@ -154,6 +154,8 @@ std::string BashCompletion(const CLI::App& app) {
       "      [[ $db == = ]] && db=\"${COMP_WORDS[i + 2]}\"\n"
       "    fi\n"
       "  done\n"
+      // A typed ~/ is the home folder; nothing else on the line is expanded.
+      "  [[ $db == \"~/\"* ]] && db=\"$HOME/${db#\"~/\"}\"\n"
       "  [[ -f $db ]] || return 0\n"
       "  \"${COMP_WORDS[0]}\" studies --names --db \"$db\" 2>/dev/null\n"
       "}\n"
@@ -234,6 +236,7 @@ std::string ZshCompletion(const CLI::App& app) {
       "    [[ $_sweep_words[i] == --db ]] && db=$_sweep_words[i+1]\n"
       "    [[ $_sweep_words[i] == --db=* ]] && db=${_sweep_words[i]#--db=}\n"
       "  done\n"
+      "  db=${(Q)db}; [[ $db == \\~/* ]] && db=$HOME/${db#\\~/}\n"
       "  [[ -f $db ]] || return 1\n"
       "  local -a names\n"
       "  names=(${(f)\"$($_sweep_words[1] studies --names --db $db 2>/dev/null)\"})\n"

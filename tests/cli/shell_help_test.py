@@ -72,7 +72,8 @@ class BashTest(unittest.TestCase):
         program = ('source "%s"\nCOMP_WORDS=(%s)\nCOMP_CWORD=%d\n_sweep\n'
                    'printf "%%s\\n" "${COMPREPLY[@]}"\n' % (self.script, quoted, len(words) - 1))
         r = subprocess.run(["bash", "--norc", "-c", program], capture_output=True, text=True,
-                           cwd=self.dir, timeout=60, env=dict(os.environ, SWEEP_DB=""))
+                           cwd=self.dir, timeout=60,
+                           env=dict(os.environ, SWEEP_DB="", HOME=self.dir))
         self.assertEqual(r.returncode, 0, r.stderr)
         return sorted(x for x in r.stdout.split("\n") if x)
 
@@ -103,6 +104,7 @@ class BashTest(unittest.TestCase):
         self.assertEqual(self.complete("--db", "two.db", "tri"), ["trials"])
         self.assertEqual(self.complete("--db", "two.db", "trials", "l"), ["lr-search"])
         self.assertEqual(self.complete("trials", "--db", "=", "two.db", "w"), ["wide"])
+        self.assertEqual(self.complete("trials", "--db", "~/two.db", "w"), ["wide"])  # HOME
         self.assertEqual(self.complete("why", "--db", "two.db", "w"), ["wide"])
         # No database there: nothing is offered, and nothing fails.
         self.assertEqual(self.complete("trials", "--db", "missing.db", ""), [])
@@ -145,9 +147,11 @@ class ZshTest(unittest.TestCase):
                              ("sweep trials --fo", "--format"),
                              ("sweep trials --format ", "table"),
                              ("sweep trials --db z.db l", "lr-search"),
-                             ("sweep --db z.db why l", "lr-search")):
+                             ("sweep --db z.db why l", "lr-search"),
+                             ("sweep trials --db ~/z.db l", "lr-search")):
             r = subprocess.run(["zsh", "-f", "-c", ZSH_DRIVER, "_", d, d, line, expect],
-                               capture_output=True, text=True, cwd=d, timeout=60)
+                               capture_output=True, text=True, cwd=d, timeout=60,
+                               env=dict(os.environ, HOME=d))
             self.assertIn("found", r.stdout, (line, r.stdout[-400:], r.stderr[-400:]))
         # Both names were offered as text; the hostile one ran nothing.
         self.assertFalse(os.path.exists(os.path.join(d, "pwned")))
