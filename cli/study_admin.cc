@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/format.h"
+#include "search_spaces/validate.h"
 #include "storage/db_lock.h"
 #include "storage/reader.h"
 #include "storage/sqlite_store.h"
@@ -78,8 +79,8 @@ int DeleteStudyCommand(const std::string& db, const std::string& study, bool yes
 }
 
 int RenameStudyCommand(const std::string& db, const std::string& study, const std::string& name) {
-  if (name.empty() || name.size() > 200)
-    return Error("a study's name must be 1 to 200 characters, as in a study file");
+  if (std::string problem = StudyNameProblem(name); !problem.empty())
+    return Error("a study's name " + problem + ", as in a study file");
   auto target = Target(db, study, "rename");
   if (!target.ok()) return Error(target.status().message());
   auto store = Store::Open(db);

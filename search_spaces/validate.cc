@@ -3,6 +3,7 @@
 #include "search_spaces/validate.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "common/study_defaults.h"
 #include "common/task_schema.h"
@@ -10,6 +11,21 @@
 #include "search_spaces/validate_internal.h"
 
 namespace sweep {
+
+std::string StudyNameProblem(const std::string& name) {
+  if (name.empty() || name.size() > 200) return "must be 1 to 200 characters";
+  for (size_t i = 0; i < name.size(); ++i) {
+    auto c = static_cast<unsigned char>(name[i]);
+    auto next = i + 1 < name.size() ? static_cast<unsigned char>(name[i + 1]) : 0;
+    if (c < 0x20 || c == 0x7f || (c == 0xc2 && next >= 0x80 && next <= 0x9f)) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c == 0xc2 ? next : c);
+      return "must not contain control characters (character " + std::to_string(i + 1) + " is " +
+             hex + ")";
+    }
+  }
+  return "";
+}
 
 namespace {
 
@@ -37,7 +53,8 @@ Status ValidateStudy(ParsedStudy* parsed) {
     if (dot != std::string::npos && dot > 0) base = base.substr(0, dot);
     study.set_name(base);
   }
-  if (study.name().size() > 200) c.Fail("name", "must be at most 200 characters");
+  if (std::string problem = StudyNameProblem(study.name()); !problem.empty())
+    c.Fail("name", problem);
   // Every check below sees the study as it will run; a default that does
   // not fit the task is reported at the field it fills.
   ResolveDefaults(&study);

@@ -160,6 +160,10 @@ class StudyAdminTest(unittest.TestCase):
         r = sweep("delete", "zz", "--db", self.db, "--yes", check=False)
         self.assertEqual(r.returncode, 1)
         self.assertIn("no study named 'zz'", r.stderr)
+        # A name is what study files may say: no control characters.
+        r = sweep("rename", "a", "x\x1b[2Jy", "--db", self.db, check=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("must not contain control characters (character 2 is \\x1b)", r.stderr)
         self.assertEqual(sorted(r[0] for r in self.rows("SELECT name FROM studies")), ["a", "c"])
 
     def test_nothing_changes_while_a_tuner_runs(self):

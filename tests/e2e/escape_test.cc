@@ -15,7 +15,7 @@ TEST(E2eEscapeTest, RunnerAndStudyTextIsEscapedInEveryTextOutput) {
   // YAML "\e" is ESC; "\x9b" is U+009B (C1 CSI).
   std::string study =
       dir.Write("s.yaml",
-                "name: \"evil\\e]0;owned\\a\"\nobjective: {metric: value, goal: minimize}\n"
+                "name: evil\nobjective: {metric: value, goal: minimize}\n"
                 "task: {synthetic: {function: curve, steps: 2}}\n"
                 "algorithm: {type: random, max_trials: 3}\nseed: 1\nparameters:\n"
                 "  x1: {type: float, min: 0, max: 1}\n"
@@ -34,6 +34,9 @@ TEST(E2eEscapeTest, RunnerAndStudyTextIsEscapedInEveryTextOutput) {
   ASSERT_EQ(tuner.Wait(60000), 0) << tuner.Log() << runner.Log();
   ASSERT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE runner = 'r' || char(27) || '[2J'"), 3)
       << tuner.Log();
+  // A study file may not name a study with control characters (validation
+  // refuses them), but a database written elsewhere may hold anything.
+  ExecSql(db, "UPDATE studies SET name = 'evil' || char(27) || ']0;owned' || char(7)");
   std::vector<std::vector<std::string>> commands = {
       {"studies"},
       {"studies", "--format", "csv"},
@@ -63,7 +66,6 @@ TEST(E2eEscapeTest, RunnerAndStudyTextIsEscapedInEveryTextOutput) {
   std::string out;
   ASSERT_EQ(RunSweep({"validate", study}, &out), 0) << out;
   EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
-  EXPECT_NE(out.find("study 'evil\\x1b]0;owned\\x07' is valid"), std::string::npos) << out;
   EXPECT_NE(out.find("\\x1b[31mred"), std::string::npos) << out;
   EXPECT_NE(out.find("\\xc2\\x9bblue"), std::string::npos) << out;
 }
