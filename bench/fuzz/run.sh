@@ -49,5 +49,7 @@ for t in "${targets[@]}"; do
   printf '%-18s %12s %10s %8s %8s  %s\n' "$t" "$execs" "$rate" "$(ls "$corpus" | wc -l)" \
     "$((after - before))" "(oom/timeout/crash $found)"
 done
+# The checkpoint_folder target's scratch folders (a job that crashed leaves its own).
+rm -rf /tmp/sweep-fuzz-folder-*
 [ "$failed" -eq 0 ] || echo "crashes: see build-fuzz/artifacts/ and build-fuzz/NAME.log" >&2
 exit "$failed"
