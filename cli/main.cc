@@ -1,5 +1,4 @@
 // `sweep`: one binary, CLI11 subcommands. Thin: parsing here, work in modules.
-#include <google/protobuf/text_format.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -18,15 +17,14 @@
 #include "cli/studies.h"
 #include "cli/study_admin.h"
 #include "cli/trial_ref.h"
+#include "cli/validate.h"
 #include "cli/watch.h"
 #include "cli/why.h"
 #include "common/log.h"
 #include "nn/backend.h"
-#include "search_spaces/samplers.h"
 #include "search_spaces/validate.h"
 #include "storage/reader.h"
 #include "trial_runner/runner.h"
-#include "tuner/algorithms/hyperband.h"
 #include "tuner/tuner.h"
 
 namespace {
@@ -58,60 +56,7 @@ int Fail(const Status& st) {
   return 1;
 }
 
-int Validate(const std::string& path, bool print) {
-  auto parsed = LoadStudyFile(path);
-  if (!parsed.ok()) return Fail(parsed.status());
-  Status st = ValidateStudy(&*parsed);
-  if (st.ok()) st = CheckPlan(parsed->study);
-  if (!st.ok()) return Fail(st);
-  const pb::Study& s = parsed->study;
-  if (print) {
-    // The study as it will run, every default filled in, as a protobuf text
-    // study file (save it as .textproto to run it).
-    std::string text;
-    if (!google::protobuf::TextFormat::PrintToString(s, &text))
-      return Fail(Status::Internal("could not print the study"));
-    fputs(text.c_str(), stdout);
-    return 0;
-  }
-  auto space = SearchSpace::Create(s);
-  if (!space.ok()) return Fail(space.status());
-  std::string algo = pb::AlgorithmType_Name(s.algorithm().type()).substr(15);
-  for (char& c : algo) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  printf("study '%s' is valid\n", EscapeControl(s.name()).c_str());
-  printf("objective: %s %s\n", s.objective().goal() == pb::GOAL_MAXIMIZE ? "maximize" : "minimize",
-         EscapeControl(s.objective().metric()).c_str());
-  printf("algorithm: %s", algo.c_str());
-  if (s.algorithm().has_max_trials())
-    printf(", max_trials %lld", static_cast<long long>(s.algorithm().max_trials()));
-  // One line per parameter; the values in them come from the study file.
-  std::string all = space->Describe(), described;
-  for (size_t start = 0; start < all.size();) {
-    size_t end = std::min(all.find('\n', start), all.size());
-    described += EscapeControl(std::string_view(all).substr(start, end - start)) + "\n";
-    start = end + 1;
-  }
-  printf("\nparameters:\n%s", described.c_str());
-  std::string continuous;
-  for (int i = 0; i < space->size(); ++i) {
-    if (!space->GridCount(i))
-      continuous += (continuous.empty() ? "" : ", ") + space->param(i).name();
-  }
-  auto size = space->GridSize(1000000);
-  if (!continuous.empty()) {
-    printf("grid points: none (%s: a float without a step is continuous)\n",
-           EscapeControl(continuous).c_str());
-  } else if (size.ok()) {
-    printf("grid points: %llu\n", static_cast<unsigned long long>(*size));
-  } else {
-    printf("grid points: more than 1000000\n");
-  }
-  return 0;
-}
-
-int Plan(const std::string& path, const std::string& format) {
-  if (format != "table" && format != "json")
-    return Fail(Status::InvalidArgument("--format must be table or json"));
+int Plan(const std::string& path, const std::string& format) {  // format: checked by CLI11
   auto parsed = LoadStudyFile(path);
   if (!parsed.ok()) return Fail(parsed.status());
   Status st = ValidateStudy(&*parsed);
@@ -401,7 +346,12 @@ int main(int argc, char** argv) {
     fputs(ManPage(app, SWEEP_VERSION).c_str(), stdout);
     return 0;
   }
-  if (validate_cmd->parsed()) return Validate(validate_path, validate_print);
+  if (validate_cmd->parsed()) {
+    auto out = ValidateReport(validate_path, validate_print);
+    if (!out.ok()) return Fail(out.status());
+    fputs(out->c_str(), stdout);
+    return 0;
+  }
   if (plan_cmd->parsed()) return Plan(plan_path, plan_format);
   if (studies_cmd->parsed()) {
     return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {

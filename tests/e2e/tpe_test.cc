@@ -113,10 +113,11 @@ TEST(E2eBohbTest, RunsHyperbandsBracketsWithModelBasedProposals) {
       "SELECT count(*) FROM events WHERE kind = 'proposed' AND detail LIKE 'BOHB: TPE on the "
       "results at step %'");
   EXPECT_GT(modelled, 0);
-  int64_t id = QueryInt(db,
-                        "SELECT max(t.number) FROM events e JOIN trials t ON t.id = e.trial_id WHERE "
-                        "e.kind = 'proposed' AND e.detail "
-                        "LIKE 'BOHB: TPE on the results at step %'");
+  int64_t id =
+      QueryInt(db,
+               "SELECT max(t.number) FROM events e JOIN trials t ON t.id = e.trial_id WHERE "
+               "e.kind = 'proposed' AND e.detail "
+               "LIKE 'BOHB: TPE on the results at step %'");
   std::string why;
   ASSERT_EQ(RunSweep({"why", std::to_string(id), "--db", db}, &why), 0) << why;
   EXPECT_NE(why.find("proposed: BOHB: TPE on the results at step"), std::string::npos) << why;

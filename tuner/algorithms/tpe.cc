@@ -348,8 +348,8 @@ TpeScheduler::Model TpeScheduler::Prepare(const std::vector<const Trial*>& all, 
     if (!good.empty()) what += "; best good: trial " + best + (good.size() > 5 ? ", ..." : "");
   } else {
     if (rng->Uniform() < bohb_cfg_.random_fraction()) {
-      what = "BOHB: random draw (a random_fraction of " + FormatDouble(bohb_cfg_.random_fraction()) +
-             " of proposals are)";
+      what = "BOHB: random draw (a random_fraction of " +
+             FormatDouble(bohb_cfg_.random_fraction()) + " of proposals are)";
       return m;
     }
     // The largest rung step with enough results.

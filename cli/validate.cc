@@ -1,0 +1,63 @@
+// What `sweep validate` says of a study file.
+#include "cli/validate.h"
+
+#include <google/protobuf/text_format.h>
+
+#include <cctype>
+
+#include "cli/format.h"
+#include "search_spaces/space.h"
+#include "search_spaces/study_parser.h"
+#include "search_spaces/validate.h"
+#include "tuner/algorithms/hyperband.h"
+
+namespace sweep {
+
+Result<std::string> ValidateReport(const std::string& path, bool print) {
+  ASSIGN_OR_RETURN(ParsedStudy parsed, LoadStudyFile(path));
+  RETURN_IF_ERROR(ValidateStudy(&parsed));
+  RETURN_IF_ERROR(CheckPlan(parsed.study));
+  const pb::Study& s = parsed.study;
+  if (print) {
+    // The study as it will run, every default filled in, as a protobuf text
+    // study file (save it as .textproto to run it).
+    std::string text;
+    if (!google::protobuf::TextFormat::PrintToString(s, &text))
+      return Status::Internal("could not print the study");
+    return text;
+  }
+  ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Create(s));
+  std::string algo = pb::AlgorithmType_Name(s.algorithm().type()).substr(15);
+  for (char& c : algo) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string out = "study '" + EscapeControl(s.name()) + "' is valid\n";
+  out += std::string("objective: ") +
+         (s.objective().goal() == pb::GOAL_MAXIMIZE ? "maximize " : "minimize ") +
+         EscapeControl(s.objective().metric()) + "\n";
+  out += "algorithm: " + algo;
+  if (s.algorithm().has_max_trials())
+    out += ", max_trials " + std::to_string(s.algorithm().max_trials());
+  // One line per parameter; the values in them come from the study file.
+  out += "\nparameters:\n";
+  std::string all = space.Describe();
+  for (size_t start = 0; start < all.size();) {
+    size_t end = std::min(all.find('\n', start), all.size());
+    out += EscapeControl(std::string_view(all).substr(start, end - start)) + "\n";
+    start = end + 1;
+  }
+  std::string continuous;
+  for (int i = 0; i < space.size(); ++i) {
+    if (!space.GridCount(i)) continuous += (continuous.empty() ? "" : ", ") + space.param(i).name();
+  }
+  auto size = space.GridSize(1000000);
+  if (!continuous.empty()) {
+    out += "grid points: none (" + EscapeControl(continuous) +
+           ": a float without a step is continuous)\n";
+  } else if (size.ok()) {
+    out += "grid points: " + std::to_string(*size) + "\n";
+  } else {
+    out += "grid points: more than 1000000\n";
+  }
+  return out;
+}
+
+}  // namespace sweep
