@@ -21,18 +21,27 @@ const SyntheticFunctionInfo* FindSyntheticFunction(pb::SyntheticFunction functio
 
 const std::vector<TaskMetricInfo>& TaskMetricTable() {
   static const std::vector<TaskMetricInfo> kMetrics = {
-      {pb::Task::kSynthetic, {"value"}, {}},
+      {pb::Task::kSynthetic, {"value"}, {}, {}},
       {pb::Task::kTrain,
-       {"train_loss", "val_loss", "val_accuracy", "samples_per_s", "epoch_seconds"},
-       {"test_loss", "test_accuracy"}},
+       {"train_loss", "val_loss", "val_accuracy", "val_f1", "samples_per_s", "epoch_seconds"},
+       {"test_loss", "test_accuracy", "test_f1"},
+       "classification"},
+      {pb::Task::kTrain,
+       {"train_loss", "val_loss", "val_rmse", "val_mae", "val_r2", "samples_per_s",
+        "epoch_seconds"},
+       {"test_loss", "test_rmse", "test_mae", "test_r2"},
+       "regression"},
   };
   return kMetrics;
 }
 
 std::vector<std::string> MetricsOfTask(const pb::Task& task) {
   std::vector<std::string> out;
+  const std::string problem =
+      task.train().has_problem() ? task.train().problem() : "classification";
   for (const auto& m : TaskMetricTable()) {
     if (m.kind != task.kind_case()) continue;
+    if (!m.problem.empty() && m.problem != problem) continue;
     for (auto n : m.per_step) out.emplace_back(n);
     for (auto n : m.final_only) out.emplace_back(n);
   }

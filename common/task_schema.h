@@ -28,12 +28,14 @@ struct TaskMetricInfo {
   // Reported at every step, then the ones only the final result carries.
   std::vector<std::string_view> per_step;
   std::vector<std::string_view> final_only;
+  std::string_view problem;  // train: the task.train.problem these are for
 };
 
 const std::vector<TaskMetricInfo>& TaskMetricTable();
 
 // Every metric name a task reports (per step, then final only); empty for a
-// task without a kind.
+// task without a kind. The train task reports a metric only where it is
+// measured (R^2 of a constant target is not).
 std::vector<std::string> MetricsOfTask(const pb::Task& task);
 
 }  // namespace sweep

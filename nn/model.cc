@@ -51,7 +51,38 @@ double Model::Loss(const int32_t* labels, bool backward, int64_t* correct) {
   backend_->SoftmaxCrossEntropy(logits.data(), labels, n, classes(),
                                 backward ? dlogits_.data() : nullptr, &loss, &right);
   if (correct) *correct += right;
-  if (!backward) return loss;
+  if (backward) Backward();
+  return loss;
+}
+
+double Model::SquaredError(const float* targets, bool backward) {
+  const Tensor& out = acts_.back();
+  const int n = out.dim(0);
+  // One output per example: the loss and its gradient are computed on the
+  // host, the same on every backend (n floats each way).
+  host_out_.resize(static_cast<size_t>(n));
+  backend_->ToHost(out.data(), host_out_.data(), host_out_.size());
+  double loss = 0;
+  for (int i = 0; i < n; ++i) {
+    const double d = static_cast<double>(host_out_[i]) - targets[i];
+    loss += d * d;
+    host_out_[i] = static_cast<float>(2 * d / n);  // d(mean loss)/d(output)
+  }
+  if (backward) {
+    dlogits_.Resize(backend_, out.shape());
+    backend_->FromHost(host_out_.data(), dlogits_.data(), host_out_.size());
+    Backward();
+  }
+  return loss;
+}
+
+void Model::Outputs(std::vector<float>* host) const {
+  const Tensor& out = acts_.back();
+  host->resize(out.size());
+  backend_->ToHost(out.data(), host->data(), host->size());
+}
+
+void Model::Backward() {
   // Every layer with parameters writes its whole gradient: no zeroing needed.
   Context ctx{backend_, true, 0};
   const Tensor* dy = &dlogits_;
@@ -65,7 +96,6 @@ double Model::Loss(const int32_t* labels, bool backward, int64_t* correct) {
     layers_[i]->Backward(ctx, x, acts_[i], *dy, i == first ? nullptr : &grads_act_[i]);
     dy = &grads_act_[i];
   }
-  return loss;
 }
 
 std::string Model::Layout() const {

@@ -1,5 +1,6 @@
 // A sequential network over one backend, with every parameter, gradient and
-// statistic in flat buffers, plus the softmax cross-entropy loss.
+// statistic in flat buffers, plus the losses: softmax cross-entropy for
+// classes, squared error for a regression's single output.
 // Not thread-safe.
 #pragma once
 
@@ -26,6 +27,12 @@ class Model {
   // Softmax cross-entropy on the last Forward's logits. With `backward`,
   // zeroes and fills the gradients. Returns the summed loss; adds to *correct.
   double Loss(const int32_t* labels, bool backward, int64_t* correct);
+  // Squared error of the last Forward's single output per example against
+  // `targets` (host memory); with `backward`, fills the gradients of the
+  // mean. Returns the summed squared error.
+  double SquaredError(const float* targets, bool backward);
+  // The last Forward's outputs [n, outputs], copied to the host.
+  void Outputs(std::vector<float>* host) const;
 
   Backend* backend() { return backend_; }
   float* params() { return params_ptr_; }
@@ -52,6 +59,9 @@ class Model {
   const Tensor* input_ = nullptr;
   uint64_t step_seed_ = 0;
   std::vector<int32_t> label_buffer_;
+  std::vector<float> host_out_;
+  // Backpropagates dlogits_ through every layer that needs it.
+  void Backward();
 };
 
 }  // namespace sweep::nn

@@ -21,8 +21,9 @@ namespace {
 constexpr char kMagic[4] = {'S', 'W', 'C', 'K'};
 constexpr uint32_t kCheckpointVersion = 2;  // 2: the layout hash leaves out layers without state
 
-std::unique_ptr<Model> Build(const TrainConfig& c, Backend* b, const ImageSet& shape,
+std::unique_ptr<Model> Build(const TrainConfig& c, Backend* b, const Splits& data,
                              Model* share = nullptr) {
+  const Examples& shape = data.train;
   auto m = std::make_unique<Model>(b, std::vector<int>{shape.c, shape.h, shape.w});
   auto act = [&] { return MakeActivation(c.activation, 0.01f); };
   if (c.model == "cnn") {
@@ -47,9 +48,16 @@ std::unique_ptr<Model> Build(const TrainConfig& c, Backend* b, const ImageSet& s
       if (c.dropout > 0) m->Add(MakeDropout(c.dropout));
     }
   }
-  m->Add(MakeLinear(kClasses, WeightInit::kXavier));
+  m->Add(MakeLinear(data.outputs(), WeightInit::kXavier));
   m->Finalize(HashKey({c.seed, 0x3A17ULL}), share);
   return m;
+}
+
+// The summed loss of the last Forward, with gradients when `backward`.
+double BatchLoss(Model& m, Problem problem, const int32_t* labels, const float* targets,
+                 bool backward, int64_t* correct) {
+  return problem == Problem::kRegression ? m.SquaredError(targets, backward)
+                                         : m.Loss(labels, backward, correct);
 }
 
 template <typename T>
@@ -125,7 +133,7 @@ class StepPool {
 Trainer::Trainer(const TrainConfig& config, Backend* backend, const Splits* data,
                  std::vector<Backend*> gpu_peers)
     : c_(config), backend_(backend), data_(data), gpu_peers_(std::move(gpu_peers)) {
-  model_ = Build(c_, backend_, data_->train);
+  model_ = Build(c_, backend_, *data_);
   optimizer_ = std::make_unique<Optimizer>(model_.get(), c_.optimizer);
   if (!gpu_peers_.empty()) {
 #ifdef SWEEP_HAVE_CUDA
@@ -133,7 +141,7 @@ Trainer::Trainer(const TrainConfig& config, Backend* backend, const Splits* data
     std::vector<Backend*> ranks = {backend_};
     for (Backend* b : gpu_peers_) {
       b->BindThread();
-      gpu_replicas_.push_back(Build(c_, b, data_->train));
+      gpu_replicas_.push_back(Build(c_, b, *data_));
       gpu_optimizers_.push_back(
           std::make_unique<Optimizer>(gpu_replicas_.back().get(), c_.optimizer));
       ranks.push_back(b);
@@ -149,7 +157,7 @@ Trainer::Trainer(const TrainConfig& config, Backend* backend, const Splits* data
   }
   for (int r = 1; r < c_.data_parallel && backend_->device() == Device::kCpu; ++r) {
     backends_.push_back(MakeCpuBackend(1));
-    replicas_.push_back(Build(c_, backends_.back().get(), data_->train, model_.get()));
+    replicas_.push_back(Build(c_, backends_.back().get(), *data_, model_.get()));
   }
   replica_batches_.resize(replicas_.size() + 1);
   if (!replicas_.empty())
@@ -158,13 +166,14 @@ Trainer::Trainer(const TrainConfig& config, Backend* backend, const Splits* data
 
 EpochResult Trainer::RunEpoch() {
   auto start = std::chrono::steady_clock::now();
-  const ImageSet& train = data_->train;
+  const Examples& train = data_->train;
   std::vector<int32_t> order = EpochOrder(train.n, c_.seed, epoch_);
   const int bs = c_.batch_size;
   const int steps = train.n / bs;  // the last partial batch is dropped
-  const size_t px = static_cast<size_t>(train.c) * train.h * train.w;
+  const size_t px = train.example_size();
   std::vector<float> host(static_cast<size_t>(bs) * px);
   labels_.resize(bs);
+  targets_.resize(bs);
   double loss_sum = 0;
   for (int s = 0; s < steps; ++s) {
     if (pool_) {
@@ -179,7 +188,8 @@ EpochResult Trainer::RunEpoch() {
     bool direct = replicas_.empty() && backend_->device() == Device::kCpu;
     if (direct) batch_.Resize(backend_, {bs, train.c, train.h, train.w});
     MakeBatch(train, order, static_cast<size_t>(s) * bs, bs, data_->mean, data_->stddev, c_.augment,
-              c_.seed, epoch_, direct ? batch_.data() : host.data(), labels_.data());
+              c_.seed, epoch_, direct ? batch_.data() : host.data(), labels_.data(),
+              targets_.data());
     uint64_t step_seed = HashKey({c_.seed, static_cast<uint64_t>(optimizer_->steps()), 0xD0ULL});
     double progress = epoch_ + static_cast<double>(s) / steps;
     loss_sum += Step(host, bs, step_seed,
@@ -191,9 +201,7 @@ EpochResult Trainer::RunEpoch() {
   EpochResult r;
   r.epoch = epoch_;
   r.train_loss = loss_sum / std::max(1, steps * bs);
-  auto [vl, va] = Evaluate(data_->validation);
-  r.val_loss = vl;
-  r.val_accuracy = va;
+  r.val = Evaluate(data_->validation);
   r.samples_per_s = steps * bs / std::max(1e-9, train_secs);
   r.epoch_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
@@ -203,7 +211,7 @@ Trainer::~Trainer() = default;
 
 double Trainer::ParallelStep(const std::vector<int32_t>& order, size_t first, int bs,
                              uint64_t step_seed, float lr) {
-  const ImageSet& train = data_->train;
+  const Examples& train = data_->train;
   const int parts = static_cast<int>(replicas_.size()) + 1;
   std::barrier sync(parts);
   optimizer_->Begin();
@@ -218,9 +226,10 @@ double Trainer::ParallelStep(const std::vector<int32_t>& order, size_t first, in
     Tensor& x = replica_batches_[r];
     x.Resize(m.backend(), {n, train.c, train.h, train.w});
     MakeBatch(train, order, first + begin, n, data_->mean, data_->stddev, c_.augment, c_.seed,
-              epoch_, x.data(), labels_.data() + begin);
+              epoch_, x.data(), labels_.data() + begin, targets_.data() + begin);
     m.Forward(x, true, HashKey({step_seed, static_cast<uint64_t>(r)}));
-    losses[r] = m.Loss(labels_.data() + begin, true, nullptr);
+    losses[r] = BatchLoss(m, data_->problem, labels_.data() + begin, targets_.data() + begin, true,
+                          nullptr);
     sync.arrive_and_wait();
     // Each replica's gradient is of its own mean loss: weight it by its
     // share, summing one slice per thread in a fixed order.
@@ -254,8 +263,8 @@ double Trainer::ParallelStep(const std::vector<int32_t>& order, size_t first, in
 
 double Trainer::GpuStep(const std::vector<float>& host, int bs, uint64_t step_seed, float lr) {
 #ifdef SWEEP_HAVE_CUDA
-  const ImageSet& train = data_->train;
-  const size_t px = static_cast<size_t>(train.c) * train.h * train.w;
+  const Examples& train = data_->train;
+  const size_t px = train.example_size();
   const int parts = static_cast<int>(gpu_replicas_.size()) + 1;
   const int n = bs / parts;
   double loss = 0;
@@ -267,7 +276,8 @@ double Trainer::GpuStep(const std::vector<float>& host, int bs, uint64_t step_se
     x.Resize(m.backend(), {n, train.c, train.h, train.w});
     m.backend()->FromHost(host.data() + static_cast<size_t>(r) * n * px, x.data(), n * px);
     m.Forward(x, true, HashKey({step_seed, static_cast<uint64_t>(r)}));
-    loss += m.Loss(labels_.data() + static_cast<size_t>(r) * n, true, nullptr);
+    const size_t at = static_cast<size_t>(r) * n;
+    loss += BatchLoss(m, data_->problem, labels_.data() + at, targets_.data() + at, true, nullptr);
     grads.push_back(m.grads());
     states.push_back(m.state());
   }
@@ -292,37 +302,81 @@ double Trainer::GpuStep(const std::vector<float>& host, int bs, uint64_t step_se
 // through GpuStep).
 double Trainer::Step(const std::vector<float>& host, int bs, uint64_t step_seed, float lr) {
   if (all_reduce_) return GpuStep(host, bs, step_seed, lr);
-  const ImageSet& train = data_->train;
+  const Examples& train = data_->train;
   if (backend_->device() != Device::kCpu) {  // else RunEpoch built it in place
     batch_.Resize(backend_, {bs, train.c, train.h, train.w});
     batch_.FromHost(host);
   }
   model_->Forward(batch_, true, step_seed);
-  double loss = model_->Loss(labels_.data(), true, nullptr);
+  double loss = BatchLoss(*model_, data_->problem, labels_.data(), targets_.data(), true, nullptr);
   optimizer_->Step(lr);
   return loss;
 }
 
-std::pair<double, double> Trainer::Evaluate(const ImageSet& set) {
-  if (set.n == 0) return {std::nan(""), std::nan("")};
+Evaluation Trainer::Evaluate(const Examples& set) {
+  Evaluation e;
+  if (set.n == 0) {
+    e.loss = std::nan("");
+    return e;
+  }
+  const bool regression = data_->problem == Problem::kRegression;
   const int bs = 500;
-  const size_t px = static_cast<size_t>(set.c) * set.h * set.w;
+  const size_t px = set.example_size();
   std::vector<int32_t> order(set.n);
   for (int i = 0; i < set.n; ++i) order[i] = i;
-  std::vector<float> host(static_cast<size_t>(bs) * px);
+  std::vector<float> host(static_cast<size_t>(bs) * px), out;
   std::vector<int32_t> labels(bs);
-  double loss = 0;
+  std::vector<float> targets(bs);
+  // Classification: a confusion count per class; regression: sums of errors
+  // in the targets' units.
+  const int k = data_->outputs();
+  std::vector<int64_t> truth(k), predicted(k), hit(k);
+  double loss = 0, sq = 0, abs = 0, y_sum = 0, y_sq = 0;
   int64_t correct = 0;
+  const double scale = data_->target_stddev, shift = data_->target_mean;
   for (int begin = 0; begin < set.n; begin += bs) {
     int n = std::min(bs, set.n - begin);
     MakeBatch(set, order, begin, n, data_->mean, data_->stddev, Augment::kNone, 0, 0, host.data(),
-              labels.data());
+              labels.data(), targets.data());
     batch_.Resize(backend_, {n, set.c, set.h, set.w});
     backend_->FromHost(host.data(), batch_.data(), n * px);
     model_->Forward(batch_, false, 0);
-    loss += model_->Loss(labels.data(), false, &correct);
+    loss += BatchLoss(*model_, data_->problem, labels.data(), targets.data(), false, &correct);
+    model_->Outputs(&out);
+    for (int i = 0; i < n; ++i) {
+      if (regression) {
+        const double y = targets[i] * scale + shift, p = out[i] * scale + shift;
+        sq += (p - y) * (p - y);
+        abs += std::fabs(p - y);
+        y_sum += y;
+        y_sq += y * y;
+        continue;
+      }
+      const float* z = out.data() + static_cast<size_t>(i) * k;
+      const int arg = static_cast<int>(std::max_element(z, z + k) - z);
+      truth[labels[i]]++;
+      predicted[arg]++;
+      hit[arg] += arg == labels[i];
+    }
   }
-  return {loss / set.n, static_cast<double>(correct) / set.n};
+  e.loss = loss / set.n;
+  if (regression) {
+    const double ss_tot = y_sq - y_sum * y_sum / set.n;
+    e.rmse = std::sqrt(sq / set.n);
+    e.mae = abs / set.n;
+    e.r2 = ss_tot > 0 ? 1 - sq / ss_tot : std::nan("");
+    return e;
+  }
+  e.accuracy = static_cast<double>(correct) / set.n;
+  double f1 = 0;
+  int present = 0;
+  for (int c = 0; c < k; ++c) {
+    if (truth[c] + predicted[c] == 0) continue;
+    ++present;
+    f1 += 2.0 * static_cast<double>(hit[c]) / static_cast<double>(truth[c] + predicted[c]);
+  }
+  e.f1 = present ? f1 / present : std::nan("");
+  return e;
 }
 
 uint64_t Trainer::ArchitectureHash() const {

@@ -1,13 +1,15 @@
-// Training a classifier on an image data set: the model builder (mlp | cnn
-// from well-known knobs), the epoch loop with validation, the final test
-// accuracy, and exact checkpoints. Not thread-safe.
+// Training a network on a data set (nn/data/examples.h): the model builder
+// (mlp | cnn from well-known knobs; as many outputs as classes, or one for
+// regression), the epoch loop with validation, the final test metrics, and
+// exact checkpoints. Not thread-safe.
 #pragma once
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "nn/data/mnist.h"
+#include "nn/data/examples.h"
 #include "nn/model.h"
 #include "nn/optimizer.h"
 
@@ -47,9 +49,21 @@ struct TrainConfig {
   uint64_t seed = 0;
 };
 
+// A network's quality on one split. Classification: mean cross-entropy,
+// accuracy and macro F1 (over the classes in the labels or the
+// predictions). Regression: mean squared error of the standardised targets,
+// and RMSE, MAE and R^2 in the targets' own units. NaN where not measured.
+struct Evaluation {
+  double loss = 0;
+  double accuracy = NAN, f1 = NAN;
+  double rmse = NAN, mae = NAN, r2 = NAN;
+};
+
 struct EpochResult {
   int epoch = 0;  // 1-based
-  double train_loss = 0, val_loss = 0, val_accuracy = 0, samples_per_s = 0, epoch_seconds = 0;
+  double train_loss = 0;
+  Evaluation val;
+  double samples_per_s = 0, epoch_seconds = 0;
 };
 
 class Trainer {
@@ -63,8 +77,8 @@ class Trainer {
           std::vector<Backend*> gpu_peers = {});
   ~Trainer();
   EpochResult RunEpoch();
-  // Loss and accuracy over a whole set (eval mode).
-  std::pair<double, double> Evaluate(const ImageSet& set);
+  // Over a whole set, in eval mode.
+  Evaluation Evaluate(const Examples& set);
   int epoch() const { return epoch_; }
   Model& model() { return *model_; }
 
@@ -83,6 +97,7 @@ class Trainer {
   int epoch_ = 0;
   Tensor batch_;
   std::vector<int32_t> labels_;
+  std::vector<float> targets_;
   // Data parallelism: replica r >= 1 runs on backends_[r - 1], driven by a
   // persistent worker thread (pool_).
   std::vector<std::unique_ptr<Backend>> backends_;

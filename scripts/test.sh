@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # chromium: the dashboard's and the report's browser tests (label `browser`);
 # zsh and groff-base: the zsh completion and the man page's tests.
-scripts/install-deps.sh chromium zsh groff-base
+# python3-sklearn: the real tables the data tests and examples read (its
+# datasets/data/*.csv).
+scripts/install-deps.sh chromium zsh groff-base python3-sklearn
 scripts/build.sh
 ctest --test-dir build --output-on-failure --timeout 600 "$@"

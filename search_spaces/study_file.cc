@@ -76,20 +76,41 @@ Result<ParsedStudy> LoadStudyFile(const std::string& path) {
   auto parsed = ends_with(".pbtxt") || ends_with(".textproto") || ends_with(".txtpb")
                     ? ParseStudyTextProto(text, path)
                     : ParseStudyYaml(text, path);
-  if (parsed.ok() && parsed->study.task().has_command()) {
-    // A command's workdir is taken from the study file's folder.
-    pb::CommandTask* c = parsed->study.mutable_task()->mutable_command();
-    std::filesystem::path wd = c->has_workdir() ? c->workdir() : ".";
-    if (wd.is_relative()) {
-      std::error_code ec;
-      auto folder = std::filesystem::absolute(std::filesystem::path(path).has_parent_path()
-                                                  ? std::filesystem::path(path).parent_path()
-                                                  : std::filesystem::path("."),
-                                              ec);
-      if (!ec) c->set_workdir((folder / wd).lexically_normal().string());
+  if (!parsed.ok()) return parsed;
+  // Paths in the study are taken from the study file's folder.
+  std::error_code ec;
+  const auto folder = std::filesystem::absolute(std::filesystem::path(path).has_parent_path()
+                                                    ? std::filesystem::path(path).parent_path()
+                                                    : std::filesystem::path("."),
+                                                ec);
+  auto from_folder = [&](std::string* p) {
+    std::filesystem::path f(*p);
+    if (!ec && f.is_relative()) *p = (folder / f).lexically_normal().string();
+    if (p->size() > 1 && p->back() == '/') p->pop_back();
+  };
+  pb::Task* task = parsed->study.mutable_task();
+  if (task->has_command()) {
+    pb::CommandTask* c = task->mutable_command();
+    if (!c->has_workdir()) c->set_workdir(".");
+    from_folder(c->mutable_workdir());
+  }
+  if (task->has_train() && task->train().has_data()) {
+    pb::TrainData* d = task->mutable_train()->mutable_data();
+    // (mutable_x() would mark an unset field as set: only set ones are touched.)
+    if (d->has_csv()) {
+      pb::CsvData* c = d->mutable_csv();
+      if (c->has_train()) from_folder(c->mutable_train());
+      if (c->has_test()) from_folder(c->mutable_test());
+      if (c->has_train_labels()) from_folder(c->mutable_train_labels());
+      if (c->has_test_labels()) from_folder(c->mutable_test_labels());
     }
-    std::string w = c->workdir();
-    if (w.size() > 1 && w.back() == '/') c->set_workdir(w.substr(0, w.size() - 1));
+    if (d->has_npy()) {
+      pb::NpyData* n = d->mutable_npy();
+      if (n->has_train_x()) from_folder(n->mutable_train_x());
+      if (n->has_train_y()) from_folder(n->mutable_train_y());
+      if (n->has_test_x()) from_folder(n->mutable_test_x());
+      if (n->has_test_y()) from_folder(n->mutable_test_y());
+    }
   }
   return parsed;
 }

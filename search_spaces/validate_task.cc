@@ -73,6 +73,67 @@ void CheckSyntheticTask(const pb::Study& study, Checker* c) {
   }
 }
 
+void CheckTrainData(const pb::Study& study, Checker* c) {
+  const pb::TrainTask& t = study.task().train();
+  if (t.has_problem() && t.problem() != "classification" && t.problem() != "regression") {
+    c->Fail("task.train.problem",
+            "unknown value '" + t.problem() + "' (expected one of: classification, regression)");
+  }
+  if (t.problem() == "regression" && !t.has_data()) {
+    c->Fail("task.train.problem",
+            "regression needs your own data (task.train.data: csv or npy); fashion-mnist and "
+            "mnist have classes");
+  }
+  if (!t.has_data()) return;
+  const pb::TrainData& d = t.data();
+  const std::string path = "task.train.data";
+  for (const char* f : {"dataset", "data_dir"}) {
+    if (t.GetReflection()->HasField(t, t.GetDescriptor()->FindFieldByName(f))) {
+      c->Fail(std::string("task.train.") + f,
+              "chooses an IDX data set, and this study reads its own (task.train.data): set one");
+    }
+  }
+  if (d.has_test_fraction() && !(d.test_fraction() > 0 && d.test_fraction() <= 0.9))
+    c->Fail(path + ".test_fraction", "must be in (0, 0.9]");
+  if (d.has_csv()) {
+    const pb::CsvData& v = d.csv();
+    const std::string p = path + ".csv";
+    if (v.train().empty()) c->Fail(p + ".train", "is required: the training table's file");
+    if (v.label().empty() && v.train_labels().empty())
+      c->Fail(p + ".label", "is required: the name of the column to predict");
+    if (v.has_test_labels() && !v.has_test())
+      c->Fail(p + ".test_labels", "needs test, the file whose rows they label");
+    if (v.has_train_labels() && v.has_test() && !v.has_test_labels())
+      c->Fail(p + ".test_labels", "is required: train's labels are in a file of their own");
+    if (v.has_missing() && v.missing() != "error" && v.missing() != "mean")
+      c->Fail(p + ".missing", "unknown value '" + v.missing() + "' (expected one of: error, mean)");
+    const std::string& del = v.delimiter();
+    // A tab is "\t" in a YAML double-quoted string, or the two characters \t.
+    if (v.has_delimiter() && del != "," && del != ";" && del != "|" && del != " " && del != "\t" &&
+        del != "\\t")
+      c->Fail(p + ".delimiter",
+              "must be \",\", \";\", \"|\", \"\\t\" (a tab) or \" \" (runs of spaces and tabs)");
+    if (v.skip_rows() < 0 || v.skip_rows() > 1000000)
+      c->Fail(p + ".skip_rows", "must be in [0, 1000000]");
+    const std::string& model = t.model();
+    if (model == "cnn")
+      c->Fail("task.train.model", "cnn needs images; a csv table has none: use mlp");
+    if (t.has_augment() && t.augment() != "none")
+      c->Fail("task.train.augment", "needs images; a csv table has none");
+  } else if (d.has_npy()) {
+    const pb::NpyData& v = d.npy();
+    const std::string p = path + ".npy";
+    if (v.train_x().empty()) c->Fail(p + ".train_x", "is required: the training examples' file");
+    if (v.train_y().empty()) c->Fail(p + ".train_y", "is required: the training labels' file");
+    if (v.has_test_x() != v.has_test_y())
+      c->Fail(p + (v.has_test_x() ? ".test_y" : ".test_x"), "test_x and test_y go together");
+  } else {
+    c->Fail(path,
+            "needs a source: csv: {train: FILE, label: COLUMN} or npy: {train_x: FILE, "
+            "train_y: FILE}");
+  }
+}
+
 void CheckTrainTask(const pb::Study& study, Checker* c) {
   const pb::TrainTask& t = study.task().train();
   for (const auto& k : TrainKnobs()) {
@@ -83,8 +144,21 @@ void CheckTrainTask(const pb::Study& study, Checker* c) {
   }
   if (t.has_kernel_size() && t.kernel_size() % 2 == 0)
     c->Fail("task.train.kernel_size", "must be odd (same padding)");
+  CheckTrainData(study, c);
   for (const auto& p : study.parameters()) {
     std::string path = "parameters." + p.name();
+    if (p.name() == "problem") {
+      c->Fail(path,
+              "'problem' says what the data's label is, and chooses the metrics: set it in "
+              "task.train, not as a parameter");
+      continue;
+    }
+    if (t.has_data() && (p.name() == "dataset" || p.name() == "data_dir")) {
+      c->Fail(path, "'" + p.name() +
+                        "' chooses an IDX data set, and this study reads its own "
+                        "(task.train.data)");
+      continue;
+    }
     const TrainKnob* knob = FindTrainKnob(p.name());
     if (!knob) {
       c->Fail(path, "'" + p.name() +

@@ -13,6 +13,8 @@
 
 #include "common/train_knobs.h"
 #include "common/values.h"
+#include "nn/data/data_source.h"
+#include "nn/data/mnist.h"
 
 namespace sweep {
 
@@ -24,6 +26,10 @@ class Knobs {
  public:
   explicit Knobs(const pb::Assign& a) : t_(a.task().train()) {
     for (const auto& p : a.params()) params_[p.name()] = p.value();
+  }
+  // Whether the trial or task.train sets the knob.
+  bool Has(std::string_view name) const {
+    return params_.count(std::string(name)) || FixedTrainKnob(t_, Knob(name));
   }
   template <typename T>
   T Get(std::string_view name) const {
@@ -89,31 +95,65 @@ Result<T> Word(std::string_view knob, const std::string& word,
   return Status::InvalidArgument("train knob '" + std::string(knob) + "': " + err);
 }
 
-// Data sets are loaded once per runner process and shared by its trials.
-Result<const nn::Splits*> CachedSplits(const std::string& dir, int validation, uint64_t seed) {
+// Data sets are loaded once per runner process and shared by its trials;
+// each trial carves its own validation split.
+Result<std::shared_ptr<const nn::Splits>> CachedPool(const nn::DataSpec& spec) {
   static std::mutex mu;
-  static std::map<std::tuple<std::string, int, uint64_t>, std::unique_ptr<nn::Splits>> cache;
+  static std::map<std::string, std::shared_ptr<const nn::Splits>> cache;
   std::lock_guard<std::mutex> lock(mu);
-  auto key = std::make_tuple(dir, validation, seed);
+  const std::string key = spec.Key();
   auto it = cache.find(key);
-  if (it != cache.end()) return it->second.get();
-  ASSIGN_OR_RETURN(nn::Splits s, nn::LoadMnistSplits(dir, validation, seed));
-  if (cache.size() >= 4) cache.clear();
-  auto& slot = cache[key];
-  slot = std::make_unique<nn::Splits>(std::move(s));
-  return slot.get();
+  if (it != cache.end()) return it->second;
+  ASSIGN_OR_RETURN(nn::Splits s, nn::LoadData(spec));
+  if (cache.size() >= 2) cache.clear();
+  auto pool = std::make_shared<const nn::Splits>(std::move(s));
+  cache[key] = pool;
+  return pool;
 }
 
-pb::Metric M(const char* name, double v) {
+// What the network needs of the data that the knobs alone cannot say.
+Status CheckModelFitsData(const nn::TrainConfig& c, const nn::Splits& d) {
+  const nn::Examples& x = d.train;
+  if (!x.image() && c.model == "cnn") {
+    return Status::InvalidArgument("model cnn needs images; this data is a table of " +
+                                   std::to_string(x.c) + " features: use model mlp");
+  }
+  if (!x.image() && c.augment != nn::Augment::kNone)
+    return Status::InvalidArgument("augment needs images; this data is a table");
+  if (c.model == "cnn") {
+    int h = x.h, w = x.w, blocks = 0;
+    for (; blocks < c.conv_blocks && h >= 2 && w >= 2; ++blocks) h /= 2, w /= 2;
+    if (blocks < c.conv_blocks) {
+      return Status::InvalidArgument(
+          "images of " + std::to_string(x.h) + "x" + std::to_string(x.w) + " are too small for " +
+          std::to_string(c.conv_blocks) + " conv blocks (each halves them): at most " +
+          std::to_string(blocks));
+    }
+  }
+  return Status::Ok();
+}
+
+pb::Metric M(const std::string& name, double v) {
   pb::Metric m;
   m.set_name(name);
   m.set_value(v);
   return m;
 }
 
+// The measured ones of an evaluation's metrics (common/task_schema.cc names
+// them), as `prefix`loss, `prefix`accuracy, ...
+void AddEvaluation(const std::string& prefix, const nn::Evaluation& e,
+                   std::vector<pb::Metric>* out) {
+  const std::pair<const char*, double> all[] = {{"loss", e.loss}, {"accuracy", e.accuracy},
+                                                {"f1", e.f1},     {"rmse", e.rmse},
+                                                {"mae", e.mae},   {"r2", e.r2}};
+  for (const auto& [name, v] : all)
+    if (std::isfinite(v)) out->push_back(M(prefix + name, v));
+}
+
 }  // namespace
 
-Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, std::string* data_dir, int* validation,
+Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, nn::DataSpec* data, int* validation,
                                        int* threads) {
   const pb::TrainTask& t = a.task().train();
   Knobs k(a);
@@ -171,8 +211,14 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, std::string* data_di
                    Word<std::string>("dataset", k.Get<std::string>("dataset"),
                                      {{"fashion-mnist", nn::kDefaultFashionMnistDir},
                                       {"mnist", "/usr/share/datasets/mnist"}}));
-  *data_dir = k.GetOr<std::string>("data_dir", default_dir);
-  *validation = k.Get<int>("validation");
+  data->idx_dir = k.GetOr<std::string>("data_dir", default_dir);
+  data->files = t.data();
+  if (t.has_problem() && t.problem() != "classification" && t.problem() != "regression")
+    return Status::InvalidArgument("task.train.problem: unknown value '" + t.problem() + "'");
+  data->problem =
+      t.problem() == "regression" ? nn::Problem::kRegression : nn::Problem::kClassification;
+  // Unset: the data's own default (nn::DefaultValidation).
+  *validation = k.Has("validation") ? k.Get<int>("validation") : -1;
   *threads = k.Get<int>("threads");
   if (c.epochs < 1 || c.batch_size < 1 || !(c.lr > 0) || c.hidden_layers < 0 ||
       c.hidden_units < 1 || c.conv_blocks < 0 || c.channels < 1 || c.kernel_size < 1 ||
@@ -196,12 +242,17 @@ TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
     result.error = why;
     return result;
   };
-  std::string dir;
+  nn::DataSpec spec;
   int validation = 0, threads = 0;
-  auto config = TrainConfigFor(a, &dir, &validation, &threads);
+  auto config = TrainConfigFor(a, &spec, &validation, &threads);
   if (!config.ok()) return fail(config.status().message());
-  auto data = CachedSplits(dir, validation, config->seed);
+  auto pool = CachedPool(spec);
+  if (!pool.ok()) return fail(pool.status().message());
+  if (validation < 0) validation = nn::DefaultValidation(spec, **pool);
+  auto data = nn::CarveSplits(**pool, validation, config->seed);
   if (!data.ok()) return fail(data.status().message());
+  Status fits = CheckModelFitsData(*config, *data);
+  if (!fits.ok()) return fail(fits.message());
   if (threads <= 0) threads = std::max(1, a.threads_hint());
   // Several threads split each batch across model replicas (faster on small
   // networks than threading inside BLAS); one thread: one model.
@@ -209,7 +260,7 @@ TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
   // A device error (out of GPU memory, a lost device) fails this trial with
   // its message; the runner goes on to the next one.
   try {
-    return Train(a, ctx, *config, *data, fail);
+    return Train(a, ctx, *config, &*data, fail);
   } catch (const std::exception& e) {
     return fail(std::string("device error: ") + e.what());
   }
@@ -273,21 +324,20 @@ TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& c
       return result;
     }
     nn::EpochResult r = trainer.RunEpoch();
-    if (!std::isfinite(r.train_loss) || !std::isfinite(r.val_loss)) {
+    if (!std::isfinite(r.train_loss) || !std::isfinite(r.val.loss)) {
       return fail("diverged: training loss is " + std::to_string(r.train_loss) + " at epoch " +
                   std::to_string(r.epoch));
     }
     ctx->Checkpoint(r.epoch, trainer.SaveCheckpoint());
-    ctx->Report(r.epoch, {M("train_loss", r.train_loss), M("val_loss", r.val_loss),
-                          M("val_accuracy", r.val_accuracy), M("samples_per_s", r.samples_per_s),
-                          M("epoch_seconds", r.epoch_seconds)});
+    std::vector<pb::Metric> step = {M("train_loss", r.train_loss)};
+    AddEvaluation("val_", r.val, &step);
+    result.metrics = step;
+    step.push_back(M("samples_per_s", r.samples_per_s));
+    step.push_back(M("epoch_seconds", r.epoch_seconds));
+    ctx->Report(r.epoch, step);
     result.step = r.epoch;
-    result.metrics = {M("train_loss", r.train_loss), M("val_loss", r.val_loss),
-                      M("val_accuracy", r.val_accuracy)};
   }
-  auto [test_loss, test_acc] = trainer.Evaluate(data->test);
-  result.metrics.push_back(M("test_loss", test_loss));
-  result.metrics.push_back(M("test_accuracy", test_acc));
+  AddEvaluation("test_", trainer.Evaluate(data->test), &result.metrics);
   return result;
 }
 

@@ -1,7 +1,8 @@
 // The train task: builds a network from the study's knobs (fixed in
 // task.train or searched as parameters), trains it with nn/ on the CPU or
 // CUDA backend, reports every epoch, checkpoints every epoch, and reports the
-// test accuracy at the end.
+// test metrics at the end. The data is an IDX folder, a CSV table or NumPy
+// arrays (nn/data/data_source.h).
 #pragma once
 
 #include <functional>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "nn/data/data_source.h"
 #include "nn/trainer.h"
 #include "trial_runner/task.h"
 
@@ -25,7 +27,8 @@ const TrainDevice& CurrentTrainDevice();
 
 // Merges task.train with the trial's parameters into a training config. A
 // word a knob does not know (optimizer: rmsprop) is an error, never the default.
-Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& assign, std::string* data_dir,
+// *validation is -1 where neither sets it (the data's default applies).
+Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& assign, nn::DataSpec* data,
                                        int* validation, int* threads);
 
 TaskResult RunTrainTask(const pb::Assign& assign, TaskContext* ctx);

@@ -23,6 +23,7 @@
 #include "tuner/event_loop.h"
 #include "tuner/local_runners.h"
 #include "tuner/progress.h"
+#include "tuner/study_data.h"
 #include "tuner/study_run.h"
 #include "tuner/warm_start.h"
 
@@ -103,6 +104,8 @@ Status Tuner::Setup() {
           "path, or run with --local-runners 0 and remote runners that have it");
     }
   }
+  std::string data;  // what the data holds, or that only remote runners have it
+  RETURN_IF_ERROR(CheckStudyData(study, o_.local_runners != 0, &data));
   if (!o_.from.empty() && study.algorithm().type() != pb::ALGORITHM_TYPE_TPE) {
     // Other algorithms would not learn from them, and Hyperband's and BOHB's
     // trial numbers are places in their brackets.

@@ -23,7 +23,7 @@ struct Fixture {
   std::unique_ptr<Trainer> trainer;
   std::string header, body;  // of a real checkpoint: magic, version, architecture; the rest
   Fixture() {
-    for (ImageSet* s : {&data.train, &data.validation, &data.test}) {
+    for (Examples* s : {&data.train, &data.validation, &data.test}) {
       s->n = 8;
       s->h = s->w = 8;
       s->pixels.assign(8 * 64, 100);

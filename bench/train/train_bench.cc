@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "common/rng.h"
+#include "nn/data/mnist.h"
 #include "nn/trainer.h"
 
 using namespace sweep::nn;
@@ -41,7 +42,7 @@ int main(int argc, char** argv) {
   if (synthetic) {
     Splits s;
     auto make = [](int n, uint64_t seed) {
-      ImageSet set;
+      Examples set;
       set.n = n;
       set.h = set.w = 28;
       set.pixels.resize(static_cast<size_t>(n) * 784);
@@ -93,7 +94,7 @@ int main(int argc, char** argv) {
   Trainer t(c, backend.get(), &*data);
   for (int e = 0; e < epochs; ++e) {
     EpochResult r = t.RunEpoch();
-    auto [test_loss, test_acc] = t.Evaluate(data->test);
+    const double test_acc = t.Evaluate(data->test).accuracy;
     printf(
         "{\"tool\": \"sweep-nn\", \"backend\": \"%s\", \"model\": \"%s\", \"threads\": %d, "
         "\"split\": \"%s\", \"epoch\": %d, \"samples_per_s\": %.1f, "

@@ -14,6 +14,7 @@
 #include "common/json.h"
 #include "common/task_schema.h"
 #include "common/values.h"
+#include "nn/data/mnist.h"
 #include "search_spaces/samplers.h"
 #include "search_spaces/study_parser.h"
 #include "search_spaces/validate.h"
@@ -101,7 +102,11 @@ std::vector<pb::Value> BadValues(const TrainKnob& k) {
 
 TEST(TrainKnobsTest, TheTableMatchesTheTrainTaskMessage) {
   const auto* desc = pb::TrainTask::descriptor();
-  EXPECT_EQ(static_cast<size_t>(desc->field_count()), TrainKnobs().size());
+  // Every field is a knob but `data` and `problem`: the user's files and what
+  // their label is, not values to search.
+  EXPECT_EQ(static_cast<size_t>(desc->field_count()), TrainKnobs().size() + 2);
+  EXPECT_EQ(FindTrainKnob("data"), nullptr);
+  EXPECT_EQ(FindTrainKnob("problem"), nullptr);
   std::set<std::string_view> names;
   for (const auto& k : TrainKnobs()) {
     SCOPED_TRACE(std::string(k.name));
@@ -199,9 +204,9 @@ TEST(TrainKnobsTest, ValidationRejectsValuesOutsideTheRangeOrWords) {
 }
 
 Result<nn::TrainConfig> Config(const pb::Assign& a) {
-  std::string dir;
+  nn::DataSpec data;
   int validation = 0, threads = 0;
-  return TrainConfigFor(a, &dir, &validation, &threads);
+  return TrainConfigFor(a, &data, &validation, &threads);
 }
 
 double Default(std::string_view name) { return FindTrainKnob(name)->default_number; }
@@ -210,9 +215,9 @@ TEST(TrainKnobsTest, TheTrainTaskUsesTheTableDefaults) {
   pb::Assign a;
   a.mutable_task()->mutable_train();
   a.set_seed(7);
-  std::string dir;
-  int validation = -1, threads = -1;
-  auto c = TrainConfigFor(a, &dir, &validation, &threads);
+  nn::DataSpec data;
+  int validation = 0, threads = -1;
+  auto c = TrainConfigFor(a, &data, &validation, &threads);
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->model, FindTrainKnob("model")->default_word);
   EXPECT_EQ(c->epochs, Default("epochs"));
@@ -231,10 +236,11 @@ TEST(TrainKnobsTest, TheTrainTaskUsesTheTableDefaults) {
   EXPECT_EQ(c->channels, Default("channels"));
   EXPECT_EQ(c->kernel_size, Default("kernel_size"));
   EXPECT_EQ(c->dense_units, Default("dense_units"));
-  EXPECT_EQ(validation, Default("validation"));
+  EXPECT_EQ(validation, -1);  // unset: the data's default, nn::DefaultValidation
   EXPECT_EQ(threads, Default("threads"));
   EXPECT_EQ(c->seed, 7u);  // the trial's seed
-  EXPECT_EQ(dir, nn::kDefaultFashionMnistDir);
+  EXPECT_EQ(data.idx_dir, nn::kDefaultFashionMnistDir);
+  EXPECT_EQ(data.problem, nn::Problem::kClassification);
   // The nn defaults agree with the table.
   nn::TrainConfig n;
   EXPECT_EQ(c->model, n.model);
@@ -385,8 +391,11 @@ TEST(TrainKnobsTest, TheDocsAgreeWithTheTables) {
   }
   pb::Task train;
   train.mutable_train();
-  for (const auto& m : MetricsOfTask(train))
-    EXPECT_NE(doc.find("`" + m + "`"), std::string::npos) << m;
+  for (const char* problem : {"classification", "regression"}) {
+    train.mutable_train()->set_problem(problem);
+    for (const auto& m : MetricsOfTask(train))
+      EXPECT_NE(doc.find("`" + m + "`"), std::string::npos) << m;
+  }
 }
 
 TEST(TaskSchemaTest, SyntheticInputsAreCheckedByValidation) {
@@ -413,9 +422,16 @@ TEST(TaskSchemaTest, MetricsPerTask) {
   synthetic.mutable_synthetic();
   train.mutable_train();
   EXPECT_EQ(MetricsOfTask(synthetic), std::vector<std::string>{"value"});
-  EXPECT_EQ(MetricsOfTask(train),
-            (std::vector<std::string>{"train_loss", "val_loss", "val_accuracy", "samples_per_s",
-                                      "epoch_seconds", "test_loss", "test_accuracy"}));
+  EXPECT_EQ(
+      MetricsOfTask(train),
+      (std::vector<std::string>{"train_loss", "val_loss", "val_accuracy", "val_f1", "samples_per_s",
+                                "epoch_seconds", "test_loss", "test_accuracy", "test_f1"}));
+  pb::Task regression = train;
+  regression.mutable_train()->set_problem("regression");
+  EXPECT_EQ(MetricsOfTask(regression),
+            (std::vector<std::string>{"train_loss", "val_loss", "val_rmse", "val_mae", "val_r2",
+                                      "samples_per_s", "epoch_seconds", "test_loss", "test_rmse",
+                                      "test_mae", "test_r2"}));
   EXPECT_TRUE(MetricsOfTask(none).empty());
   EXPECT_EQ(TaskMetrics(train), MetricsOfTask(train));
 }

@@ -258,6 +258,8 @@ TEST_F(CudaTest, OptimizerSteps) {
   }
 }
 
+std::pair<double, double> LossAccuracy(const Evaluation& e) { return {e.loss, e.accuracy}; }
+
 TrainConfig ToyConfig(const std::string& model) {
   TrainConfig c;
   c.model = model;
@@ -281,7 +283,7 @@ TEST_F(CudaTest, TrainingOnTheGpuLowersTheLoss) {
     EpochResult last;
     for (int e = 1; e < 3; ++e) last = t.RunEpoch();
     EXPECT_LT(last.train_loss, first) << model;
-    EXPECT_GT(last.val_accuracy, 0.5) << model;
+    EXPECT_GT(last.val.accuracy, 0.5) << model;
   }
 }
 
@@ -291,19 +293,19 @@ TEST_F(CudaTest, CheckpointsMoveBetweenBackends) {
     TrainConfig c = ToyConfig(model);
     Trainer cpu_trainer(c, cpu_.get(), &data);
     cpu_trainer.RunEpoch();
-    auto [cl, ca] = cpu_trainer.Evaluate(data.test);
+    auto [cl, ca] = LossAccuracy(cpu_trainer.Evaluate(data.test));
     Trainer gpu_trainer(c, gpu_.get(), &data);
     Status st = gpu_trainer.LoadCheckpoint(cpu_trainer.SaveCheckpoint());
     ASSERT_TRUE(st.ok()) << st.message();
-    auto [gl, ga] = gpu_trainer.Evaluate(data.test);
+    auto [gl, ga] = LossAccuracy(gpu_trainer.Evaluate(data.test));
     EXPECT_NEAR(gl, cl, 1e-3 * std::fabs(cl)) << model << ": CPU checkpoint on the GPU";
     EXPECT_NEAR(ga, ca, 0.011) << model;
     gpu_trainer.RunEpoch();
-    auto [gl2, ga2] = gpu_trainer.Evaluate(data.test);
+    auto [gl2, ga2] = LossAccuracy(gpu_trainer.Evaluate(data.test));
     Trainer back(c, cpu_.get(), &data);
     st = back.LoadCheckpoint(gpu_trainer.SaveCheckpoint());
     ASSERT_TRUE(st.ok()) << st.message();
-    auto [bl, ba] = back.Evaluate(data.test);
+    auto [bl, ba] = LossAccuracy(back.Evaluate(data.test));
     EXPECT_NEAR(bl, gl2, 1e-3 * std::fabs(gl2)) << model << ": GPU checkpoint on the CPU";
     EXPECT_NEAR(ba, ga2, 0.011) << model;
     EXPECT_EQ(back.epoch(), 2);
@@ -356,7 +358,7 @@ TEST_F(CudaTest, DataParallelAcrossGpusMatchesOneGpu) {
   EpochResult a = one.RunEpoch(), b = two.RunEpoch();
   // Same global batch, gradients averaged: equal up to summation order.
   EXPECT_NEAR(a.train_loss, b.train_loss, 1e-3 * std::fabs(a.train_loss));
-  EXPECT_NEAR(a.val_accuracy, b.val_accuracy, 0.011);
+  EXPECT_NEAR(a.val.accuracy, b.val.accuracy, 0.011);
 }
 
 TEST_F(CudaTest, OutOfMemoryIsAnErrorNotACrash) {

@@ -57,7 +57,7 @@ TEST(DataTest, LoadsAHandMadeIdxFileExactly) {
   MakeBatch(*s, {1, 0}, 0, 2, 0.5f, 0.25f, Augment::kNone, 0, 0, out.data(), labels.data());
   EXPECT_EQ(labels, (std::vector<int32_t>{3, 7}));
   EXPECT_NEAR(out[0], (120 / 255.0 - 0.5) / 0.25, 1e-5);
-  // Truncated and mislabelled files are refused with the file named.
+  // Truncated and swapped files are refused with the file named.
   img.resize(img.size() - 1);
   WriteGz(d + "/short.gz", img);
   auto bad = LoadIdx(d + "/short.gz", d + "/lab");

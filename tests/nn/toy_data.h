@@ -12,7 +12,7 @@ namespace sweep::nn {
 
 inline Splits ToyData(int n_train) {
   auto make = [](int n, uint64_t seed) {
-    ImageSet set;
+    Examples set;
     set.n = n;
     set.h = set.w = 8;
     set.pixels.resize(static_cast<size_t>(n) * 64);
@@ -36,6 +36,7 @@ inline Splits ToyData(int n_train) {
   s.train = make(n_train, 1);
   s.validation = make(200, 2);
   s.test = make(200, 3);
+  s.classes = 4;
   s.mean = 0.3f;
   s.stddev = 0.3f;
   return s;

@@ -36,12 +36,12 @@ TEST(TrainingTest, LossFallsAndAccuracyRises) {
     TrainConfig c = Config(model);
     c.augment = Augment::kNone;
     Trainer t(c, b.get(), &data);
-    auto [loss0, acc0] = t.Evaluate(data.validation);
+    Evaluation before = t.Evaluate(data.validation);
     EpochResult last;
     for (int e = 0; e < 4; ++e) last = t.RunEpoch();
-    EXPECT_LT(last.val_loss, loss0 * 0.5);
-    EXPECT_GT(last.val_accuracy, 0.9);
-    EXPECT_GT(last.val_accuracy, acc0);
+    EXPECT_LT(last.val.loss, before.loss * 0.5);
+    EXPECT_GT(last.val.accuracy, 0.9);
+    EXPECT_GT(last.val.accuracy, before.accuracy);
   }
 }
 

@@ -3,6 +3,15 @@
 #include "trial_runner/train_task.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "common/rng.h"
+#include "tuner/study_data.h"
 
 namespace sweep {
 namespace {
@@ -31,9 +40,9 @@ void AddWord(pb::Assign* a, const std::string& name, const std::string& word) {
 }
 
 Result<nn::TrainConfig> Config(const pb::Assign& a) {
-  std::string dir;
+  nn::DataSpec data;
   int validation = 0, threads = 0;
-  return TrainConfigFor(a, &dir, &validation, &threads);
+  return TrainConfigFor(a, &data, &validation, &threads);
 }
 
 TEST(TrainTaskTest, KnownWordsMapToTheirSettings) {
@@ -97,6 +106,125 @@ TEST(TrainTaskTest, RunTaskFailsTheTrialOnAnUnknownWord) {
   EXPECT_NE(r.error.find("train knob 'activation': unknown value 'swish'"), std::string::npos)
       << r.error;
   EXPECT_EQ(ctx.reports, 0);
+}
+
+// A folder of CSV files for one test, removed at its end.
+struct CsvFolder {
+  std::string dir = "/tmp/sweep_train_task_test_" + std::to_string(getpid());
+  CsvFolder() { std::filesystem::create_directories(dir); }
+  ~CsvFolder() { std::filesystem::remove_all(dir); }
+  std::string Write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir + "/" + name) << text;
+    return dir + "/" + name;
+  }
+};
+
+// y = 3 x1 - 2 x2 + (1 if colour is red), with no noise: an MLP fits it.
+std::string LinearCsv(int rows) {
+  std::string out = "x1,colour,x2,y\n";
+  Rng rng(5);
+  for (int i = 0; i < rows; ++i) {
+    double x1 = rng.Uniform() * 4 - 2, x2 = rng.Uniform() * 4 - 2;
+    bool red = rng.Next() & 1;
+    out += std::to_string(x1) + "," + (red ? "red" : "blue") + "," + std::to_string(x2) + "," +
+           std::to_string(3 * x1 - 2 * x2 + (red ? 1 : 0)) + "\n";
+  }
+  return out;
+}
+
+pb::Assign CsvAssign(const std::string& train, const std::string& label) {
+  pb::Assign a = TrainAssign();
+  pb::TrainTask* t = a.mutable_task()->mutable_train();
+  t->mutable_data()->mutable_csv()->set_train(train);
+  t->mutable_data()->mutable_csv()->set_label(label);
+  return a;
+}
+
+struct Metrics : NoContext {
+  std::map<std::string, double> last;
+  void Report(int64_t, const std::vector<pb::Metric>& m) override {
+    ++reports;
+    for (const auto& x : m) last[x.name()] = x.value();
+  }
+};
+
+double Get(const TaskResult& r, const std::string& name) {
+  for (const auto& m : r.metrics)
+    if (m.name() == name) return m.value();
+  return std::nan("");
+}
+
+TEST(TrainTaskTest, RegressionOnACsvTableFitsALinearFunction) {
+  CsvFolder f;
+  pb::Assign a = CsvAssign(f.Write("lin.csv", LinearCsv(1000)), "y");
+  pb::TrainTask* t = a.mutable_task()->mutable_train();
+  t->set_problem("regression");
+  t->set_epochs(60);
+  t->set_batch_size(32);
+  t->set_optimizer("adam");
+  t->set_lr(0.01);
+  t->set_hidden_layers(1);
+  t->set_hidden_units(32);
+  t->set_threads(1);
+  Metrics ctx;
+  TaskResult r = RunTask(a, &ctx);
+  ASSERT_EQ(r.outcome, pb::TRIAL_OUTCOME_COMPLETED) << r.error;
+  EXPECT_EQ(ctx.reports, 60);
+  for (const char* m : {"val_rmse", "val_mae", "val_r2", "val_loss", "train_loss"})
+    EXPECT_TRUE(ctx.last.count(m)) << m;
+  EXPECT_FALSE(ctx.last.count("val_accuracy"));
+  // The target's standard deviation is about 4; near-zero error is well
+  // under a hundredth of it.
+  EXPECT_LT(Get(r, "test_rmse"), 0.1) << "test_mae " << Get(r, "test_mae");
+  EXPECT_GT(Get(r, "test_r2"), 0.999);
+  EXPECT_LT(Get(r, "val_rmse"), 0.1);
+}
+
+TEST(TrainTaskTest, ClassificationOnASeparableTableReachesFullAccuracy) {
+  CsvFolder f;
+  std::string csv = "a,b,kind\n";
+  Rng rng(3);
+  for (int i = 0; i < 400; ++i) {
+    double x = rng.Uniform() * 2 - 1, y = rng.Uniform() * 2 - 1;
+    if (std::fabs(x + y) < 0.1) continue;  // a margin around the boundary
+    csv += std::to_string(x) + "," + std::to_string(y) + "," + (x + y > 0 ? "up" : "down") + "\n";
+  }
+  pb::Assign a = CsvAssign(f.Write("sep.csv", csv), "kind");
+  pb::TrainTask* t = a.mutable_task()->mutable_train();
+  t->set_epochs(30);
+  t->set_batch_size(16);
+  t->set_optimizer("adam");
+  t->set_lr(0.01);
+  t->set_threads(1);
+  Metrics ctx;
+  TaskResult r = RunTask(a, &ctx);
+  ASSERT_EQ(r.outcome, pb::TRIAL_OUTCOME_COMPLETED) << r.error;
+  EXPECT_EQ(Get(r, "test_accuracy"), 1.0);
+  EXPECT_EQ(Get(r, "test_f1"), 1.0);
+  EXPECT_EQ(ctx.last["val_accuracy"], 1.0);
+}
+
+TEST(TrainTaskTest, ABadFileFailsTheTrialWithTheMessageTheTunerGives) {
+  CsvFolder f;
+  std::string bad = f.Write("bad.csv", "x,y\n1,a\n2,b\nthree,a\n4,b\n5,a\n6,b\n");
+  pb::Assign a = CsvAssign(bad, "y");
+  NoContext ctx;
+  TaskResult r = RunTask(a, &ctx);
+  EXPECT_EQ(r.outcome, pb::TRIAL_OUTCOME_FAILED);
+  EXPECT_NE(r.error.find("bad.csv:4:1: 'three', not a number, in numeric column 'x'"),
+            std::string::npos)
+      << r.error;
+  pb::Study study;
+  *study.mutable_task() = a.task();
+  std::string summary;
+  Status st = CheckStudyData(study, true, &summary);
+  EXPECT_EQ(st.message(), "task.train.data: " + r.error);
+  // A table is no image: a CNN fails the trial and says why.
+  pb::Assign cnn = CsvAssign(f.Write("ok.csv", LinearCsv(50)), "colour");
+  cnn.mutable_task()->mutable_train()->set_model("cnn");
+  r = RunTask(cnn, &ctx);
+  EXPECT_EQ(r.outcome, pb::TRIAL_OUTCOME_FAILED);
+  EXPECT_NE(r.error.find("model cnn needs images"), std::string::npos) << r.error;
 }
 
 }  // namespace

@@ -1,0 +1,45 @@
+// CSV text into cells: RFC 4180 (quoted fields, "" inside quotes, CRLF or
+// LF, newlines inside quotes), a UTF-8 byte-order mark dropped, blank lines
+// skipped. Every row remembers its line, so messages can name
+// file:line:column. Caps: 100,000 columns, 1 MiB per cell.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace sweep::nn {
+
+struct CsvOptions {
+  char delimiter = ',';  // ' ': runs of spaces and tabs separate fields
+  bool header = true;    // false: the columns are named c1, c2, ...
+  int skip_rows = 0;     // records (lines) dropped before the header or the first row
+};
+
+struct CsvTable {
+  std::string file;  // for messages
+  std::vector<std::string> names;
+  // rows[r][c]: views into *text, where quoted cells are unescaped in place
+  // (on the heap, so the views survive moving the table, and tables made
+  // of some of its rows share it).
+  std::vector<std::vector<std::string_view>> rows;
+  std::vector<int64_t> lines;  // each row's first line in the file, 1-based
+  std::shared_ptr<std::string> text;
+
+  // The same columns with rows[idx[begin..end)].
+  CsvTable Rows(const std::vector<int32_t>& idx, size_t begin, size_t end) const;
+
+  int column(std::string_view name) const;  // -1 where there is none
+  // "file:line:column" of a cell (column 0-based here, 1-based in the text).
+  std::string Where(size_t row, size_t column) const;
+};
+
+// `text` is the file's bytes; `file` names it in messages.
+Result<CsvTable> ParseCsv(std::string text, const std::string& file, const CsvOptions& options);
+Result<CsvTable> ReadCsv(const std::string& path, const CsvOptions& options);
+
+}  // namespace sweep::nn

@@ -1,0 +1,221 @@
+// From a DataSpec to the pool and the test set.
+#include "nn/data/data_source.h"
+
+#include <cmath>
+
+#include "common/json.h"
+#include "nn/data/csv_file.h"
+#include "nn/data/mnist.h"
+#include "nn/data/npy_data.h"
+#include "nn/data/table_data.h"
+
+namespace sweep::nn {
+
+namespace {
+
+// The fixed seed of the test split carved from a training file.
+constexpr uint64_t kTestSplitSeed = 0x7E57;
+
+double TestFraction(const pb::TrainData& d) {
+  return d.has_test_fraction() ? d.test_fraction() : 0.2;
+}
+
+// Indices of the rows that stay for training and of the test rows.
+void SplitOff(int n, double fraction, std::vector<int32_t>* order, size_t* test) {
+  *order = EpochOrder(n, kTestSplitSeed, -2);
+  *test = static_cast<size_t>(std::max(1.0, std::round(fraction * n)));
+}
+
+CsvOptions Options(const pb::CsvData& c) {
+  CsvOptions o;
+  if (c.has_delimiter()) o.delimiter = c.delimiter() == "\\t" ? '\t' : c.delimiter()[0];
+  o.header = !c.has_header() || c.header();
+  o.skip_rows = c.skip_rows();
+  return o;
+}
+
+// Reads a table, with its label column from a file of its own where the
+// study names one.
+Result<CsvTable> ReadTable(const std::string& path, const std::string& labels_path,
+                           const pb::CsvData& c) {
+  ASSIGN_OR_RETURN(CsvTable t, ReadCsv(path, Options(c)));
+  if (labels_path.empty()) return t;
+  // The same delimiter and header; skip_rows is the features file's.
+  CsvOptions label_options = Options(c);
+  label_options.skip_rows = 0;
+  ASSIGN_OR_RETURN(CsvTable y, ReadCsv(labels_path, label_options));
+  if (y.names.size() != 1) {
+    return Status::InvalidArgument(labels_path + ": has " + std::to_string(y.names.size()) +
+                                   " columns; a labels file holds one value per row");
+  }
+  if (y.rows.size() != t.rows.size()) {
+    return Status::InvalidArgument(labels_path + ": has " + std::to_string(y.rows.size()) +
+                                   " rows, " + path + " " + std::to_string(t.rows.size()));
+  }
+  const std::string name = c.label().empty() ? "label" : c.label();
+  if (t.column(name) >= 0)
+    return Status::InvalidArgument(path + ": already has a column '" + name + "'");
+  // The label cells are views into the labels file's text, which the table
+  // then keeps alive as well.
+  t.names.push_back(name);
+  for (size_t r = 0; r < t.rows.size(); ++r) t.rows[r].push_back(y.rows[r][0]);
+  struct Both {
+    std::shared_ptr<std::string> a, b;
+  };
+  auto both = std::make_shared<Both>(Both{t.text, y.text});
+  t.text = std::shared_ptr<std::string>(both, both->a.get());
+  return t;
+}
+
+Result<Splits> LoadCsv(const DataSpec& spec) {
+  const pb::CsvData& c = spec.files.csv();
+  TableOptions o;
+  o.label = c.label().empty() ? "label" : c.label();
+  o.ignore.assign(c.ignore().begin(), c.ignore().end());
+  o.problem = spec.problem;
+  o.impute_mean = c.missing() == "mean";
+  ASSIGN_OR_RETURN(CsvTable all, ReadTable(c.train(), c.train_labels(), c));
+  CsvTable train, test;
+  const CsvTable* classes_from = nullptr;
+  if (c.has_test()) {
+    train = std::move(all);
+    ASSIGN_OR_RETURN(test, ReadTable(c.test(), c.test_labels(), c));
+  } else {
+    std::vector<int32_t> order;
+    size_t n_test;
+    SplitOff(static_cast<int>(all.rows.size()), TestFraction(spec.files), &order, &n_test);
+    if (all.rows.size() < n_test + 2) {
+      return Status::InvalidArgument(c.train() + ": " + std::to_string(all.rows.size()) +
+                                     " rows are too few to set a test set apart");
+    }
+    test = all.Rows(order, 0, n_test);
+    train = all.Rows(order, n_test, order.size());
+    classes_from = &all;
+  }
+  ASSIGN_OR_RETURN(TableEncoding code, FitTable(train, o, classes_from));
+  Splits s;
+  s.problem = spec.problem;
+  ASSIGN_OR_RETURN(s.train, EncodeTable(train, code, o));
+  ASSIGN_OR_RETURN(s.test, EncodeTable(test, code, o));
+  s.classes = static_cast<int>(code.classes.size());
+  s.class_names = code.classes;
+  s.target_mean = code.target_mean;
+  s.target_stddev = code.target_stddev;
+  s.feature_names = code.FeatureNames();
+  return s;
+}
+
+// Standardises float examples with the pool's statistics: per feature for a
+// table, over every value for images.
+void Standardise(Splits* s) {
+  Examples& pool = s->train;
+  if (pool.values.empty()) return;
+  const size_t per = pool.image() ? 1 : pool.example_size();
+  std::vector<double> sum(per), sq(per);
+  for (size_t i = 0; i < pool.values.size(); ++i) sum[i % per] += pool.values[i];
+  const double count = static_cast<double>(pool.values.size() / per);
+  std::vector<double> mean(per), scale(per);
+  for (size_t k = 0; k < per; ++k) mean[k] = sum[k] / count;
+  for (size_t i = 0; i < pool.values.size(); ++i) {
+    double d = pool.values[i] - mean[i % per];
+    sq[i % per] += d * d;
+  }
+  for (size_t k = 0; k < per; ++k) {
+    double sd = std::sqrt(sq[k] / count);
+    scale[k] = sd > 1e-12 ? 1 / sd : 1;
+  }
+  for (Examples* e : {&s->train, &s->test})
+    for (size_t i = 0; i < e->values.size(); ++i)
+      e->values[i] = static_cast<float>((e->values[i] - mean[i % per]) * scale[i % per]);
+}
+
+Result<Splits> LoadNpy(const DataSpec& spec) {
+  const pb::NpyData& d = spec.files.npy();
+  ASSIGN_OR_RETURN(NpyArray x, ReadNpy(d.train_x()));
+  ASSIGN_OR_RETURN(NpyArray y, ReadNpy(d.train_y()));
+  std::vector<double> classes;
+  ASSIGN_OR_RETURN(Examples all, NpyExamples(x, y, spec.problem, &classes));
+  Splits s;
+  s.problem = spec.problem;
+  if (d.has_test_x()) {
+    ASSIGN_OR_RETURN(NpyArray tx, ReadNpy(d.test_x()));
+    ASSIGN_OR_RETURN(NpyArray ty, ReadNpy(d.test_y()));
+    ASSIGN_OR_RETURN(s.test, NpyExamples(tx, ty, spec.problem, &classes));
+    if (s.test.c != all.c || s.test.h != all.h || s.test.w != all.w) {
+      return Status::InvalidArgument(d.test_x() + ": its examples are shaped unlike " +
+                                     d.train_x() + "'s");
+    }
+    s.train = std::move(all);
+  } else {
+    std::vector<int32_t> order;
+    size_t n_test;
+    SplitOff(all.n, TestFraction(spec.files), &order, &n_test);
+    if (static_cast<size_t>(all.n) < n_test + 2) {
+      return Status::InvalidArgument(d.train_x() + ": " + std::to_string(all.n) +
+                                     " examples are too few to set a test set apart");
+    }
+    s.test = Subset(all, order, 0, n_test);
+    s.train = Subset(all, order, n_test, order.size());
+  }
+  if (spec.problem == Problem::kRegression) {
+    double sum = 0, sq = 0;
+    for (float t : s.train.targets) sum += t;
+    s.target_mean = sum / s.train.n;
+    for (float t : s.train.targets) sq += (t - s.target_mean) * (t - s.target_mean);
+    double sd = std::sqrt(sq / s.train.n);
+    s.target_stddev = sd > 1e-12 ? sd : 1;
+    for (Examples* e : {&s.train, &s.test})
+      for (float& t : e->targets) t = static_cast<float>((t - s.target_mean) / s.target_stddev);
+  } else {
+    s.classes = static_cast<int>(classes.size());
+    for (double v : classes) s.class_names.push_back(FormatDouble(v));
+  }
+  Standardise(&s);
+  return s;
+}
+
+}  // namespace
+
+std::string DataSpec::Key() const {
+  std::string bytes;
+  files.SerializeToString(&bytes);
+  return idx_dir + '\0' + bytes + '\0' + (problem == Problem::kRegression ? "r" : "c");
+}
+
+std::string DataSpec::Describe() const {
+  if (files.has_csv()) return files.csv().train();
+  if (files.has_npy()) return files.npy().train_x();
+  return idx_dir;
+}
+
+Result<Splits> LoadData(const DataSpec& spec) {
+  if (spec.files.has_csv()) return LoadCsv(spec);
+  if (spec.files.has_npy()) return LoadNpy(spec);
+  if (spec.problem == Problem::kRegression) {
+    return Status::InvalidArgument(spec.idx_dir +
+                                   ": an IDX data set has classes; regression needs csv or npy "
+                                   "data");
+  }
+  return LoadIdxFolder(spec.idx_dir);
+}
+
+int DefaultValidation(const DataSpec& spec, const Splits& pool) {
+  if (!spec.files.has_csv() && !spec.files.has_npy()) return 5000;
+  return std::max(1, pool.train.n / 5);
+}
+
+Result<Splits> CarveSplits(const Splits& pool, int validation, uint64_t seed) {
+  Splits s;
+  s.test = pool.test;
+  s.problem = pool.problem;
+  s.classes = pool.classes;
+  s.class_names = pool.class_names;
+  s.target_mean = pool.target_mean;
+  s.target_stddev = pool.target_stddev;
+  s.feature_names = pool.feature_names;
+  RETURN_IF_ERROR(CarveValidation(pool.train, validation, seed, &s));
+  PixelStatistics(&s);
+  return s;
+}
+
+}  // namespace sweep::nn

@@ -1,0 +1,39 @@
+// Which data a train task reads, and its loading: IDX image folders
+// (Fashion-MNIST, MNIST), CSV tables or NumPy arrays (pb::TrainData). The
+// loaded data is the training pool and the test set; each trial then carves
+// its validation split from the pool with its own seed. A runner loads each
+// source once and shares it among its trials (trial_runner/train_task.cc);
+// the tuner loads it too, to reject a file that does not parse before any
+// trial runs.
+#pragma once
+
+#include <string>
+
+#include "common/status.h"
+#include "nn/data/examples.h"
+#include "proto/sweep.pb.h"
+
+namespace sweep::nn {
+
+struct DataSpec {
+  std::string idx_dir;  // IDX: the folder, when `files` has no source
+  pb::TrainData files;
+  Problem problem = Problem::kClassification;
+
+  std::string Key() const;       // equal for specs that load the same data
+  std::string Describe() const;  // for messages: the folder or the training file
+};
+
+// The pool is in `train`, `validation` is empty. Tables are standardised
+// with the pool's statistics; pixels are normalised per trial (CarveSplits).
+Result<Splits> LoadData(const DataSpec& spec);
+
+// The trial's splits: `validation` examples of the pool chosen with `seed`.
+Result<Splits> CarveSplits(const Splits& pool, int validation, uint64_t seed);
+
+// The validation split's size when the study sets none: 5000 images of an
+// IDX folder (as Fashion-MNIST's studies always had), else a fifth of the
+// pool.
+int DefaultValidation(const DataSpec& spec, const Splits& pool);
+
+}  // namespace sweep::nn
