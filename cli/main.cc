@@ -11,6 +11,7 @@
 #include "cli/format.h"
 #include "cli/keys.h"
 #include "cli/logs.h"
+#include "cli/model_commands.h"
 #include "cli/plan.h"
 #include "cli/shell_help.h"
 #include "cli/stop.h"
@@ -302,6 +303,8 @@ int main(int argc, char** argv) {
   report_cmd->add_option("study", q.study, "Study name (optional when the database holds one)");
   report_cmd->add_option("-o,--output", report_out, "The HTML file to write")->required();
 
+  ModelCommands model;  // export-model, predict
+  AddModelCommands(&app, &model);
   std::string completion_shell;
   auto* completion_cmd = app.add_subcommand(
       "completion", "Print the shell completion script for bash or zsh (see docs/cli.md)");
@@ -397,6 +400,7 @@ int main(int argc, char** argv) {
   if (dashboard_cmd->parsed()) return RunDashboard(SelfExe(argv[0]), dash);
   if (report_cmd->parsed()) return RunReport(q.db, q.study, report_out);
   if (stop_cmd->parsed()) return StopSweep(q.db, q.study, stop_wait_s);
+  if (int rc = RunModelCommands(model); rc >= 0) return rc;
   if (delete_cmd->parsed()) return DeleteStudyCommand(q.db, delete_study, delete_yes);
   if (rename_cmd->parsed()) return RenameStudyCommand(q.db, rename_from, rename_to);
   if (watch_cmd->parsed()) {

@@ -324,7 +324,7 @@ std::string ManPage(const CLI::App& app, const std::string& version) {
   }
   out += ".SH COMMANDS\n";
   auto command = [&](const Command& c, const std::string& path) {
-    std::string usage = "sweep " + path;
+    std::string usage = "sweep " + Roff(path);
     for (const Flag& f : c.flags) {
       if (f.names.empty()) continue;
       usage += " [\\fB" + Roff(f.names[0]) + "\\fR" +

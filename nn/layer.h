@@ -15,6 +15,30 @@
 
 namespace sweep::nn {
 
+// What a layer computes, for readers outside the network (the ONNX export):
+// its kind and hyper-parameters. Parameters follow the layer's own layout
+// (Linear: W [out, in] then b [out]; Conv2d: W [oc, c, k, k] then b [oc];
+// BatchNorm: gamma [c], beta [c]; state: running mean [c], variance [c]).
+struct LayerInfo {
+  enum Kind {
+    kLinear,
+    kConv2d,
+    kMaxPool,
+    kAvgPool,
+    kGlobalAvgPool,
+    kActivation,
+    kDropout,
+    kBatchNorm,
+    kFlatten
+  };
+  Kind kind = kLinear;
+  int outputs = 0;                      // Linear: units; Conv2d: channels
+  int kernel = 0, stride = 1, pad = 0;  // Conv2d, pools
+  Activation activation = Activation::kRelu;
+  float slope = 0;  // leaky ReLU
+  float eps = 0;    // batch norm
+};
+
 struct Context {
   Backend* backend = nullptr;
   bool training = true;
@@ -25,6 +49,7 @@ class Layer {
  public:
   virtual ~Layer() = default;
   virtual std::string Name() const = 0;
+  virtual LayerInfo Info() const = 0;
   // Sets the layer up for per-sample input shape `in`; returns the output's.
   virtual std::vector<int> Setup(const std::vector<int>& in) = 0;
   virtual size_t ParamCount() const { return 0; }
@@ -41,6 +66,7 @@ class Layer {
   void Forward(const Context& ctx, const Tensor& x, Tensor* y);
   // Writes (does not accumulate) parameter gradients; writes dx unless null.
   void Backward(const Context& ctx, const Tensor& x, const Tensor& y, const Tensor& dy, Tensor* dx);
+  const std::vector<int>& in_shape() const { return in_; }
   const std::vector<int>& out_shape() const { return out_; }
 
  protected:

@@ -98,6 +98,18 @@ void Model::Backward() {
   }
 }
 
+size_t Model::param_offset(size_t i) const {
+  size_t o = 0;
+  for (size_t k = 0; k < i; ++k) o += layers_[k]->ParamCount();
+  return o;
+}
+
+size_t Model::state_offset(size_t i) const {
+  size_t o = 0;
+  for (size_t k = 0; k < i; ++k) o += layers_[k]->StateCount();
+  return o;
+}
+
 std::string Model::Layout() const {
   std::string out;
   for (const auto& l : layers_) {

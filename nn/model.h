@@ -40,6 +40,14 @@ class Model {
   float* state() { return state_.data(); }
   size_t param_count() const { return param_count_; }
   size_t state_count() const { return state_count_; }
+  // The layers, for readers such as the ONNX export; a layer's parameters
+  // and state start at param_offset(i) and state_offset(i) of the flat
+  // buffers.
+  size_t layer_count() const { return layers_.size(); }
+  const Layer& layer(size_t i) const { return *layers_[i]; }
+  size_t param_offset(size_t i) const;
+  size_t state_offset(size_t i) const;
+  const std::vector<int>& input_shape() const { return input_shape_; }
   int classes() const { return static_cast<int>(ShapeSize(layers_.back()->out_shape())); }
   std::string Summary() const;
   // Layers that hold parameters or state, with their sizes: what a

@@ -102,6 +102,7 @@ Result<Splits> LoadCsv(const DataSpec& spec) {
   s.target_mean = code.target_mean;
   s.target_stddev = code.target_stddev;
   s.feature_names = code.FeatureNames();
+  s.table = std::make_shared<const TableEncoding>(std::move(code));
   return s;
 }
 
@@ -124,9 +125,13 @@ void Standardise(Splits* s) {
     double sd = std::sqrt(sq[k] / count);
     scale[k] = sd > 1e-12 ? 1 / sd : 1;
   }
+  for (size_t k = 0; k < per; ++k) {
+    s->input_mean.push_back(static_cast<float>(mean[k]));
+    s->input_scale.push_back(static_cast<float>(scale[k]));
+  }
   for (Examples* e : {&s->train, &s->test})
     for (size_t i = 0; i < e->values.size(); ++i)
-      e->values[i] = static_cast<float>((e->values[i] - mean[i % per]) * scale[i % per]);
+      e->values[i] = (e->values[i] - s->input_mean[i % per]) * s->input_scale[i % per];
 }
 
 Result<Splits> LoadNpy(const DataSpec& spec) {
@@ -213,6 +218,9 @@ Result<Splits> CarveSplits(const Splits& pool, int validation, uint64_t seed) {
   s.target_mean = pool.target_mean;
   s.target_stddev = pool.target_stddev;
   s.feature_names = pool.feature_names;
+  s.table = pool.table;
+  s.input_mean = pool.input_mean;
+  s.input_scale = pool.input_scale;
   RETURN_IF_ERROR(CarveValidation(pool.train, validation, seed, &s));
   PixelStatistics(&s);
   return s;

@@ -7,12 +7,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/status.h"
 
 namespace sweep::nn {
+
+struct TableEncoding;  // nn/data/table_data.h
 
 enum class Problem { kClassification, kRegression };
 
@@ -38,6 +41,11 @@ struct Splits {
   // Regression: targets are stored as (y - target_mean) / target_stddev.
   double target_mean = 0, target_stddev = 1;
   std::vector<std::string> feature_names;  // tables: the encoded features, in order
+  // How raw inputs became `values` (for export and prediction): a CSV
+  // table's encoding, or float arrays' (x - input_mean) * input_scale, per
+  // feature for a table, one value for images.
+  std::shared_ptr<const TableEncoding> table;
+  std::vector<float> input_mean, input_scale;
 
   int outputs() const { return problem == Problem::kRegression ? 1 : classes; }
 };

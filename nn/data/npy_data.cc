@@ -142,8 +142,7 @@ Result<NpyArray> ReadNpy(const std::string& path) {
   return ParseNpy(std::move(bytes), path);
 }
 
-Result<Examples> NpyExamples(const NpyArray& x, const NpyArray& y, Problem problem,
-                             std::vector<double>* classes) {
+Result<Examples> NpyFeatures(const NpyArray& x) {
   const size_t dims = x.shape.size();
   if (dims < 2 || dims > 4) {
     return Status::InvalidArgument(x.file + ": has " + std::to_string(dims) +
@@ -153,14 +152,6 @@ Result<Examples> NpyExamples(const NpyArray& x, const NpyArray& y, Problem probl
     return Status::InvalidArgument(x.file + ": features must be float32, float64 or uint8");
   }
   const int64_t n = x.shape[0];
-  int64_t rows = y.shape.empty() ? 0 : y.shape[0];
-  if (y.shape.size() > 2 || (y.shape.size() == 2 && y.shape[1] != 1)) {
-    return Status::InvalidArgument(y.file + ": must hold one value per example (shape N or N x 1)");
-  }
-  if (rows != n) {
-    return Status::InvalidArgument(y.file + ": has " + std::to_string(rows) + " values, " + x.file +
-                                   " " + std::to_string(n) + " examples");
-  }
   if (n < 1) return Status::InvalidArgument(x.file + ": holds no examples");
   for (int64_t d : x.shape) {
     if (d < 1 || d > (1 << 24))
@@ -203,6 +194,21 @@ Result<Examples> NpyExamples(const NpyArray& x, const NpyArray& y, Problem probl
       }
     }
   }
+  return e;
+}
+
+Result<Examples> NpyExamples(const NpyArray& x, const NpyArray& y, Problem problem,
+                             std::vector<double>* classes) {
+  const int64_t n = x.shape.empty() ? 0 : x.shape[0];
+  int64_t rows = y.shape.empty() ? 0 : y.shape[0];
+  if (y.shape.size() > 2 || (y.shape.size() == 2 && y.shape[1] != 1)) {
+    return Status::InvalidArgument(y.file + ": must hold one value per example (shape N or N x 1)");
+  }
+  if (rows != n) {
+    return Status::InvalidArgument(y.file + ": has " + std::to_string(rows) + " values, " + x.file +
+                                   " " + std::to_string(n) + " examples");
+  }
+  ASSIGN_OR_RETURN(Examples e, NpyFeatures(x));
   for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
     double v = y.at(i);
     if (!std::isfinite(v) || !std::isfinite(static_cast<float>(v))) {

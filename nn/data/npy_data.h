@@ -32,6 +32,9 @@ Result<NpyArray> ReadNpy(const std::string& path);
 // The examples of x (unnormalised: pixels as bytes, other values as they
 // are) and, from y, labels (class indices into *classes, filled from the
 // training set when empty) or raw regression targets.
+// The same without labels (rows to predict).
+Result<Examples> NpyFeatures(const NpyArray& x);
+
 Result<Examples> NpyExamples(const NpyArray& x, const NpyArray& y, Problem problem,
                              std::vector<double>* classes);
 

@@ -193,8 +193,9 @@ Result<Examples> EncodeTable(const CsvTable& t, const TableEncoding& e, const Ta
     }
     source.push_back(col);
   }
-  const int lc = t.column(o.label);
-  if (lc < 0) return Status::InvalidArgument(t.file + ": no column '" + o.label + "' (the label)");
+  const int lc = o.labels ? t.column(o.label) : -1;
+  if (o.labels && lc < 0)
+    return Status::InvalidArgument(t.file + ": no column '" + o.label + "' (the label)");
   const bool numeric_classes =
       !e.classes.empty() && std::all_of(e.classes.begin(), e.classes.end(), [](const auto& c) {
         double v;
@@ -227,9 +228,13 @@ Result<Examples> EncodeTable(const CsvTable& t, const TableEncoding& e, const Ta
             BadCell(t, r, static_cast<size_t>(source[k]), "numeric column '" + code.name + "'") +
             " (missing: mean fills such cells with the training mean)");
       }
-      x.values.push_back(ok ? static_cast<float>((v - code.mean) / code.stddev) : 0.f);
+      // In float, as the exported model computes it (nn/export).
+      x.values.push_back(ok ? (static_cast<float>(v) - static_cast<float>(code.mean)) /
+                                  static_cast<float>(code.stddev)
+                            : 0.f);
       if (code.indicator) x.values.push_back(ok ? 0.f : 1.f);
     }
+    if (lc < 0) continue;
     std::string_view label = Trim(row[static_cast<size_t>(lc)]);
     double v;
     if (o.problem == Problem::kRegression) {

@@ -29,6 +29,9 @@ struct TableOptions {
   std::vector<std::string> ignore;  // columns left out
   Problem problem = Problem::kClassification;
   bool impute_mean = false;
+  // false: rows to predict, which need no label (one that is there is
+  // ignored).
+  bool labels = true;
 };
 
 struct ColumnCode {

@@ -9,6 +9,12 @@ class BatchNorm : public Layer {
  public:
   BatchNorm(float momentum, float eps) : momentum_(momentum), eps_(eps) {}
   std::string Name() const override { return "BatchNorm"; }
+  LayerInfo Info() const override {
+    LayerInfo i;
+    i.kind = LayerInfo::kBatchNorm;
+    i.eps = eps_;
+    return i;
+  }
   std::vector<int> Setup(const std::vector<int>& in) override {
     in_ = out_ = in;
     c_ = in[0];

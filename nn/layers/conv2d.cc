@@ -18,6 +18,15 @@ class Conv2d : public Layer {
     return "Conv2d(" + std::to_string(g_.oc) + ", k" + std::to_string(g_.k) + ", s" +
            std::to_string(g_.stride) + ", p" + std::to_string(g_.pad) + ")";
   }
+  LayerInfo Info() const override {
+    LayerInfo i;
+    i.kind = LayerInfo::kConv2d;
+    i.outputs = g_.oc;
+    i.kernel = g_.k;
+    i.stride = g_.stride;
+    i.pad = g_.pad;
+    return i;
+  }
   std::vector<int> Setup(const std::vector<int>& in) override {
     in_ = in;
     g_.c = in[0];

@@ -7,6 +7,13 @@ namespace {
 class ActivationLayer : public Layer {
  public:
   ActivationLayer(Activation a, float slope) : a_(a), slope_(slope) {}
+  LayerInfo Info() const override {
+    LayerInfo i;
+    i.kind = LayerInfo::kActivation;
+    i.activation = a_;
+    i.slope = slope_;
+    return i;
+  }
   std::string Name() const override {
     switch (a_) {
       case Activation::kRelu:
@@ -39,6 +46,11 @@ class Dropout : public Layer {
  public:
   explicit Dropout(float p) : p_(p) {}
   std::string Name() const override { return "Dropout(" + std::to_string(p_).substr(0, 4) + ")"; }
+  LayerInfo Info() const override {
+    LayerInfo i;
+    i.kind = LayerInfo::kDropout;
+    return i;
+  }
   std::vector<int> Setup(const std::vector<int>& in) override { return in_ = out_ = in; }
 
  protected:
@@ -70,6 +82,11 @@ class Dropout : public Layer {
 class Flatten : public Layer {
  public:
   std::string Name() const override { return "Flatten"; }
+  LayerInfo Info() const override {
+    LayerInfo i;
+    i.kind = LayerInfo::kFlatten;
+    return i;
+  }
   std::vector<int> Setup(const std::vector<int>& in) override {
     in_ = in;
     out_ = {static_cast<int>(ShapeSize(in))};

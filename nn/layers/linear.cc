@@ -11,6 +11,12 @@ class Linear : public Layer {
  public:
   Linear(int out, WeightInit init) : outputs_(out), init_(init) {}
   std::string Name() const override { return "Linear(" + std::to_string(outputs_) + ")"; }
+  LayerInfo Info() const override {
+    LayerInfo i;
+    i.kind = LayerInfo::kLinear;
+    i.outputs = outputs_;
+    return i;
+  }
   std::vector<int> Setup(const std::vector<int>& in) override {
     in_ = in;
     inputs_ = static_cast<int>(ShapeSize(in));

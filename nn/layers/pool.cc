@@ -16,6 +16,15 @@ class Pool : public Layer {
     return std::string(kind_ == kMax ? "MaxPool2d(" : "AvgPool2d(") + std::to_string(g_.k) + ", s" +
            std::to_string(g_.stride) + ")";
   }
+  LayerInfo Info() const override {
+    LayerInfo i;
+    i.kind = kind_ == kMax   ? LayerInfo::kMaxPool
+             : kind_ == kAvg ? LayerInfo::kAvgPool
+                             : LayerInfo::kGlobalAvgPool;
+    i.kernel = g_.k;
+    i.stride = g_.stride;
+    return i;
+  }
   std::vector<int> Setup(const std::vector<int>& in) override {
     in_ = in;
     g_.c = in[0];

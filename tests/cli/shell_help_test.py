@@ -38,7 +38,7 @@ def sweep(*args, **kw):
 def commands():
     """The commands `sweep --help` lists."""
     out = sweep("--help").stdout
-    return re.findall(r"^  (\w+)\s{2,}", out.split("Subcommands:")[1], re.M)
+    return re.findall(r"^  ([\w-]+)\s{2,}", out.split("Subcommands:")[1], re.M)
 
 
 class BashTest(unittest.TestCase):
@@ -179,7 +179,7 @@ class ManTest(unittest.TestCase):
                                capture_output=True, text=True, timeout=60)
             self.assertEqual((r.returncode, r.stderr), (0, ""))
         for c in commands():
-            self.assertIn(".SS %s\n" % c, page)
+            self.assertIn(".SS %s\n" % c.replace("-", "\\-"), page)
             help_text = sweep(c, "--help").stdout
             for flag in re.findall(r"^\s+(?:-\w, )?(--[\w-]+)", help_text, re.M):
                 self.assertIn(flag.replace("-", "\\-"), page, (c, flag))

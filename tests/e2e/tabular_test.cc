@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 
 #include "common/rng.h"
 #include "e2e/harness.h"
@@ -60,9 +61,41 @@ TEST(E2eTabularTest, IrisThroughHyperbandResumesCheckpointsAndReportsF1) {
                      "SELECT count(*) FROM trials WHERE status='completed' AND metrics LIKE "
                      "'%test_f1%' AND metrics LIKE '%test_accuracy%'"),
             completed);
-  // A fifth of 120 rows validates: accuracy moves in steps of 1/24.
   ASSERT_EQ(RunSweep({"best", "--db", db, "--format", "json"}, &out), 0) << out;
   EXPECT_NE(out.find("test_accuracy"), std::string::npos) << out;
+
+  // The best trial's network, exported and run on every row of the file.
+  std::string model = dir.File("iris.onnx");
+  ASSERT_EQ(RunSweep({"export-model", "--db", db, "-o", model}, &out), 0) << out;
+  EXPECT_NE(out.find("wrote " + model + ": trial "), std::string::npos) << out;
+  EXPECT_GT(std::filesystem::file_size(model), 1000u);
+  ASSERT_EQ(RunSweep({"predict", "--db", db, "--input", kIris}, &out), 0) << out;
+  std::istringstream lines(out);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "prediction,p_0,p_1,p_2");
+  // iris.csv is 50 rows of each class, in order.
+  int rows = 0, right = 0;
+  while (std::getline(lines, line)) {
+    std::istringstream cells(line);
+    std::string predicted, p;
+    std::getline(cells, predicted, ',');
+    double sum = 0;
+    while (std::getline(cells, p, ',')) sum += std::stod(p);
+    EXPECT_NEAR(sum, 1.0, 1e-5) << line;
+    right += predicted == std::to_string(rows / 50);
+    ++rows;
+  }
+  EXPECT_EQ(rows, 150);
+  EXPECT_GT(right, 120) << out;
+  // A row that does not parse is named; a trial without a network says so.
+  std::string bad = dir.Write("bad_rows.csv", "skipped\n5.1,3.5,1.4,0.2\n4.9,x,1.4,0.2\n");
+  EXPECT_EQ(RunSweep({"predict", "--db", db, "--input", bad}, &out), 1);
+  EXPECT_NE(out.find("bad_rows.csv:3:2: 'x', not a number, in numeric column 'c2'"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(RunSweep({"export-model", "--db", db, "999", "-o", model}, &out), 1);
+  EXPECT_NE(out.find("999"), std::string::npos) << out;
 }
 
 TEST(E2eTabularTest, RegressionThroughPbtContinuesFromParents) {

@@ -1,0 +1,178 @@
+// Exporting a trial's network and predicting with it.
+#include "cli/model_commands.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "cli/format.h"
+#include "cli/trial_model.h"
+#include "nn/data/csv_file.h"
+#include "nn/data/npy_data.h"
+#include "nn/data/table_data.h"
+#include "nn/export/onnx_model.h"
+
+namespace sweep {
+
+namespace {
+
+int Fail(const Status& st) {
+  fprintf(stderr, "sweep: %s\n", EscapeControl(st.message(), /*keep_newlines=*/true).c_str());
+  return 1;
+}
+
+Result<std::unique_ptr<TrialModel>> Load(const ModelCommands& m) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, Reader::Open(m.db));
+  ASSIGN_OR_RETURN(TrialRef ref, ResolveModelTrial(*reader, m.trial));
+  return LoadTrialModel(*reader, ref);
+}
+
+Status Export(const ModelCommands& m) {
+  ASSIGN_OR_RETURN(std::unique_ptr<TrialModel> t, Load(m));
+  const std::string name = t->ref.study.name + "-trial-" + std::to_string(t->ref.number);
+  ASSIGN_OR_RETURN(std::string bytes, nn::ExportOnnx(t->trainer->model(), t->data, name));
+  // Written beside the target, then renamed: never half a model file.
+  const std::string tmp = m.output + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) {
+      std::remove(tmp.c_str());
+      return Status::IOError(m.output + ": cannot write the model (a full disk?)");
+    }
+  }
+  if (std::rename(tmp.c_str(), m.output.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return Status::IOError(m.output + ": cannot write the model");
+  }
+  fprintf(stderr, "wrote %s: trial %lld of study '%s' at epoch %lld (%zu bytes, ONNX opset 17)\n",
+          EscapeControl(m.output).c_str(), static_cast<long long>(t->ref.number),
+          EscapeControl(t->ref.study.name).c_str(), static_cast<long long>(t->step), bytes.size());
+  return Status::Ok();
+}
+
+// The rows to predict, prepared as the training data was.
+Result<nn::Examples> Inputs(const TrialModel& t, const std::string& path) {
+  const nn::Splits& d = t.data;
+  if (d.table) {
+    const pb::CsvData& c = t.study.task().train().data().csv();
+    nn::CsvOptions o;
+    if (c.has_delimiter()) o.delimiter = c.delimiter() == "\\t" ? '\t' : c.delimiter()[0];
+    o.header = !c.has_header() || c.header();
+    o.skip_rows = c.skip_rows();
+    ASSIGN_OR_RETURN(nn::CsvTable table, nn::ReadCsv(path, o));
+    nn::TableOptions to;
+    to.label = c.label().empty() ? "label" : c.label();
+    to.impute_mean = c.missing() == "mean";
+    to.labels = false;
+    return nn::EncodeTable(table, *d.table, to);
+  }
+  ASSIGN_OR_RETURN(nn::NpyArray x, nn::ReadNpy(path));
+  ASSIGN_OR_RETURN(nn::Examples e, nn::NpyFeatures(x));
+  if (e.c != d.train.c || e.h != d.train.h || e.w != d.train.w) {
+    return Status::InvalidArgument(path + ": its examples are shaped unlike the training data's");
+  }
+  if (!d.train.pixels.empty() && e.pixels.empty())
+    return Status::InvalidArgument(path + ": the model was trained on uint8 images; give uint8");
+  const size_t per = d.input_mean.size();
+  for (size_t i = 0; i < e.values.size() && per; ++i)
+    e.values[i] = (e.values[i] - d.input_mean[i % per]) * d.input_scale[i % per];
+  return e;
+}
+
+Status Predict(const ModelCommands& m) {
+  ASSIGN_OR_RETURN(std::unique_ptr<TrialModel> t, Load(m));
+  ASSIGN_OR_RETURN(nn::Examples x, Inputs(*t, m.input));
+  const nn::Splits& d = t->data;
+  const bool regression = d.problem == nn::Problem::kRegression;
+  std::vector<std::string> columns = {"prediction"};
+  if (!regression)
+    for (const auto& c : d.class_names) columns.push_back("p_" + c);
+  const Format f = m.format == "json" ? Format::kJson : Format::kCsv;
+  FILE* out = m.output.empty() ? stdout : fopen(m.output.c_str(), "w");
+  if (!out) return Status::IOError(m.output + ": cannot write");
+  auto put = [&](const std::string& s) { fwrite(s.data(), 1, s.size(), out); };
+  put(StreamHead(columns, f));
+  nn::Model& model = t->trainer->model();
+  nn::Tensor batch;
+  std::vector<float> host, outputs;
+  std::vector<int32_t> order(static_cast<size_t>(x.n)), labels(500);
+  for (int i = 0; i < x.n; ++i) order[static_cast<size_t>(i)] = i;
+  const int k = d.outputs();
+  bool first = true;
+  for (int begin = 0; begin < x.n; begin += 500) {
+    const int n = std::min(500, x.n - begin);
+    host.resize(static_cast<size_t>(n) * x.example_size());
+    nn::MakeBatch(x, order, static_cast<size_t>(begin), static_cast<size_t>(n), d.mean, d.stddev,
+                  nn::Augment::kNone, 0, 0, host.data(), labels.data());
+    batch.Resize(t->backend.get(), {n, x.c, x.h, x.w});
+    batch.FromHost(host);
+    model.Forward(batch, false, 0);
+    model.Outputs(&outputs);
+    for (int i = 0; i < n; ++i) {
+      const float* z = outputs.data() + static_cast<size_t>(i) * k;
+      std::vector<Cell> row;
+      if (regression) {
+        // In float, as the exported model computes it.
+        row.push_back(static_cast<double>(z[0] * static_cast<float>(d.target_stddev) +
+                                          static_cast<float>(d.target_mean)));
+      } else {
+        int arg = 0;
+        for (int j = 1; j < k; ++j)
+          if (z[j] > z[arg]) arg = j;
+        row.push_back(d.class_names[static_cast<size_t>(arg)]);
+        double sum = 0;
+        for (int j = 0; j < k; ++j) sum += std::exp(static_cast<double>(z[j] - z[arg]));
+        for (int j = 0; j < k; ++j)
+          row.push_back(static_cast<double>(static_cast<float>(std::exp(z[j] - z[arg]) / sum)));
+      }
+      put(StreamRow(columns, row, f, first));
+      first = false;
+    }
+  }
+  put(StreamEnd(f));
+  bool ok = fflush(out) == 0 && !ferror(out);
+  if (out != stdout) ok = fclose(out) == 0 && ok;
+  if (!ok) return Status::IOError("could not write the predictions (a full disk?)");
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddModelCommands(CLI::App* app, ModelCommands* m) {
+  m->export_cmd = app->add_subcommand(
+      "export-model", "Write a trial's network as an ONNX model (default: the best trial)");
+  m->predict_cmd = app->add_subcommand(
+      "predict", "Run a trial's network on new rows (a CSV table, or a .npy array)");
+  for (CLI::App* c : {m->export_cmd, m->predict_cmd}) {
+    c->add_option("--db", m->db, "Results database")->envname("SWEEP_DB")->capture_default_str();
+    c->add_option("trial", m->trial,
+                  "[STUDY] [TRIAL]: the trial's number (default: the best completed one)")
+        ->expected(0, 2);
+  }
+  m->export_cmd->add_option("-o,--output", m->output, "The .onnx file to write")->required();
+  m->predict_cmd
+      ->add_option("--input", m->input,
+                   "Rows to predict: CSV like the training file's, "
+                   "or a .npy array")
+      ->required();
+  m->predict_cmd->add_option("--format", m->format, "csv|json")
+      ->check(CLI::IsMember({"csv", "json"}))
+      ->capture_default_str();
+  m->predict_cmd->add_option("-o,--output", m->output, "Write here instead of stdout");
+}
+
+int RunModelCommands(const ModelCommands& m) {
+  Status st;
+  if (m.export_cmd && m.export_cmd->parsed()) {
+    st = Export(m);
+  } else if (m.predict_cmd && m.predict_cmd->parsed()) {
+    st = Predict(m);
+  } else {
+    return -1;
+  }
+  return st.ok() ? 0 : Fail(st);
+}
+
+}  // namespace sweep

@@ -1,0 +1,83 @@
+// Rebuilding a trial's network from the database and its checkpoint.
+#include "cli/trial_model.h"
+
+#include <charconv>
+
+#include "nn/data/data_source.h"
+#include "storage/checkpoint_files.h"
+#include "trial_runner/train_task.h"
+
+namespace sweep {
+
+Result<TrialRef> ResolveModelTrial(Reader& reader, const std::vector<std::string>& args) {
+  bool last_is_number = false;
+  if (!args.empty()) {
+    int64_t n;
+    const std::string& s = args.back();
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    last_is_number = ec == std::errc() && end == s.data() + s.size();
+  }
+  if (last_is_number) return ResolveTrial(reader, args);
+  if (args.size() > 1) return Status::InvalidArgument("name a trial: [STUDY] [TRIAL]");
+  ASSIGN_OR_RETURN(StudyRef study, reader.ResolveStudy(args.empty() ? "" : args[0]));
+  ASSIGN_OR_RETURN(std::vector<TrialView> best, reader.Trials(study, "completed", 1));
+  if (best.empty()) {
+    return Status::NotFound("study '" + study.name +
+                            "' has no completed trial yet; name one: [STUDY] TRIAL");
+  }
+  TrialRef ref;
+  ref.study = study;
+  ref.number = best[0].number;
+  ref.id = best[0].id;
+  return ref;
+}
+
+Result<std::unique_ptr<TrialModel>> LoadTrialModel(Reader& reader, const TrialRef& ref) {
+  auto m = std::make_unique<TrialModel>();
+  m->ref = ref;
+  ASSIGN_OR_RETURN(m->study, reader.StudySpec(ref.study.id));
+  const std::string name =
+      "trial " + std::to_string(ref.number) + " of study '" + ref.study.name + "'";
+  if (!m->study.task().has_train()) {
+    return Status::FailedPrecondition(name +
+                                      " did not train a network (only train tasks have one)");
+  }
+  ASSIGN_OR_RETURN(TrialDetail detail, reader.Trial(ref.id));
+  ASSIGN_OR_RETURN(Table ck, reader.Query("SELECT path, checksum, step FROM checkpoints WHERE "
+                                          "trial_id = " +
+                                          std::to_string(ref.id)));
+  if (ck.rows.empty()) {
+    return Status::NotFound(name + " has no checkpoint: it never finished an epoch (" +
+                            detail.trial.status + ")");
+  }
+  const auto* path_cell = std::get_if<std::string>(&ck.rows[0][0]);
+  const auto* sum = std::get_if<int64_t>(&ck.rows[0][1]);
+  const auto* step = std::get_if<int64_t>(&ck.rows[0][2]);
+  if (!path_cell || !sum || !step)
+    return Status::Corruption(name + ": its checkpoints row is malformed");
+  const std::string& path = *path_cell;
+  ASSIGN_OR_RETURN(std::string bytes, ReadCheckpointFile(path));
+  if (static_cast<int64_t>(Checksum(bytes)) != *sum)
+    return Status::Corruption(path + ": does not match the checksum the tuner committed for it");
+  m->step = *step;
+
+  // The trial's assignment, as the tuner sent it (tuner/study_run.cc).
+  pb::Assign a;
+  a.set_seed(m->study.seed());
+  *a.mutable_task() = m->study.task();
+  *a.mutable_params() = detail.trial.params.params();
+  nn::DataSpec spec;
+  int validation = 0, threads = 0;
+  ASSIGN_OR_RETURN(nn::TrainConfig config, TrainConfigFor(a, &spec, &validation, &threads));
+  config.data_parallel = 1;
+  ASSIGN_OR_RETURN(nn::Splits pool, nn::LoadData(spec));
+  if (validation < 0) validation = nn::DefaultValidation(spec, pool);
+  ASSIGN_OR_RETURN(m->data, nn::CarveSplits(pool, validation, config.seed));
+  m->backend = nn::MakeCpuBackend(1);
+  m->trainer = std::make_unique<nn::Trainer>(config, m->backend.get(), &m->data);
+  Status st = m->trainer->LoadCheckpoint(bytes);
+  if (!st.ok()) return Status::Corruption(path + ": " + st.message());
+  return m;
+}
+
+}  // namespace sweep
