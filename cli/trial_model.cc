@@ -73,6 +73,7 @@ Result<std::unique_ptr<TrialModel>> LoadTrialModel(Reader& reader, const TrialRe
   ASSIGN_OR_RETURN(nn::Splits pool, nn::LoadData(spec));
   if (validation < 0) validation = nn::DefaultValidation(spec, pool);
   ASSIGN_OR_RETURN(m->data, nn::CarveSplits(pool, validation, config.seed));
+  ResolveModel(m->data, &config);
   m->backend = nn::MakeCpuBackend(1);
   m->trainer = std::make_unique<nn::Trainer>(config, m->backend.get(), &m->data);
   Status st = m->trainer->LoadCheckpoint(bytes);

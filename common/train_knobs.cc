@@ -42,7 +42,7 @@ const std::vector<TrainKnob>& TrainKnobs() {
   static const std::vector<TrainKnob> kKnobs = {
       Word("dataset", {"fashion-mnist", "mnist"}, "fashion-mnist", kInherited),
       Note(Word("data_dir", {}, "", kInherited), "the dataset's standard directory"),
-      Word("model", {"mlp", "cnn"}, "mlp", kInherited),
+      Word("model", {"mlp", "cnn", "auto"}, "mlp", kInherited),
       Number("epochs", K::kInt, 1, 10000, 10),
       Number("batch_size", K::kInt, 1, 60000, 128),
       Number("lr", K::kFloat, 1e-12, 100, 0.05),
@@ -54,6 +54,7 @@ const std::vector<TrainKnob>& TrainKnobs() {
       Number("warmup_epochs", K::kFloat, 0, 10000, 0),
       Number("hidden_layers", K::kInt, 0, 64, 2, kInherited),
       Number("hidden_units", K::kInt, 1, 65536, 256, kInherited),
+      Word("hidden_shape", {"constant", "funnel"}, "constant", kInherited),
       Word("activation", {"relu", "leaky_relu", "tanh", "gelu"}, "relu", kInherited),
       Number("dropout", K::kFloat, 0, 0.99, 0),
       Flag("batch_norm", false, kInherited),

@@ -41,8 +41,9 @@ std::unique_ptr<Model> Build(const TrainConfig& c, Backend* b, const Splits& dat
       if (c.dropout > 0) m->Add(MakeDropout(c.dropout));
     }
   } else {
-    for (int i = 0; i < c.hidden_layers; ++i) {
-      m->Add(MakeLinear(c.hidden_units, c.init));
+    for (int i = 0, units = c.hidden_units; i < c.hidden_layers; ++i) {
+      m->Add(MakeLinear(units, c.init));
+      if (c.funnel) units = std::max(std::min(units, 8), units / 2);
       if (c.batch_norm) m->Add(MakeBatchNorm());
       m->Add(act());
       if (c.dropout > 0) m->Add(MakeDropout(c.dropout));

@@ -19,7 +19,7 @@ class AllReduce;  // nn/dist/nccl.h
 class StepPool;
 
 struct TrainConfig {
-  std::string model = "mlp";  // mlp | cnn
+  std::string model = "mlp";  // mlp | cnn (the train task resolves "auto")
   int epochs = 10;
   int batch_size = 128;
   float lr = 0.05f;
@@ -28,7 +28,8 @@ struct TrainConfig {
   float warmup_epochs = 0;
   // mlp
   int hidden_layers = 2;
-  int hidden_units = 256;
+  int hidden_units = 256;  // the first hidden layer's width
+  bool funnel = false;     // each further layer half as wide (at least 8)
   // cnn
   int conv_blocks = 2;
   int channels = 32;

@@ -159,7 +159,8 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, nn::DataSpec* data, 
   Knobs k(a);
   nn::TrainConfig c;
   c.model = k.Get<std::string>("model");
-  RETURN_IF_ERROR(Word<bool>("model", c.model, {{"mlp", true}, {"cnn", true}}).status());
+  RETURN_IF_ERROR(
+      Word<bool>("model", c.model, {{"mlp", true}, {"cnn", true}, {"auto", true}}).status());
   c.epochs = k.Get<int>("epochs");
   c.batch_size = k.Get<int>("batch_size");
   c.lr = static_cast<float>(k.Get<double>("lr"));
@@ -182,6 +183,8 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, nn::DataSpec* data, 
   c.warmup_epochs = static_cast<float>(k.Get<double>("warmup_epochs"));
   c.hidden_layers = k.Get<int>("hidden_layers");
   c.hidden_units = k.Get<int>("hidden_units");
+  ASSIGN_OR_RETURN(c.funnel, Word<bool>("hidden_shape", k.Get<std::string>("hidden_shape"),
+                                        {{"constant", false}, {"funnel", true}}));
   ASSIGN_OR_RETURN(c.activation,
                    Word<nn::Activation>("activation", k.Get<std::string>("activation"),
                                         {{"relu", nn::Activation::kRelu},
@@ -235,6 +238,10 @@ TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& c
                  const nn::Splits* data, const std::function<TaskResult(const std::string&)>& fail);
 }  // namespace
 
+void ResolveModel(const nn::Splits& data, nn::TrainConfig* c) {
+  if (c->model == "auto") c->model = data.train.image() ? "cnn" : "mlp";
+}
+
 TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
   TaskResult result;
   auto fail = [&](const std::string& why) {
@@ -251,6 +258,7 @@ TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
   if (validation < 0) validation = nn::DefaultValidation(spec, **pool);
   auto data = nn::CarveSplits(**pool, validation, config->seed);
   if (!data.ok()) return fail(data.status().message());
+  ResolveModel(*data, &*config);
   Status fits = CheckModelFitsData(*config, *data);
   if (!fits.ok()) return fail(fits.message());
   if (threads <= 0) threads = std::max(1, a.threads_hint());

@@ -31,6 +31,9 @@ const TrainDevice& CurrentTrainDevice();
 Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& assign, nn::DataSpec* data,
                                        int* validation, int* threads);
 
+// model: auto becomes cnn for images and mlp for tables.
+void ResolveModel(const nn::Splits& data, nn::TrainConfig* config);
+
 TaskResult RunTrainTask(const pb::Assign& assign, TaskContext* ctx);
 
 }  // namespace sweep

@@ -227,5 +227,39 @@ TEST(TrainTaskTest, ABadFileFailsTheTrialWithTheMessageTheTunerGives) {
   EXPECT_NE(r.error.find("model cnn needs images"), std::string::npos) << r.error;
 }
 
+TEST(TrainTaskTest, ModelAutoFollowsTheDataAndFunnelHalvesTheWidths) {
+  nn::Splits table, images;
+  table.train.c = 4;
+  images.train.c = 3;
+  images.train.h = images.train.w = 8;
+  nn::TrainConfig c;
+  c.model = "auto";
+  ResolveModel(table, &c);
+  EXPECT_EQ(c.model, "mlp");
+  c.model = "auto";
+  ResolveModel(images, &c);
+  EXPECT_EQ(c.model, "cnn");
+
+  pb::Assign a = TrainAssign();
+  AddWord(&a, "hidden_shape", "funnel");
+  a.mutable_task()->mutable_train()->set_hidden_layers(4);
+  a.mutable_task()->mutable_train()->set_hidden_units(40);
+  auto f = Config(a);
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_TRUE(f->funnel);
+  table.train.n = 2;
+  table.train.values.assign(8, 0.f);
+  table.train.labels = {0, 1};
+  table.classes = 2;
+  auto b = nn::MakeCpuBackend(1);
+  nn::Trainer t(*f, b.get(), &table);
+  std::string summary = t.model().Summary();
+  size_t at = 0;
+  for (const char* layer : {"Linear(40)", "Linear(20)", "Linear(10)", "Linear(8)", "Linear(2)"}) {
+    at = summary.find(layer, at);
+    EXPECT_NE(at, std::string::npos) << layer << " in\n" << summary;
+  }
+}
+
 }  // namespace
 }  // namespace sweep
