@@ -120,6 +120,14 @@ Status CheckModelFitsData(const nn::TrainConfig& c, const nn::Splits& d) {
   }
   if (!x.image() && c.augment != nn::Augment::kNone)
     return Status::InvalidArgument("augment needs images; this data is a table");
+  // The last partial batch of an epoch is dropped: fewer rows than a batch
+  // would train nothing and report an untrained network.
+  if (x.n < c.batch_size) {
+    return Status::InvalidArgument("batch_size " + std::to_string(c.batch_size) +
+                                   " is more than the " + std::to_string(x.n) +
+                                   " training examples left after the test and validation splits: "
+                                   "nothing would train; use a smaller batch_size");
+  }
   if (c.model == "cnn") {
     int h = x.h, w = x.w, blocks = 0;
     for (; blocks < c.conv_blocks && h >= 2 && w >= 2; ++blocks) h /= 2, w /= 2;

@@ -83,6 +83,7 @@ Result<Splits> LoadIdxFolder(const std::string& dir) {
   for (const Examples* set : {&train, &test})
     for (int32_t l : set->labels) top = std::max(top, static_cast<int>(l));
   s.classes = top + 1;
+  for (int k = 0; k < s.classes; ++k) s.class_names.push_back(std::to_string(k));
   s.train = std::move(train);
   s.test = std::move(test);
   return s;

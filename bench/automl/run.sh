@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# sweep against Optuna 5 + scikit-learn MLPs (and HistGradientBoosting's
+# defaults) on scikit-learn's tables, at equal wall-clock time on this
+# machine. Makes bench/.venv-automl (Optuna 5, scikit-learn, from PyPI).
+# Usage: bench/automl/run.sh [SECONDS per run, default 60] [REPEATS, default 3] [DATA SET...]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+venv=bench/.venv-automl
+if [ ! -x $venv/bin/python ]; then
+  /usr/bin/python3 -m venv $venv
+  $venv/bin/pip install -q "optuna>=5,<6" scikit-learn numpy
+fi
+work=$(mktemp -d /tmp/sweep-automl-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+$venv/bin/python bench/automl/automl_bench.py "$PWD/build/cli/sweep" "$work" "${1:-60}" \
+  "${2:-3}" "${@:3}"
