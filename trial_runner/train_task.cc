@@ -122,6 +122,17 @@ Status CheckModelFitsData(const nn::TrainConfig& c, const nn::Splits& d) {
     return Status::InvalidArgument("augment needs images; this data is a table");
   // The last partial batch of an epoch is dropped: fewer rows than a batch
   // would train nothing and report an untrained network.
+  // Buffers are indexed with int: an MLP's first layer (a CNN's first
+  // activation per example times its kernel) past 2^30 values is refused
+  // (a very wide table or image), never allocated.
+  const double first = static_cast<double>(x.example_size()) *
+                       (c.model == "cnn" ? c.channels * c.kernel_size * c.kernel_size / x.c
+                                         : std::max(c.hidden_units, d.outputs()));
+  if (first > static_cast<double>(1 << 30)) {
+    return Status::InvalidArgument("the first layer would hold " + std::to_string(first) +
+                                   " weights (" + std::to_string(x.example_size()) +
+                                   " inputs): too many; use fewer features or units");
+  }
   if (x.n < c.batch_size) {
     return Status::InvalidArgument("batch_size " + std::to_string(c.batch_size) +
                                    " is more than the " + std::to_string(x.n) +

@@ -28,7 +28,9 @@ bool Number(std::string_view cell, double* v) {
     if (cell.empty() || cell.front() == '-') return false;
   }
   auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), *v);
-  return ec == std::errc() && end == cell.data() + cell.size() && std::isfinite(*v);
+  // Finite as the float32 the network sees (1e300 is finite only as a double).
+  return ec == std::errc() && end == cell.data() + cell.size() && std::isfinite(*v) &&
+         std::isfinite(static_cast<float>(*v));
 }
 
 std::string Quote(std::string_view s) {
@@ -141,6 +143,10 @@ Result<TableEncoding> FitTable(const CsvTable& t, const TableOptions& o,
     e.columns.push_back(std::move(code));
   }
   if (e.columns.empty()) return Status::InvalidArgument(t.file + ": no feature columns");
+  if (e.features() > 1000000) {
+    return Status::InvalidArgument(t.file + ": encodes to " + std::to_string(e.features()) +
+                                   " features, over the 1,000,000 sweep trains on");
+  }
   const size_t lc = static_cast<size_t>(e.label);
   const std::string what = "the label column '" + o.label + "'";
   if (o.problem == Problem::kRegression) {
