@@ -7,9 +7,8 @@
 
 #include "cli/format.h"
 #include "cli/trial_model.h"
-#include "nn/data/csv_file.h"
+#include "nn/data/data_source.h"
 #include "nn/data/npy_data.h"
-#include "nn/data/table_data.h"
 #include "nn/export/onnx_model.h"
 
 namespace sweep {
@@ -57,14 +56,8 @@ Result<nn::Examples> Inputs(const TrialModel& t, const std::string& path) {
   const nn::Splits& d = t.data;
   if (d.table) {
     const pb::CsvData& c = t.study.task().train().data().csv();
-    nn::CsvOptions o;
-    if (c.has_delimiter()) o.delimiter = c.delimiter() == "\\t" ? '\t' : c.delimiter()[0];
-    o.header = !c.has_header() || c.header();
-    o.skip_rows = c.skip_rows();
-    ASSIGN_OR_RETURN(nn::CsvTable table, nn::ReadCsv(path, o));
-    nn::TableOptions to;
-    to.label = c.label().empty() ? "label" : c.label();
-    to.impute_mean = c.missing() == "mean";
+    ASSIGN_OR_RETURN(nn::CsvTable table, nn::ReadCsv(path, nn::CsvOptionsOf(c)));
+    nn::TableOptions to = nn::TableOptionsOf(c, d.problem);
     to.labels = false;
     return nn::EncodeTable(table, *d.table, to);
   }

@@ -77,7 +77,8 @@ Result<ParsedStudy> LoadStudyFile(const std::string& path) {
                     ? ParseStudyTextProto(text, path)
                     : ParseStudyYaml(text, path);
   if (!parsed.ok()) return parsed;
-  // Paths in the study are taken from the study file's folder.
+  // A command's workdir and task.train.data's files are taken from the
+  // study file's folder (data_dir is not: it names an installed data set).
   std::error_code ec;
   const auto folder = std::filesystem::absolute(std::filesystem::path(path).has_parent_path()
                                                     ? std::filesystem::path(path).parent_path()

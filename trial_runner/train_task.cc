@@ -237,8 +237,7 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, nn::DataSpec* data, 
   data->files = t.data();
   if (t.has_problem() && t.problem() != "classification" && t.problem() != "regression")
     return Status::InvalidArgument("task.train.problem: unknown value '" + t.problem() + "'");
-  data->problem =
-      t.problem() == "regression" ? nn::Problem::kRegression : nn::Problem::kClassification;
+  data->problem = nn::ProblemOf(t);
   // Unset: the data's own default (nn::DefaultValidation).
   *validation = k.Has("validation") ? k.Get<int>("validation") : -1;
   *threads = k.Get<int>("threads");

@@ -13,8 +13,7 @@ Status CheckStudyData(const pb::Study& study, bool required, std::string* summar
   const pb::TrainTask& t = study.task().train();
   nn::DataSpec spec;
   spec.files = t.data();
-  spec.problem =
-      t.problem() == "regression" ? nn::Problem::kRegression : nn::Problem::kClassification;
+  spec.problem = nn::ProblemOf(t);
   const pb::CsvData& c = t.data().csv();
   const pb::NpyData& n = t.data().npy();
   for (const std::string* f : {&c.train(), &c.test(), &c.train_labels(), &c.test_labels(),

@@ -26,22 +26,14 @@ void SplitOff(int n, double fraction, std::vector<int32_t>* order, size_t* test)
   *test = static_cast<size_t>(std::max(1.0, std::round(fraction * n)));
 }
 
-CsvOptions Options(const pb::CsvData& c) {
-  CsvOptions o;
-  if (c.has_delimiter()) o.delimiter = c.delimiter() == "\\t" ? '\t' : c.delimiter()[0];
-  o.header = !c.has_header() || c.header();
-  o.skip_rows = c.skip_rows();
-  return o;
-}
-
 // Reads a table, with its label column from a file of its own where the
 // study names one.
 Result<CsvTable> ReadTable(const std::string& path, const std::string& labels_path,
                            const pb::CsvData& c) {
-  ASSIGN_OR_RETURN(CsvTable t, ReadCsv(path, Options(c)));
+  ASSIGN_OR_RETURN(CsvTable t, ReadCsv(path, CsvOptionsOf(c)));
   if (labels_path.empty()) return t;
   // The same delimiter and header; skip_rows is the features file's.
-  CsvOptions label_options = Options(c);
+  CsvOptions label_options = CsvOptionsOf(c);
   label_options.skip_rows = 0;
   ASSIGN_OR_RETURN(CsvTable y, ReadCsv(labels_path, label_options));
   if (y.names.size() != 1) {
@@ -69,11 +61,7 @@ Result<CsvTable> ReadTable(const std::string& path, const std::string& labels_pa
 
 Result<Splits> LoadCsv(const DataSpec& spec) {
   const pb::CsvData& c = spec.files.csv();
-  TableOptions o;
-  o.label = c.label().empty() ? "label" : c.label();
-  o.ignore.assign(c.ignore().begin(), c.ignore().end());
-  o.problem = spec.problem;
-  o.impute_mean = c.missing() == "mean";
+  const TableOptions o = TableOptionsOf(c, spec.problem);
   ASSIGN_OR_RETURN(CsvTable all, ReadTable(c.train(), c.train_labels(), c));
   CsvTable train, test;
   const CsvTable* classes_from = nullptr;
@@ -180,6 +168,27 @@ Result<Splits> LoadNpy(const DataSpec& spec) {
 }
 
 }  // namespace
+
+CsvOptions CsvOptionsOf(const pb::CsvData& c) {
+  CsvOptions o;
+  if (c.has_delimiter()) o.delimiter = c.delimiter() == "\\t" ? '\t' : c.delimiter()[0];
+  o.header = !c.has_header() || c.header();
+  o.skip_rows = c.skip_rows();
+  return o;
+}
+
+TableOptions TableOptionsOf(const pb::CsvData& c, Problem problem) {
+  TableOptions o;
+  o.label = c.label().empty() ? "label" : c.label();
+  o.ignore.assign(c.ignore().begin(), c.ignore().end());
+  o.problem = problem;
+  o.impute_mean = c.missing() == "mean";
+  return o;
+}
+
+Problem ProblemOf(const pb::TrainTask& task) {
+  return task.problem() == "regression" ? Problem::kRegression : Problem::kClassification;
+}
 
 std::string DataSpec::Key() const {
   std::string bytes;

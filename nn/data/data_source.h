@@ -10,7 +10,9 @@
 #include <string>
 
 #include "common/status.h"
+#include "nn/data/csv_file.h"
 #include "nn/data/examples.h"
+#include "nn/data/table_data.h"
 #include "proto/sweep.pb.h"
 
 namespace sweep::nn {
@@ -23,6 +25,14 @@ struct DataSpec {
   std::string Key() const;       // equal for specs that load the same data
   std::string Describe() const;  // for messages: the folder or the training file
 };
+
+// How a study's CSV is read and encoded (the same for training and for
+// rows to predict).
+CsvOptions CsvOptionsOf(const pb::CsvData& csv);
+TableOptions TableOptionsOf(const pb::CsvData& csv, Problem problem);
+
+// task.train.problem as a Problem (validation has checked the word).
+Problem ProblemOf(const pb::TrainTask& task);
 
 // The pool is in `train`, `validation` is empty. Tables are standardised
 // with the pool's statistics; pixels are normalised per trial (CarveSplits).

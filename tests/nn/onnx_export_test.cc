@@ -1,5 +1,5 @@
 // The ONNX export: an MLP from a CSV table (with missing-value indicators),
-// a regression MLP and a CNN on 32x32x3 arrays (batch norm, GELU, both
+// a regression MLP and a CNN on 32x32x3 arrays (batch norm, GELU, average
 // pools) each pass the ONNX checker (ExportOnnx runs it) and carry their
 // inputs, outputs and class names. That onnxruntime computes what nn/ does
 // is bench/automl/onnx_agreement.sh's job (onnxruntime is a peer, not a
@@ -132,7 +132,7 @@ TEST(OnnxExportTest, AnMlpOnATableWithMissingCellsPassesTheChecker) {
       << refused.status().message();
 }
 
-TEST(OnnxExportTest, ARegressionMlpOutputsThePredictionInTheTargetsUnits) {
+TEST(OnnxExportTest, ARegressionMlpHasOnePredictionOutput) {
   Folder f;
   std::vector<float> x(300 * 3), y(300);
   Rng rng(4);
