@@ -58,6 +58,6 @@ for epoch in range(1, epochs + 1):
     net.eval()
     with torch.no_grad():
         correct = sum((net(xte[i:i + 500]).argmax(1) == yte[i:i + 500]).sum().item() for i in range(0, len(xte), 500))
-    print(json.dumps({"tool": "pytorch", "model": model_name, "threads": threads, "epoch": epoch,
+    print(json.dumps({"tool": "pytorch " + torch.__version__.split("+")[0], "model": model_name, "threads": threads, "epoch": epoch,
                       "samples_per_s": round(steps * bs / secs, 1), "train_loss": round(total / steps, 4),
                       "test_accuracy": correct / len(xte)}), flush=True)

@@ -1,8 +1,8 @@
 // CPU backend: the class behind nn/backend.h, its memory and thread count,
 // dispatching each op to its family file (nn/cpu/ops.h: matmul, conv, pool,
 // activation, elementwise, batch_norm, loss, optimizer). OpenBLAS SGEMM for
-// matrix products and convolutions (im2col), OpenMP over independent outputs
-// elsewhere. Every reduction runs in a fixed order, so results are
+// matrix products, oneDNN for convolutions (dnnl_conv.h), OpenMP over
+// independent outputs elsewhere. Every reduction runs in a fixed order, so results are
 // deterministic for a fixed thread count. It is the reference every other
 // backend is tested against.
 #include <omp.h>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "nn/backend.h"
+#include "nn/cpu/dnnl_conv.h"
 #include "nn/cpu/ops.h"
 
 extern "C" {
@@ -65,15 +66,15 @@ class CpuBackend : public Backend {
     cpu::BiasGrad(dy, dbias, rows, cols);
   }
 
-  // conv.cc
-  size_t ConvWorkspace(const Window& g) override { return cpu::ConvWorkspace(g); }
+  // dnnl_conv.cc (conv.cc's im2col is the reference it is tested against)
+  size_t ConvWorkspace(const Window& g) override { return conv_.Workspace(g); }
   void Conv2dForward(const Window& g, const float* x, const float* w, const float* b, float* y,
                      float* col) override {
-    cpu::Conv2dForward(g, x, w, b, y, col, tmp_);
+    conv_.Forward(g, x, w, b, y, col);
   }
   void Conv2dBackward(const Window& g, const float* x, const float* w, const float* dy, float* dx,
                       float* dw, float* db, float* col) override {
-    cpu::Conv2dBackward(g, x, w, dy, dx, dw, db, col, tmp_);
+    conv_.Backward(g, x, w, dy, dx, dw, db, col);
   }
 
   // pool.cc
@@ -143,7 +144,7 @@ class CpuBackend : public Backend {
 
  private:
   int threads_;
-  std::vector<float> tmp_;  // conv.cc's [oc][n*oh*ow] scratch
+  cpu::DnnlConv conv_;  // its primitives and scratch, per geometry
 };
 
 }  // namespace
