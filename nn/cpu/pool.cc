@@ -7,7 +7,37 @@
 
 namespace sweep::nn::cpu {
 
+namespace {
+
+// The common 2x2 window, stride 2, no padding: every window is inside the
+// image, so no bounds checks; the same visiting order and comparisons as the
+// general loop (the first maximum wins), so the same results.
+void MaxPool2x2(const Window& g, const float* x, float* y, int32_t* argmax) {
+  const int oh = g.OutH(), ow = g.OutW(), w = g.w;
+#pragma omp parallel for schedule(static)
+  for (int nc = 0; nc < g.n * g.c; ++nc) {
+    const float* in = x + static_cast<size_t>(nc) * g.h * w;
+    float* out = y + static_cast<size_t>(nc) * oh * ow;
+    int32_t* arg = argmax + static_cast<size_t>(nc) * oh * ow;
+    for (int yy = 0; yy < oh; ++yy) {
+      const int r0 = 2 * yy * w, r1 = r0 + w;
+      for (int xx = 0; xx < ow; ++xx) {
+        int at = r0 + 2 * xx;
+        float best = in[at];
+        if (in[r0 + 2 * xx + 1] > best) best = in[at = r0 + 2 * xx + 1];
+        if (in[r1 + 2 * xx] > best) best = in[at = r1 + 2 * xx];
+        if (in[r1 + 2 * xx + 1] > best) best = in[at = r1 + 2 * xx + 1];
+        out[yy * ow + xx] = best;
+        arg[yy * ow + xx] = at;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void MaxPoolForward(const Window& g, const float* x, float* y, int32_t* argmax) {
+  if (g.k == 2 && g.stride == 2 && g.pad == 0) return MaxPool2x2(g, x, y, argmax);
   const int oh = g.OutH(), ow = g.OutW();
 #pragma omp parallel for schedule(static)
   for (int nc = 0; nc < g.n * g.c; ++nc) {
