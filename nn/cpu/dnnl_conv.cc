@@ -45,7 +45,7 @@ std::runtime_error Error(const Window& g, const char* what, const dnnl::error& e
                             std::to_string(g.k) + "x" + std::to_string(g.k) + "): " + e.what());
 }
 
-void* Mut(const float* p) { return const_cast<float*>(p); }
+memory::desc Any(const memory::desc& d) { return memory::desc(d.dims(), Type::f32, Tag::any); }
 
 // Copies `src` in layout `from` into `dst` in layout `to`.
 void Reorder(dnnl::engine& eng, dnnl::stream& s, const memory::desc& from, const void* src,
@@ -57,6 +57,16 @@ void Reorder(dnnl::engine& eng, dnnl::stream& s, const memory::desc& from, const
 float* Sized(std::vector<float>& buf, const memory::desc& d) {
   buf.resize(d.get_size() / sizeof(float) + 1);
   return buf.data();
+}
+
+// `src` (layout `from`) in layout `to`: itself when the layouts are the same,
+// else a copy reordered into `buf`.
+const void* As(dnnl::engine& eng, dnnl::stream& s, const memory::desc& from, const void* src,
+               const memory::desc& to, std::vector<float>& buf) {
+  if (from == to) return src;
+  float* dst = Sized(buf, to);
+  Reorder(eng, s, from, src, to, dst);
+  return dst;
 }
 
 }  // namespace
@@ -76,9 +86,8 @@ DnnlConv::Plan& DnnlConv::PlanFor(const Window& g) {
     p->y = memory::desc({g.n, g.oc, g.OutH(), g.OutW()}, Type::f32, Tag::nchw);
     p->strides = {g.stride, g.stride};
     p->pad = {g.pad, g.pad};
-    auto any = [](const memory::desc& d) { return memory::desc(d.dims(), Type::f32, Tag::any); };
     convolution_forward::desc d(prop_kind::forward_training, algorithm::convolution_direct,
-                                any(p->x), any(p->w), p->b, any(p->y), p->strides, p->pad, p->pad);
+                                Any(p->x), Any(p->w), p->b, Any(p->y), p->strides, p->pad, p->pad);
     p->fwd_pd = convolution_forward::primitive_desc(d, e_->eng);
     p->fwd = convolution_forward(p->fwd_pd);
   } catch (const dnnl::error& e) {
@@ -106,17 +115,12 @@ void DnnlConv::Forward(const Window& g, const float* x, const float* w, const fl
       Reorder(eng, s, p.x, x, src, col);
       xs = col;
     }
-    const void* ws = w;
-    if (wd != p.w) {
-      float* to = Sized(w_, wd);
-      Reorder(eng, s, p.w, w, wd, to);
-      ws = to;
-    }
+    const void* ws = As(eng, s, p.w, w, wd, w_);
     std::vector<float> zeros;
     if (!b) zeros.assign(g.oc, 0.f), b = zeros.data();
     void* ys = dst == p.y ? static_cast<void*>(y) : Sized(y_, dst);
     memory m_src(src, eng, const_cast<void*>(xs)), m_w(wd, eng, const_cast<void*>(ws)),
-        m_b(p.b, eng, Mut(b)), m_dst(dst, eng, ys);
+        m_b(p.b, eng, const_cast<float*>(b)), m_dst(dst, eng, ys);
     p.fwd.execute(s, {{DNNL_ARG_SRC, m_src},
                       {DNNL_ARG_WEIGHTS, m_w},
                       {DNNL_ARG_BIAS, m_b},
@@ -135,33 +139,22 @@ void DnnlConv::Backward(const Window& g, const float* x, const float* w, const f
   auto& s = e_->stream;
   try {
     if (!p.have_backward) {
-      auto any = [](const memory::desc& d) { return memory::desc(d.dims(), Type::f32, Tag::any); };
-      convolution_backward_weights::desc bwd(algorithm::convolution_direct, any(p.x), any(p.w), p.b,
-                                             any(p.y), p.strides, p.pad, p.pad);
+      convolution_backward_weights::desc bwd(algorithm::convolution_direct, Any(p.x), Any(p.w), p.b,
+                                             Any(p.y), p.strides, p.pad, p.pad);
       p.bw_pd = convolution_backward_weights::primitive_desc(bwd, eng, p.fwd_pd);
       p.bw = convolution_backward_weights(p.bw_pd);
-      convolution_backward_data::desc bdd(algorithm::convolution_direct, any(p.x), any(p.w),
-                                          any(p.y), p.strides, p.pad, p.pad);
+      convolution_backward_data::desc bdd(algorithm::convolution_direct, Any(p.x), Any(p.w),
+                                          Any(p.y), p.strides, p.pad, p.pad);
       p.bd_pd = convolution_backward_data::primitive_desc(bdd, eng, p.fwd_pd);
       p.bd = convolution_backward_data(p.bd_pd);
       p.have_backward = true;
     }
     // The input as the forward pass left it (in `col` unless NCHW).
     const memory::desc& fsrc = p.fwd_pd.src_desc();
-    const void* xs = fsrc == p.x ? static_cast<const void*>(x) : col;
     const memory::desc& src = p.bw_pd.src_desc();
-    if (src != fsrc) {
-      float* to = Sized(x_, src);
-      Reorder(eng, s, fsrc, xs, src, to);
-      xs = to;
-    }
+    const void* xs = As(eng, s, fsrc, fsrc == p.x ? static_cast<const void*>(x) : col, src, x_);
     const memory::desc& ddst = p.bw_pd.diff_dst_desc();
-    const void* dys = dy;
-    if (ddst != p.y) {
-      float* to = Sized(dy_, ddst);
-      Reorder(eng, s, p.y, dy, ddst, to);
-      dys = to;
-    }
+    const void* dys = As(eng, s, p.y, dy, ddst, dy_);
     const memory::desc& dwd = p.bw_pd.diff_weights_desc();
     void* dws = dwd == p.w ? static_cast<void*>(dw) : Sized(dw_, dwd);
     std::vector<float> bias_sink;
@@ -176,20 +169,9 @@ void DnnlConv::Backward(const Window& g, const float* x, const float* w, const f
     if (dx) {
       const memory::desc &bdy = p.bd_pd.diff_dst_desc(), &bw = p.bd_pd.weights_desc(),
                          &bdx = p.bd_pd.diff_src_desc();
-      const void* dys2 = dy;
-      if (bdy == ddst) {
-        dys2 = dys;
-      } else if (bdy != p.y) {
-        float* to = Sized(dy2_, bdy);
-        Reorder(eng, s, p.y, dy, bdy, to);
-        dys2 = to;
-      }
-      const void* ws = w;
-      if (bw != p.w) {
-        float* to = Sized(w_, bw);
-        Reorder(eng, s, p.w, w, bw, to);
-        ws = to;
-      }
+      // The output gradient once more only if backward data wants another layout.
+      const void* dys2 = bdy == ddst ? dys : As(eng, s, p.y, dy, bdy, dy2_);
+      const void* ws = As(eng, s, p.w, w, bw, w_);
       void* dxs = bdx == p.x ? static_cast<void*>(dx) : Sized(dx_, bdx);
       memory m_dy2(bdy, eng, const_cast<void*>(dys2)), m_w(bw, eng, const_cast<void*>(ws)),
           m_dx(bdx, eng, dxs);
