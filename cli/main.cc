@@ -169,6 +169,13 @@ int main(int argc, char** argv) {
   runner_cmd->add_option("--key", key_file, "This runner's key file (NAME.key, mode 0600)");
   runner_cmd->add_option("--key-fd", key_fd, "Keys on an inherited descriptor (local runners)")
       ->group("");
+  runner_cmd
+      ->add_option("--core-share-fd", runner.core_share_fd,
+                   "The host's core share on an inherited descriptor (local runners)")
+      ->group("");
+  runner_cmd->add_option("--core-slot", runner.core_slot, "This runner's place in the core share")
+      ->group("");
+  runner_cmd->add_option("--core-slots", runner.core_slots, "Runners in the core share")->group("");
 
   auto* keys_cmd = app.add_subcommand("keys", "Make CURVE keys for a tuner and its runners");
   keys_cmd->require_subcommand(1);

@@ -56,9 +56,11 @@ Result<nn::Examples> Inputs(const TrialModel& t, const std::string& path) {
   const nn::Splits& d = t.data;
   if (d.table) {
     const pb::CsvData& c = t.study.task().train().data().csv();
-    ASSIGN_OR_RETURN(nn::CsvTable table, nn::ReadCsv(path, nn::CsvOptionsOf(c)));
+    const nn::CsvOptions co = nn::CsvOptionsOf(c);
+    ASSIGN_OR_RETURN(nn::CsvTable table, nn::ReadCsv(path, co));
     nn::TableOptions to = nn::TableOptionsOf(c, d.problem);
     to.labels = false;
+    if (!co.header) RETURN_IF_ERROR(nn::NameHeaderlessRows(*d.table, to, &table));
     return nn::EncodeTable(table, *d.table, to);
   }
   ASSIGN_OR_RETURN(nn::NpyArray x, nn::ReadNpy(path));

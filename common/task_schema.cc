@@ -23,12 +23,13 @@ const std::vector<TaskMetricInfo>& TaskMetricTable() {
   static const std::vector<TaskMetricInfo> kMetrics = {
       {pb::Task::kSynthetic, {"value"}, {}, {}},
       {pb::Task::kTrain,
-       {"train_loss", "val_loss", "val_accuracy", "val_f1", "samples_per_s", "epoch_seconds"},
+       {"train_loss", "val_loss", "val_accuracy", "val_f1", "samples_per_s", "epoch_seconds",
+        "cpu_threads"},
        {"test_loss", "test_accuracy", "test_f1"},
        "classification"},
       {pb::Task::kTrain,
-       {"train_loss", "val_loss", "val_rmse", "val_mae", "val_r2", "samples_per_s",
-        "epoch_seconds"},
+       {"train_loss", "val_loss", "val_rmse", "val_mae", "val_r2", "samples_per_s", "epoch_seconds",
+        "cpu_threads"},
        {"test_loss", "test_rmse", "test_mae", "test_r2"},
        "regression"},
   };

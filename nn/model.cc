@@ -1,6 +1,10 @@
 // Sequential model over flat parameter buffers.
 #include "nn/model.h"
 
+#include <limits>
+#include <stdexcept>
+#include <string>
+
 namespace sweep::nn {
 
 void Model::Finalize(uint64_t seed, Model* share) {
@@ -9,6 +13,13 @@ void Model::Finalize(uint64_t seed, Model* share) {
     shape = l->Setup(shape);
     param_count_ += l->ParamCount();
     state_count_ += l->StateCount();
+  }
+  // Tensors are indexed by int: a model past that would wrap, not fail.
+  constexpr size_t kMost = std::numeric_limits<int>::max();
+  if (param_count_ > kMost || state_count_ > kMost) {
+    throw std::length_error("the model has " + std::to_string(param_count_) +
+                            " parameters, more than one tensor holds (" + std::to_string(kMost) +
+                            "); make its layers narrower");
   }
   if (!share) params_.Resize(backend_, {static_cast<int>(std::max<size_t>(param_count_, 1))});
   params_ptr_ = share ? share->params() : params_.data();

@@ -3,6 +3,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <barrier>
 #include <chrono>
@@ -19,7 +20,9 @@ namespace sweep::nn {
 namespace {
 
 constexpr char kMagic[4] = {'S', 'W', 'C', 'K'};
-constexpr uint32_t kCheckpointVersion = 2;  // 2: the layout hash leaves out layers without state
+// 2: the layout hash leaves out layers without state; 3: the data's
+// fingerprint follows the step count (version 2 is still read, unchecked).
+constexpr uint32_t kCheckpointVersion = 3;
 
 std::unique_ptr<Model> Build(const TrainConfig& c, Backend* b, const Splits& data,
                              Model* share = nullptr) {
@@ -87,17 +90,23 @@ class StepPool {
   }
   ~StepPool() {
     stop_ = true;
-    gen_.fetch_add(1);
+    gen_.fetch_add(kJob);
     gen_.notify_all();
     for (auto& t : threads_) t.join();
   }
-  void Run(const std::function<void(int)>& f) {
+  // Runs f on `active` threads (1..n): workers at or above it sit this job out.
+  void Run(const std::function<void(int)>& f, int active) {
     job_ = &f;
+    active = std::clamp(active, 1, n_);
     done_.store(0);
-    gen_.fetch_add(1, std::memory_order_release);
+    // The job's number and its thread count change in one store, so a worker
+    // that wakes late for a job it sits out can never read the next job's
+    // count (and run that job twice).
+    uint64_t g = gen_.load(std::memory_order_relaxed);
+    gen_.store((g / kJob + 1) * kJob + static_cast<uint64_t>(active), std::memory_order_release);
     gen_.notify_all();
     f(0);
-    Await(done_, n_ - 1);
+    Await(done_, active - 1);
   }
 
  private:
@@ -118,11 +127,13 @@ class StepPool {
       }
       seen = g;
       if (stop_) return;
+      if (r >= static_cast<int>(g % kJob)) continue;  // not one of this job's threads
       (*job_)(r);
       done_.fetch_add(1, std::memory_order_release);
       done_.notify_one();
     }
   }
+  static constexpr uint64_t kJob = 1 << 16;  // gen_: job number * kJob + its thread count
   int n_;
   std::vector<std::thread> threads_;
   std::atomic<uint64_t> gen_{0};
@@ -176,6 +187,7 @@ EpochResult Trainer::RunEpoch() {
   labels_.resize(bs);
   targets_.resize(bs);
   double loss_sum = 0;
+  thread_steps_ = 0;
   for (int s = 0; s < steps; ++s) {
     if (pool_) {
       uint64_t step_seed = HashKey({c_.seed, static_cast<uint64_t>(optimizer_->steps()), 0xD0ULL});
@@ -204,38 +216,48 @@ EpochResult Trainer::RunEpoch() {
   r.train_loss = loss_sum / std::max(1, steps * bs);
   r.val = Evaluate(data_->validation);
   r.samples_per_s = steps * bs / std::max(1e-9, train_secs);
+  if (pool_ && steps > 0) r.threads = static_cast<double>(thread_steps_) / steps;
   r.epoch_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 
 Trainer::~Trainer() = default;
 
+void Trainer::SetThreads(std::function<int()> threads) { threads_ = std::move(threads); }
+
 double Trainer::ParallelStep(const std::vector<int32_t>& order, size_t first, int bs,
                              uint64_t step_seed, float lr) {
   const Examples& train = data_->train;
   const int parts = static_cast<int>(replicas_.size()) + 1;
-  std::barrier sync(parts);
+  // The replicas' work is the same on any number of threads: thread t runs
+  // replicas t, t + T, ..., and every gradient element is summed in replica
+  // order whichever thread sums it. So T changes speed, never results.
+  const int T = std::clamp(threads_ ? threads_() : parts, 1, parts);
+  thread_steps_ += T;
+  std::barrier sync(T);
   optimizer_->Begin();
   std::vector<double> losses(parts);
   std::vector<float> shares(parts);
   for (int r = 0; r < parts; ++r)
     shares[r] = static_cast<float>(bs * (r + 1) / parts - bs * r / parts) / static_cast<float>(bs);
-  std::function<void(int)> run = [&](int r) {
-    Model& m = r == 0 ? *model_ : *replicas_[r - 1];
-    m.backend()->BindThread();
-    int begin = bs * r / parts, end = bs * (r + 1) / parts, n = end - begin;
-    Tensor& x = replica_batches_[r];
-    x.Resize(m.backend(), {n, train.c, train.h, train.w});
-    MakeBatch(train, order, first + begin, n, data_->mean, data_->stddev, c_.augment, c_.seed,
-              epoch_, x.data(), labels_.data() + begin, targets_.data() + begin);
-    m.Forward(x, true, HashKey({step_seed, static_cast<uint64_t>(r)}));
-    losses[r] = BatchLoss(m, data_->problem, labels_.data() + begin, targets_.data() + begin, true,
-                          nullptr);
+  std::function<void(int)> run = [&](int t) {
+    for (int r = t; r < parts; r += T) {
+      Model& m = r == 0 ? *model_ : *replicas_[r - 1];
+      m.backend()->BindThread();
+      int begin = bs * r / parts, end = bs * (r + 1) / parts, n = end - begin;
+      Tensor& x = replica_batches_[r];
+      x.Resize(m.backend(), {n, train.c, train.h, train.w});
+      MakeBatch(train, order, first + begin, n, data_->mean, data_->stddev, c_.augment, c_.seed,
+                epoch_, x.data(), labels_.data() + begin, targets_.data() + begin);
+      m.Forward(x, true, HashKey({step_seed, static_cast<uint64_t>(r)}));
+      losses[r] = BatchLoss(m, data_->problem, labels_.data() + begin, targets_.data() + begin,
+                            true, nullptr);
+    }
     sync.arrive_and_wait();
     // Each replica's gradient is of its own mean loss: weight it by its
     // share, summing one slice per thread in a fixed order.
     size_t np = model_->param_count();
-    size_t lo = np * r / parts, hi = np * (r + 1) / parts;
+    size_t lo = np * t / T, hi = np * (t + 1) / T;
     float* g0 = model_->grads();
     for (size_t i = lo; i < hi; ++i) g0[i] *= shares[0];
     for (int o = 1; o < parts; ++o) {
@@ -245,7 +267,7 @@ double Trainer::ParallelStep(const std::vector<int32_t>& order, size_t first, in
     }
     optimizer_->Update(lr, lo, hi);
   };
-  pool_->Run(run);
+  pool_->Run(run, T);
   // Batch-norm statistics are averaged over the replicas, in a fixed order.
   float* s0 = model_->state();
   const float inv = 1.f / static_cast<float>(parts);
@@ -332,7 +354,10 @@ Evaluation Trainer::Evaluate(const Examples& set) {
   // in the targets' units.
   const int k = data_->outputs();
   std::vector<int64_t> truth(k), predicted(k), hit(k);
-  double loss = 0, sq = 0, abs = 0, y_sum = 0, y_sq = 0;
+  // The targets' spread for R^2 by Welford's update: sum(y^2) - sum(y)^2/n
+  // cancels to nothing for targets far from 0 (a price of 1e8 +- 1).
+  double loss = 0, sq = 0, abs = 0, y_mean = 0, y_m2 = 0;
+  int64_t seen = 0;
   int64_t correct = 0;
   const double scale = data_->target_stddev, shift = data_->target_mean;
   for (int begin = 0; begin < set.n; begin += bs) {
@@ -349,8 +374,9 @@ Evaluation Trainer::Evaluate(const Examples& set) {
         const double y = targets[i] * scale + shift, p = out[i] * scale + shift;
         sq += (p - y) * (p - y);
         abs += std::fabs(p - y);
-        y_sum += y;
-        y_sq += y * y;
+        const double d = y - y_mean;
+        y_mean += d / static_cast<double>(++seen);
+        y_m2 += d * (y - y_mean);
         continue;
       }
       const float* z = out.data() + static_cast<size_t>(i) * k;
@@ -362,7 +388,7 @@ Evaluation Trainer::Evaluate(const Examples& set) {
   }
   e.loss = loss / set.n;
   if (regression) {
-    const double ss_tot = y_sq - y_sum * y_sum / set.n;
+    const double ss_tot = y_m2;
     e.rmse = std::sqrt(sq / set.n);
     e.mae = abs / set.n;
     e.r2 = ss_tot > 0 ? 1 - sq / ss_tot : std::nan("");
@@ -396,6 +422,7 @@ std::string Trainer::SaveCheckpoint() const {
   Put(&out, ArchitectureHash());
   Put(&out, static_cast<int64_t>(epoch_));
   Put(&out, optimizer_->steps());
+  Put(&out, data_->fingerprint);
   auto put_floats = [&](const std::vector<float>& v) {
     Put(&out, static_cast<uint64_t>(v.size()));
     out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
@@ -425,7 +452,7 @@ Status Trainer::LoadCheckpoint(const std::string& in) {
   uint32_t version = 0;
   uint64_t arch;
   int64_t epoch, steps;
-  if (!Get(in, &pos, &version) || version != kCheckpointVersion) {
+  if (!Get(in, &pos, &version) || (version != kCheckpointVersion && version != 2)) {
     return Status::FailedPrecondition("checkpoint: format version " + std::to_string(version) +
                                       " is not supported (expected " +
                                       std::to_string(kCheckpointVersion) + ")");
@@ -434,8 +461,14 @@ Status Trainer::LoadCheckpoint(const std::string& in) {
     return Status::FailedPrecondition(
         "checkpoint: written for a different model or optimizer than this trial's");
   }
-  if (!Get(in, &pos, &epoch) || !Get(in, &pos, &steps))
+  uint64_t data = 0;
+  if (!Get(in, &pos, &epoch) || !Get(in, &pos, &steps) || (version >= 3 && !Get(in, &pos, &data)))
     return Status::Corruption("checkpoint: truncated header");
+  if (data && data_->fingerprint && data != data_->fingerprint) {
+    return Status::FailedPrecondition(
+        "checkpoint: written for other data than this trial's (the data files, or how they are "
+        "read, changed since it trained)");
+  }
   if (epoch < 0 || epoch > std::numeric_limits<int>::max() || steps < 0)
     return Status::Corruption("checkpoint: a negative or impossible epoch or step count");
   // Each block's length is checked against this model and what is left of

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,10 +43,11 @@ struct TrainConfig {
   bool batch_norm = false;
   Augment augment = Augment::kNone;
   WeightInit init = WeightInit::kFanIn;  // hidden layers; the classifier uses Xavier
-  // CPU: split each batch across this many threads, each with its own model
-  // replica and single-threaded BLAS; gradients are summed in a fixed order
-  // (deterministic for a given count). Batch norm then normalises over each
-  // replica's share of the batch. 1: one model, threads inside the backend.
+  // CPU: split each batch across this many model replicas, each with
+  // single-threaded BLAS, run on 1..data_parallel threads (SetThreads);
+  // gradients are summed in a fixed order (deterministic for a given count,
+  // whatever the threads). Batch norm then normalises over each replica's
+  // share of the batch. 1: one model, threads inside the backend.
   int data_parallel = 1;
   uint64_t seed = 0;
 };
@@ -65,6 +67,7 @@ struct EpochResult {
   double train_loss = 0;
   Evaluation val;
   double samples_per_s = 0, epoch_seconds = 0;
+  double threads = 1;  // CPU replicas: the mean threads that ran them per step
 };
 
 class Trainer {
@@ -82,6 +85,11 @@ class Trainer {
   Evaluation Evaluate(const Examples& set);
   int epoch() const { return epoch_; }
   Model& model() { return *model_; }
+  // CPU replicas (data_parallel > 1): how many threads run them, asked
+  // before every step and clamped to 1..data_parallel (default: one thread
+  // a replica). The results do not depend on it, only the speed: a runner
+  // lends a trial the cores that idle runners leave free.
+  void SetThreads(std::function<int()> threads);
 
   // A checkpoint: parameters, statistics, optimizer state, epoch, all under a
   // CRC-32, versioned, and bound to the architecture.
@@ -103,6 +111,8 @@ class Trainer {
   // persistent worker thread (pool_).
   std::vector<std::unique_ptr<Backend>> backends_;
   std::unique_ptr<StepPool> pool_;
+  std::function<int()> threads_;
+  int64_t thread_steps_ = 0;  // this epoch's threads, summed over its steps
   std::vector<std::unique_ptr<Model>> replicas_;
   std::vector<Tensor> replica_batches_;
   // Across GPUs: replica r >= 1 on gpu_peers_[r - 1], with its own optimizer.

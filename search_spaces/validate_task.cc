@@ -274,6 +274,13 @@ void CheckTask(const pb::Study& study, Checker* c) {
                                       "between trials; use the validation set's val_" +
                                       m.substr(5) + " (every trial still reports " + m + ")");
     }
+    if (study.task().has_train() && study.task().train().has_validation() &&
+        study.task().train().validation() == 0 && m.rfind("val_", 0) == 0) {
+      c->Fail("task.train.validation",
+              "is 0, so there is no validation set and '" + m +
+                  "' (objective.metric) is never measured; keep a validation set, or choose "
+                  "train_loss");
+    }
   }
   if (study.task().has_stall_timeout_s() &&
       !(study.task().stall_timeout_s() >= 0 && std::isfinite(study.task().stall_timeout_s()))) {

@@ -21,6 +21,7 @@
 #include "common/wire.h"
 #include "common/zmq_socket.h"
 #include "trial_runner/command_task.h"
+#include "trial_runner/core_share.h"
 #include "trial_runner/train_task.h"
 #include "trial_runner/trial_worker.h"
 #include "trial_runner/work_folder.h"
@@ -31,7 +32,8 @@ namespace {
 
 class Runner {
  public:
-  Runner(const RunnerOptions& o, std::string device) : o_(o), device_(std::move(device)) {}
+  Runner(const RunnerOptions& o, std::string device, std::shared_ptr<CoreShare> cores)
+      : o_(o), device_(std::move(device)), cores_(std::move(cores)) {}
   ~Runner() {
     sock_.Close();  // before the context (ZmqContext's destructor) ends
     if (wake_fd_ >= 0) close(wake_fd_);
@@ -321,6 +323,7 @@ class Runner {
     slot_->assign.set_threads_hint(
         o_.threads > 0 ? o_.threads : static_cast<int>(std::thread::hardware_concurrency()));
     slot_->wake_fd = wake_fd_;
+    slot_->cores = cores_;
     // Said before the worker begins, so the message is in ZeroMQ's queue
     // before the task can crash the process.
     pb::Envelope started;
@@ -353,9 +356,10 @@ class Runner {
   bool heard_since_connect_ = false;
   std::string tuner_instance_;
   std::shared_ptr<TrialSlot> slot_;
-  std::deque<pb::Assign> pending_;  // assigned ahead, started when slot_ frees
-  std::deque<std::string> outq_;    // encoded messages the socket could not take yet
-  std::string device_;              // what trials train on, for Hello
+  std::deque<pb::Assign> pending_;    // assigned ahead, started when slot_ frees
+  std::deque<std::string> outq_;      // encoded messages the socket could not take yet
+  std::string device_;                // what trials train on, for Hello
+  std::shared_ptr<CoreShare> cores_;  // null unless a tuner shares this host's cores
   // Never freed: its detached thread may outlive this object (a hung task).
   Worker* worker_ = new Worker();
 };
@@ -403,7 +407,17 @@ int RunRunner(const RunnerOptions& options) {
                   "refuses command trials";
   }
   SetCommandRunnerConfig(commands);
-  Runner runner(o, device);
+  std::shared_ptr<CoreShare> cores;
+  if (o.core_share_fd >= 0) {
+    auto share = CoreShare::Open(o.core_share_fd, o.core_slot, o.core_slots,
+                                 static_cast<int>(std::thread::hardware_concurrency()));
+    if (!share.ok()) {
+      LOG_ERROR << share.status().message();
+      return 2;
+    }
+    cores = std::move(share).value();
+  }
+  Runner runner(o, device, std::move(cores));
   return runner.Run();
 }
 

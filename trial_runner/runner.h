@@ -20,6 +20,11 @@ struct RunnerOptions {
   int liveness = kLivenessBeats;  // missed beats before the tuner is presumed gone
   int max_backoff_ms = 32000;
   int threads = 0;  // CPU threads per trial (0: all cores)
+  // Local runners: a file shared by the `core_slots` runners of this host
+  // (an inherited descriptor), through which idle runners lend their cores
+  // to running trials (trial_runner/core_share.h). -1: none.
+  int core_share_fd = -1;
+  int core_slot = 0, core_slots = 0;
   // Give up after this long without reaching a tuner (0: never).
   int give_up_after_s = 0;
   // Where training runs: "auto" (CUDA when a device is visible, else the

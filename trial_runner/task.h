@@ -23,6 +23,13 @@ class TaskContext {
   virtual void Log(std::string text) = 0;
   // The last step whose report (and checkpoint) the tuner has committed.
   virtual int64_t CommittedStep() const = 0;
+  // CPU threads the trial may use now (asked between steps): the runner's
+  // --threads, or more while other local runners on this host sit idle and
+  // lend it their cores (trial_runner/core_share.h).
+  virtual int CpuThreads() { return MaxCpuThreads(); }
+  // The most CpuThreads() may ever say during this trial: the host's cores
+  // when the runner shares them, else the runner's threads.
+  virtual int MaxCpuThreads() const { return 1; }
 };
 
 struct TaskResult {

@@ -279,14 +279,23 @@ TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
   ResolveModel(*data, &*config);
   Status fits = CheckModelFitsData(*config, *data);
   if (!fits.ok()) return fail(fits.message());
-  if (threads <= 0) threads = std::max(1, a.threads_hint());
-  // Several threads split each batch across model replicas (faster on small
-  // networks than threading inside BLAS); one thread: one model.
-  config->data_parallel = threads;
+  // Each batch is split across model replicas (faster on small networks
+  // than threading inside BLAS), run on the threads the trial has now: the
+  // runner's own, and the cores that idle local runners lend it. The replica
+  // count is fixed for the trial, so lent cores change its speed, never its
+  // results: the study's `threads`, else the most threads it may be lent,
+  // at most one replica per 32 examples of a batch (and at least the
+  // runner's own threads).
+  const int own = std::max(1, a.threads_hint());
+  config->data_parallel =
+      threads > 0 ? threads
+                  : std::max(own, std::min(ctx->MaxCpuThreads(), config->batch_size / 32));
   // A device error (out of GPU memory, a lost device) fails this trial with
   // its message; the runner goes on to the next one.
   try {
     return Train(a, ctx, *config, &*data, fail);
+  } catch (const std::length_error& e) {  // a model too big to build (nn::Model::Finalize)
+    return fail(e.what());
   } catch (const std::exception& e) {
     return fail(std::string("device error: ") + e.what());
   }
@@ -339,6 +348,7 @@ TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& c
   std::vector<nn::Backend*> peers;
   for (size_t r = 1; r < backends.size(); ++r) peers.push_back(backends[r].get());
   nn::Trainer trainer(*config, backends[0].get(), data, peers);
+  trainer.SetThreads([ctx] { return ctx->CpuThreads(); });
   if (!a.checkpoint().empty()) {
     Status st = trainer.LoadCheckpoint(a.checkpoint());
     if (!st.ok()) return fail("cannot resume: " + st.message());
@@ -350,7 +360,8 @@ TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& c
       return result;
     }
     nn::EpochResult r = trainer.RunEpoch();
-    if (!std::isfinite(r.train_loss) || !std::isfinite(r.val.loss)) {
+    // No validation set (validation: 0) leaves val.loss NaN: not a divergence.
+    if (!std::isfinite(r.train_loss) || (data->validation.n > 0 && !std::isfinite(r.val.loss))) {
       return fail("diverged: training loss is " + std::to_string(r.train_loss) + " at epoch " +
                   std::to_string(r.epoch));
     }
@@ -360,6 +371,7 @@ TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& c
     result.metrics = step;
     step.push_back(M("samples_per_s", r.samples_per_s));
     step.push_back(M("epoch_seconds", r.epoch_seconds));
+    if (!Device().cuda) step.push_back(M("cpu_threads", r.threads));
     ctx->Report(r.epoch, step);
     result.step = r.epoch;
   }

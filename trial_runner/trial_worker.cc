@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/json.h"
+#include "trial_runner/core_share.h"
 #include "trial_runner/task.h"
 
 namespace sweep {
@@ -79,6 +80,14 @@ class WorkerContext : public TaskContext {
     std::lock_guard<std::mutex> lock(slot_->mu);
     return slot_->acked_step;
   }
+  int CpuThreads() override {
+    int own = std::max(1, slot_->assign.threads_hint());
+    return slot_->cores ? std::max(own, slot_->cores->Threads()) : own;
+  }
+  int MaxCpuThreads() const override {
+    int own = std::max(1, slot_->assign.threads_hint());
+    return slot_->cores ? std::max(own, slot_->cores->cores()) : own;
+  }
 
  private:
   std::shared_ptr<TrialSlot> slot_;
@@ -86,7 +95,9 @@ class WorkerContext : public TaskContext {
 
 void RunTrial(const std::shared_ptr<TrialSlot>& slot) {
   WorkerContext ctx(slot);
+  if (slot->cores) slot->cores->SetBusy(true);
   TaskResult result = RunTask(slot->assign, &ctx);
+  if (slot->cores) slot->cores->SetBusy(false);
   pb::Envelope env;
   pb::Final* f = env.mutable_final();
   f->set_trial_id(slot->assign.trial_id());

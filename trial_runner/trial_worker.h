@@ -14,6 +14,8 @@
 
 namespace sweep {
 
+class CoreShare;
+
 // State shared between the socket thread and one trial's worker thread.
 struct TrialSlot {
   pb::Assign assign;
@@ -27,6 +29,9 @@ struct TrialSlot {
   int64_t acked_step = 0;        // guarded by mu: the tuner's decision is in up to here
   std::condition_variable decided;
   int wake_fd = -1;
+  // The host's cores, when this runner shares them with other local
+  // runners: the worker holds its busy lock while the task runs.
+  std::shared_ptr<CoreShare> cores;
 
   // Called by the socket thread for an Ack, a stop or an abandon.
   void Decided(int64_t step);

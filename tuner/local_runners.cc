@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,8 +18,10 @@
 namespace sweep {
 
 namespace {
-// Where a local runner finds its keys (--key-fd).
+// Where a local runner finds its keys (--key-fd) and the host's core share
+// (--core-share-fd, trial_runner/core_share.h).
 constexpr int kKeyFd = 3;
+constexpr int kCoreShareFd = 4;
 }  // namespace
 
 int64_t RestartDelayMs(int quick_deaths) {
@@ -31,9 +34,19 @@ LocalRunners::LocalRunners(std::string exe, std::string endpoint, int count, int
     : exe_(std::move(exe)),
       endpoint_(std::move(endpoint)),
       heartbeat_ms_(heartbeat_ms),
-      slots_(static_cast<size_t>(count)) {}
+      slots_(static_cast<size_t>(count)) {
+  // One anonymous file for all of them: no name to plant or race, and gone
+  // with the last process that holds it.
+  core_share_fd_ = memfd_create("sweep-core-share", MFD_CLOEXEC);
+  if (core_share_fd_ < 0)
+    LOG_WARN << "cannot make the local runners' core share (" << std::strerror(errno)
+             << "): idle runners will not lend their cores";
+}
 
-LocalRunners::~LocalRunners() { StopAll(2000); }
+LocalRunners::~LocalRunners() {
+  StopAll(2000);
+  if (core_share_fd_ >= 0) close(core_share_fd_);
+}
 
 pid_t LocalRunners::Spawn(int index) {
   std::string name = "local-" + std::to_string(index);
@@ -54,13 +67,17 @@ pid_t LocalRunners::Spawn(int index) {
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
-    if (key_pipe[0] >= 0) {
-      if (key_pipe[0] == kKeyFd) {
-        fcntl(kKeyFd, F_SETFD, 0);
-      } else if (dup2(key_pipe[0], kKeyFd) < 0) {
-        _exit(127);
-      }
-    }
+    // Each source first goes above the targets, so that neither can land
+    // on the other's target before it has moved.
+    auto high = [](int fd) {
+      int h = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 10) : -1;
+      if (fd >= 0 && h < 0) _exit(127);
+      return h;
+    };
+    int key_high = high(key_pipe[0]), share_high = high(core_share_fd_);
+    // dup2 leaves the new descriptor open across exec.
+    if (key_high >= 0 && dup2(key_high, kKeyFd) < 0) _exit(127);
+    if (share_high >= 0 && dup2(share_high, kCoreShareFd) < 0) _exit(127);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(0);
     signal(SIGINT, SIG_IGN);
@@ -87,6 +104,12 @@ pid_t LocalRunners::Spawn(int index) {
     if (key_pipe[0] >= 0) {
       args.push_back("--key-fd");
       args.push_back(std::to_string(kKeyFd));
+    }
+    if (core_share_fd_ >= 0) {
+      for (const std::string& a : {std::string("--core-share-fd"), std::to_string(kCoreShareFd),
+                                   std::string("--core-slot"), std::to_string(index),
+                                   std::string("--core-slots"), std::to_string(slots_.size())})
+        args.push_back(a);
     }
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());

@@ -61,6 +61,7 @@ class LocalRunners {
   std::string endpoint_;
   int heartbeat_ms_;
   std::vector<Slot> slots_;
+  int core_share_fd_ = -1;  // the runners' core share (a memfd), handed to each
 };
 
 }  // namespace sweep

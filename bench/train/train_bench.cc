@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -22,6 +23,10 @@ int main(int argc, char** argv) {
                  "mlp (784-256-256-10) or cnn (conv5x5x32-pool-conv5x5x64-pool-fc1024-fc10)");
   app.add_option("--epochs", epochs);
   app.add_option("--threads", threads);
+  int replicas = 0;
+  app.add_option("--replicas", replicas,
+                 "Model replicas the batch is split across (default: --threads); run on --threads "
+                 "threads, with the same results for any thread count");
   bool blas_threads = false;
   app.add_flag("--blas-threads", blas_threads, "Thread inside BLAS instead of splitting the batch");
   app.add_option("--batch", batch);
@@ -78,7 +83,7 @@ int main(int argc, char** argv) {
   c.kernel_size = 5;
   c.dense_units = 1024;
   c.seed = 1;
-  c.data_parallel = blas_threads ? 1 : threads;
+  c.data_parallel = blas_threads ? 1 : std::max(threads, replicas);
   std::unique_ptr<Backend> backend;
   if (backend_name == "cuda") {
     auto b = MakeCudaBackend(device);
@@ -92,15 +97,16 @@ int main(int argc, char** argv) {
     backend = MakeCpuBackend(blas_threads ? threads : 1);
   }
   Trainer t(c, backend.get(), &*data);
+  t.SetThreads([threads] { return threads; });
   for (int e = 0; e < epochs; ++e) {
     EpochResult r = t.RunEpoch();
     const double test_acc = t.Evaluate(data->test).accuracy;
     printf(
         "{\"tool\": \"sweep-nn\", \"backend\": \"%s\", \"model\": \"%s\", \"threads\": %d, "
-        "\"split\": \"%s\", \"epoch\": %d, \"samples_per_s\": %.1f, "
+        "\"split\": \"%s\", \"replicas\": %d, \"epoch\": %d, \"samples_per_s\": %.1f, "
         "\"train_loss\": %.4f, \"test_accuracy\": %.4f}\n",
         backend->Describe().c_str(), model.c_str(), threads, blas_threads ? "blas" : "batch",
-        r.epoch, r.samples_per_s, r.train_loss, test_acc);
+        c.data_parallel, r.epoch, r.samples_per_s, r.train_loss, test_acc);
     fflush(stdout);
   }
   return 0;

@@ -55,6 +55,13 @@ class Splitter {
       }
     }
   }
+  // Drops `n` lines as they are (quotes and all), as skip_rows says.
+  void SkipLines(int n) {
+    for (int i = 0; i < n && pos_ < s_.size(); ++i) {
+      while (pos_ < s_.size() && s_[pos_] != '\n' && s_[pos_] != '\r') ++pos_;
+      if (pos_ < s_.size()) EndLine();
+    }
+  }
   std::string Where() const {
     return file_ + ":" + std::to_string(line_) + ":" + std::to_string(pos_ - line_start_ + 1);
   }
@@ -143,14 +150,18 @@ CsvTable CsvTable::Rows(const std::vector<int32_t>& idx, size_t begin, size_t en
   t.file = file;
   t.names = names;
   t.text = text;
+  t.label_file = label_file;
   for (size_t i = begin; i < end; ++i) {
     t.rows.push_back(rows[static_cast<size_t>(idx[i])]);
     t.lines.push_back(lines[static_cast<size_t>(idx[i])]);
+    if (!label_lines.empty()) t.label_lines.push_back(label_lines[static_cast<size_t>(idx[i])]);
   }
   return t;
 }
 
 std::string CsvTable::Where(size_t row, size_t column) const {
+  if (!label_file.empty() && column + 1 == names.size())
+    return label_file + ":" + std::to_string(label_lines[row]) + ":1";
   return file + ":" + std::to_string(lines[row]) + ":" + std::to_string(column + 1);
 }
 
@@ -161,10 +172,7 @@ Result<CsvTable> ParseCsv(std::string text, const std::string& file, const CsvOp
   Splitter split(t.text.get(), file, options.delimiter);
   std::vector<std::string_view> cells;
   int64_t line = 0;
-  for (int skipped = 0; skipped < options.skip_rows; ++skipped) {
-    ASSIGN_OR_RETURN(bool more, split.Next(&cells, &line));
-    if (!more) break;
-  }
+  split.SkipLines(options.skip_rows);
   ASSIGN_OR_RETURN(bool any, split.Next(&cells, &line));
   if (!any) {
     return Status::InvalidArgument(file + ": is empty (expected " +

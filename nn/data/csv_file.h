@@ -17,7 +17,7 @@ namespace sweep::nn {
 struct CsvOptions {
   char delimiter = ',';  // ' ': runs of spaces and tabs separate fields
   bool header = true;    // false: the columns are named c1, c2, ...
-  int skip_rows = 0;     // records (lines) dropped before the header or the first row
+  int skip_rows = 0;  // lines dropped as they are (quotes and all) before the header or first row
 };
 
 struct CsvTable {
@@ -29,12 +29,17 @@ struct CsvTable {
   std::vector<std::vector<std::string_view>> rows;
   std::vector<int64_t> lines;  // each row's first line in the file, 1-based
   std::shared_ptr<std::string> text;
+  // A label column joined from a file of its own (the last column): its
+  // name and each row's line there, so that messages point into it.
+  std::string label_file;
+  std::vector<int64_t> label_lines;
 
   // The same columns with rows[idx[begin..end)].
   CsvTable Rows(const std::vector<int32_t>& idx, size_t begin, size_t end) const;
 
   int column(std::string_view name) const;  // -1 where there is none
-  // "file:line:column" of a cell (column 0-based here, 1-based in the text).
+  // "file:line:column" of a cell (column 0-based here, 1-based in the text),
+  // in the labels file for a joined label column.
   std::string Where(size_t row, size_t column) const;
 };
 

@@ -1,9 +1,13 @@
 // From a DataSpec to the pool and the test set.
 #include "nn/data/data_source.h"
 
+#include <zlib.h>
+
+#include <algorithm>
 #include <cmath>
 
 #include "common/json.h"
+#include "common/rng.h"
 #include "nn/data/csv_file.h"
 #include "nn/data/mnist.h"
 #include "nn/data/npy_data.h"
@@ -51,6 +55,8 @@ Result<CsvTable> ReadTable(const std::string& path, const std::string& labels_pa
   // then keeps alive as well.
   t.names.push_back(name);
   for (size_t r = 0; r < t.rows.size(); ++r) t.rows[r].push_back(y.rows[r][0]);
+  t.label_file = y.file;
+  t.label_lines = y.lines;
   struct Both {
     std::shared_ptr<std::string> a, b;
   };
@@ -138,6 +144,15 @@ Result<Splits> LoadNpy(const DataSpec& spec) {
       return Status::InvalidArgument(d.test_x() + ": its examples are shaped unlike " +
                                      d.train_x() + "'s");
     }
+    // uint8 images are pixels, normalised with the training pixels'
+    // statistics; floats are taken as they are. Mixed, the test set would
+    // be scaled unlike the training set.
+    if (s.test.pixels.empty() != all.pixels.empty()) {
+      return Status::InvalidArgument(
+          d.test_x() + ": holds " + (s.test.pixels.empty() ? "floats" : "uint8 pixels") + ", " +
+          d.train_x() + " " + (all.pixels.empty() ? "floats" : "uint8 pixels") +
+          "; give both the same dtype");
+    }
     s.train = std::move(all);
   } else {
     std::vector<int32_t> order;
@@ -202,7 +217,9 @@ std::string DataSpec::Describe() const {
   return idx_dir;
 }
 
-Result<Splits> LoadData(const DataSpec& spec) {
+namespace {
+
+Result<Splits> LoadPool(const DataSpec& spec) {
   if (spec.files.has_csv()) return LoadCsv(spec);
   if (spec.files.has_npy()) return LoadNpy(spec);
   if (spec.problem == Problem::kRegression) {
@@ -211,6 +228,49 @@ Result<Splits> LoadData(const DataSpec& spec) {
                                    "data");
   }
   return LoadIdxFolder(spec.idx_dir);
+}
+
+}  // namespace
+
+Result<Splits> LoadData(const DataSpec& spec) {
+  ASSIGN_OR_RETURN(Splits s, LoadPool(spec));
+  s.fingerprint = Fingerprint(s);
+  return s;
+}
+
+uint64_t Fingerprint(const Splits& s) {
+  uLong crc = crc32(0, nullptr, 0), adler = adler32(0, nullptr, 0);
+  auto add = [&](const void* p, size_t bytes) {
+    // zlib takes at most 4 GiB a call.
+    const auto* b = static_cast<const Bytef*>(p);
+    for (size_t done = 0; done < bytes;) {
+      const uInt n = static_cast<uInt>(std::min<size_t>(bytes - done, 1u << 30));
+      crc = crc32(crc, b + done, n);
+      adler = adler32(adler, b + done, n);
+      done += n;
+    }
+  };
+  auto vec = [&](const auto& v) {
+    const uint64_t n = v.size();
+    add(&n, sizeof n);
+    if (n) add(v.data(), n * sizeof(v[0]));
+  };
+  for (const Examples* e : {&s.train, &s.test}) {
+    const int shape[4] = {e->n, e->c, e->h, e->w};
+    add(shape, sizeof shape);
+    vec(e->pixels);
+    vec(e->values);
+    vec(e->labels);
+    vec(e->targets);
+  }
+  const double stats[2] = {s.target_mean, s.target_stddev};
+  add(stats, sizeof stats);
+  vec(s.input_mean);
+  vec(s.input_scale);
+  for (const auto& name : s.class_names) add(name.data(), name.size() + 1);
+  return HashKey({static_cast<uint64_t>(crc), static_cast<uint64_t>(adler),
+                  static_cast<uint64_t>(s.classes)}) |
+         1;  // never 0, which means "not known"
 }
 
 int DefaultValidation(const DataSpec& spec, const Splits& pool) {
@@ -230,6 +290,7 @@ Result<Splits> CarveSplits(const Splits& pool, int validation, uint64_t seed) {
   s.table = pool.table;
   s.input_mean = pool.input_mean;
   s.input_scale = pool.input_scale;
+  s.fingerprint = pool.fingerprint;
   RETURN_IF_ERROR(CarveValidation(pool.train, validation, seed, &s));
   PixelStatistics(&s);
   return s;

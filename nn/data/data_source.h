@@ -36,7 +36,12 @@ Problem ProblemOf(const pb::TrainTask& task);
 
 // The pool is in `train`, `validation` is empty. Tables are standardised
 // with the pool's statistics; pixels are normalised per trial (CarveSplits).
+// Sets the fingerprint.
 Result<Splits> LoadData(const DataSpec& spec);
+
+// A hash of the examples, labels and targets of the pool and the test set,
+// their shapes, and the statistics they were standardised with.
+uint64_t Fingerprint(const Splits& s);
 
 // The trial's splits: `validation` examples of the pool chosen with `seed`.
 Result<Splits> CarveSplits(const Splits& pool, int validation, uint64_t seed);

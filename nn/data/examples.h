@@ -46,6 +46,10 @@ struct Splits {
   // feature for a table, one value for images.
   std::shared_ptr<const TableEncoding> table;
   std::vector<float> input_mean, input_scale;
+  // A hash of the loaded pool and test set (LoadData; 0: not known). A
+  // checkpoint is bound to it, so that a network never goes on, or is
+  // exported or run, with data that changed since it trained.
+  uint64_t fingerprint = 0;
 
   int outputs() const { return problem == Problem::kRegression ? 1 : classes; }
 };

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "common/json.h"
 
@@ -189,10 +190,36 @@ Result<TableEncoding> FitTable(const CsvTable& t, const TableOptions& o,
   return e;
 }
 
+Status NameHeaderlessRows(const TableEncoding& e, const TableOptions& o, CsvTable* t) {
+  // Every training column is the label, a feature or ignored.
+  int width = e.label + 1;
+  for (const auto& c : e.columns) width = std::max(width, c.source + 1);
+  for (const auto& name : o.ignore) {
+    int k = 0;
+    auto [end, ec] = std::from_chars(name.data() + 1, name.data() + name.size(), k);
+    if (name.size() > 1 && name[0] == 'c' && ec == std::errc() && end == name.data() + name.size())
+      width = std::max(width, k);
+  }
+  const int m = static_cast<int>(t->names.size());
+  if (m == width) return Status::Ok();
+  if (m != width - 1) {
+    return Status::InvalidArgument(t->file + ": has " + std::to_string(m) +
+                                   " columns; the training file has " + std::to_string(width) +
+                                   " (" + std::to_string(width - 1) + " without the label)");
+  }
+  for (int j = 0; j < m; ++j) t->names[j] = "c" + std::to_string((j < e.label ? j : j + 1) + 1);
+  return Status::Ok();
+}
+
 Result<Examples> EncodeTable(const CsvTable& t, const TableEncoding& e, const TableOptions& o) {
+  // One lookup table, not a search of the header per column: a table may
+  // have 100,000 columns.
+  std::unordered_map<std::string_view, int> by_name;
+  for (size_t c = 0; c < t.names.size(); ++c) by_name.emplace(t.names[c], static_cast<int>(c));
   std::vector<int> source;
   for (const auto& code : e.columns) {
-    int col = t.column(code.name);
+    auto it = by_name.find(code.name);
+    int col = it == by_name.end() ? -1 : it->second;
     if (col < 0) {
       return Status::InvalidArgument(t.file + ": no column '" + code.name +
                                      "', which the training file has");

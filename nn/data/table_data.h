@@ -59,6 +59,13 @@ struct TableEncoding {
 Result<TableEncoding> FitTable(const CsvTable& train, const TableOptions& options,
                                const CsvTable* classes_from = nullptr);
 
+// Rows to predict from a file without a header (columns named by place, c1,
+// c2, ...) may leave out the label column; then the columns after it sit
+// one place left of their training names. This names them as in training,
+// or says the rows have neither the training file's width nor one less.
+Status NameHeaderlessRows(const TableEncoding& encoding, const TableOptions& options,
+                          CsvTable* rows);
+
 // Encodes every row of `table` (the training file or a test file with the
 // same columns, in any order).
 Result<Examples> EncodeTable(const CsvTable& table, const TableEncoding& encoding,

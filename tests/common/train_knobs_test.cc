@@ -422,16 +422,16 @@ TEST(TaskSchemaTest, MetricsPerTask) {
   synthetic.mutable_synthetic();
   train.mutable_train();
   EXPECT_EQ(MetricsOfTask(synthetic), std::vector<std::string>{"value"});
-  EXPECT_EQ(
-      MetricsOfTask(train),
-      (std::vector<std::string>{"train_loss", "val_loss", "val_accuracy", "val_f1", "samples_per_s",
-                                "epoch_seconds", "test_loss", "test_accuracy", "test_f1"}));
+  EXPECT_EQ(MetricsOfTask(train),
+            (std::vector<std::string>{"train_loss", "val_loss", "val_accuracy", "val_f1",
+                                      "samples_per_s", "epoch_seconds", "cpu_threads", "test_loss",
+                                      "test_accuracy", "test_f1"}));
   pb::Task regression = train;
   regression.mutable_train()->set_problem("regression");
   EXPECT_EQ(MetricsOfTask(regression),
             (std::vector<std::string>{"train_loss", "val_loss", "val_rmse", "val_mae", "val_r2",
-                                      "samples_per_s", "epoch_seconds", "test_loss", "test_rmse",
-                                      "test_mae", "test_r2"}));
+                                      "samples_per_s", "epoch_seconds", "cpu_threads", "test_loss",
+                                      "test_rmse", "test_mae", "test_r2"}));
   EXPECT_TRUE(MetricsOfTask(none).empty());
   EXPECT_EQ(TaskMetrics(train), MetricsOfTask(train));
 }

@@ -1,12 +1,16 @@
 // End to end with real training: MLPs on a subset of Fashion-MNIST through
 // real runners, one of them killed mid-trial; the re-run continues from the
-// last checkpoint and ends bit-identical to an uninterrupted run.
+// last checkpoint and ends bit-identical to an uninterrupted run of local
+// runners, which lend each other idle cores (two replicas a trial, on one
+// thread or two as the cores allow: the same bits).
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "e2e/harness.h"
 #include "nn/data/mnist.h"
@@ -17,7 +21,7 @@ namespace {
 const char* kStudy =
     "name: mlp-e2e\nobjective: {metric: val_accuracy, goal: maximize}\n"
     "task:\n  train: {model: mlp, epochs: 5, validation: 45000, hidden_layers: 2, hidden_units: "
-    "256, dropout: 0.1}\n"
+    "256, dropout: 0.1, threads: 2}\n"
     "algorithm: {type: random, max_trials: 3}\nseed: 2\nparameters:\n"
     "  lr: {type: float, min: 0.02, max: 0.1, log: true}\n  batch_norm: {type: categorical, "
     "values: [true, false]}\n";
@@ -87,6 +91,17 @@ TEST(E2eTrainTest, KilledRunnerResumesFromItsCheckpointBitExactly) {
   auto a = Values(db), b = Values(ref);
   ASSERT_EQ(a.size(), 3u);
   EXPECT_EQ(a, b);
+  // Hand-started runners with --threads 1 train each trial's two replicas on
+  // one thread; local runners on one core each (two on this machine) lend
+  // theirs to the last trial once the others are done.
+  auto most = Query(ref, "SELECT max(value) FROM reports WHERE metric='cpu_threads'");
+  ASSERT_EQ(most.size(), 1u);
+  const int own = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 2);
+  if (own < 2) EXPECT_EQ(std::get<double>(most[0][0]), 2.0) << "no trial was lent a core";
+  EXPECT_EQ(std::get<double>(Query(db,
+                                   "SELECT max(value) FROM reports WHERE "
+                                   "metric='cpu_threads'")[0][0]),
+            1.0);
   auto best = Query(ref, "SELECT max(value) FROM trials");
   EXPECT_GT(std::get<double>(best[0][0]), 0.8);  // a real network learnt something
 }

@@ -360,6 +360,18 @@ TEST_F(NpyLoadTest, SeededTestSplitOfImages) {
       EXPECT_EQ(e->labels[i], v % 2);  // labels travel with their examples
     }
   EXPECT_EQ(seen, std::vector<int>(10, 1));  // a partition
+
+  // uint8 training images with float test images would be scaled unlike
+  // each other: refused, both ways round.
+  auto* d = spec.files.mutable_npy();
+  d->set_test_x(Write("tx.npy", Npy("<f4", "(1, 2, 2)", Bytes<float>({0, 1, 2, 3}))));
+  d->set_test_y(Write("ty.npy", Npy("<i8", "(1,)", Bytes<int64_t>({1}))));
+  EXPECT_TRUE(FailsWith(LoadData(spec), dir_ + "/tx.npy: holds floats, " + dir_ +
+                                            "/x.npy uint8 pixels; give both the same dtype"));
+  d->set_train_x(Write("fx.npy", Npy("<f4", "(10, 2, 2)", Bytes(std::vector<float>(40, 1.f)))));
+  d->set_test_x(Write("ux.npy", Npy("|u1", "(1, 2, 2)", {0, 1, 2, 3})));
+  EXPECT_TRUE(FailsWith(LoadData(spec), dir_ + "/ux.npy: holds uint8 pixels, " + dir_ +
+                                            "/fx.npy floats; give both the same dtype"));
 }
 
 }  // namespace

@@ -121,6 +121,41 @@ TEST_F(TableTest, WhitespaceDelimiterNoHeaderAndSkipRows) {
   CsvTable s = Parse("a preamble\nanother, with, commas, 1\nx,y\n1,a\n", "t.csv", skip);
   EXPECT_EQ(s.names, (std::vector<std::string>{"x", "y"}));
   EXPECT_EQ(s.lines, (std::vector<int64_t>{4}));
+  // Lines, not records: a quote in a dropped line opens nothing, and blank
+  // lines count.
+  skip.skip_rows = 3;
+  CsvTable q = Parse("title: \"a \"b\n\n1 \" 2\nx,y\n1,a\n", "t.csv", skip);
+  EXPECT_EQ(q.names, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(q.lines, (std::vector<int64_t>{5}));
+}
+
+// Header-less rows to predict without their label (here the first column,
+// c1) are named as in training, not shifted one column left.
+TEST_F(TableTest, HeaderlessRowsToPredictMayLeaveOutTheLabel) {
+  CsvOptions o;
+  o.header = false;
+  CsvTable train = Parse("a,1,10,0\nb,2,20,0\na,3,30,0\nb,4,40,0\n", "t.csv", o);
+  TableOptions to = Label("c1");
+  to.ignore = {"c4"};  // the last column, ignored: still a training column
+  TableEncoding code;
+  FitEncode(train, to, &code);
+  ASSERT_EQ(code.FeatureNames(), (std::vector<std::string>{"c2", "c3"}));
+  to.labels = false;
+  CsvTable rows = Parse("3,30,0\n", "p.csv", o);
+  ASSERT_TRUE(NameHeaderlessRows(code, to, &rows).ok());
+  EXPECT_EQ(rows.names, (std::vector<std::string>{"c2", "c3", "c4"}));
+  auto x = EncodeTable(rows, code, to);
+  ASSERT_TRUE(x.ok()) << x.status().message();
+  // 3 and 30 are read as c2 and c3, standardised with their statistics.
+  EXPECT_NEAR(x->values[0], (3 - 2.5) / kSd, 1e-6);
+  EXPECT_NEAR(x->values[1], (30 - 25) / (10 * kSd), 1e-6);
+  // With the label there, nothing moves.
+  CsvTable full = Parse("a,3,30,0\n", "p.csv", o);
+  ASSERT_TRUE(NameHeaderlessRows(code, to, &full).ok());
+  EXPECT_EQ(full.names, (std::vector<std::string>{"c1", "c2", "c3", "c4"}));
+  CsvTable narrow = Parse("3,30\n", "p.csv", o);
+  EXPECT_TRUE(FailsWith(NameHeaderlessRows(code, to, &narrow),
+                        "p.csv: has 2 columns; the training file has 4 (3 without the label)"));
 }
 
 TEST_F(TableTest, NumericColumnsAreStandardisedWithTrainingStatistics) {
@@ -391,6 +426,11 @@ TEST_F(TableTest, LabelsInAFileOfTheirOwn) {
   EXPECT_TRUE(FailsWith(LoadData(spec), dir_ + "/y_short.csv: has 3 rows, " + x + " 4"));
   c->set_train_labels(Write("y2.csv", "y,z\n1,1\n0,0\n1,1\n0,0\n"));
   EXPECT_TRUE(FailsWith(LoadData(spec), "y2.csv: has 2 columns; a labels file holds one value"));
+  // A bad label cell is pointed out in the labels file, not the features file.
+  spec.problem = Problem::kRegression;
+  c->set_train_labels(Write("y_bad.csv", "y\n1\nfoo\n1\n0\n"));
+  EXPECT_TRUE(FailsWith(LoadData(spec), dir_ + "/y_bad.csv:3:1: "));
+  spec.problem = Problem::kClassification;
   c->set_train_labels(dir_ + "/y.csv");
   c->set_label("a");
   EXPECT_TRUE(FailsWith(LoadData(spec), x + ": already has a column 'a'"));

@@ -4,8 +4,11 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "common/rng.h"
+#include "nn/data/data_source.h"
 #include "nn/toy_data.h"
 #include "nn/trainer.h"
 
@@ -75,6 +78,35 @@ TEST(TrainingTest, ResumeFromCheckpointIsBitExact) {
   }
 }
 
+// A trial may be lent idle cores while it runs (trial_runner/core_share.h):
+// its replicas must give the same bits on any number of threads, even when
+// the number changes from one step to the next.
+TEST(TrainingTest, ReplicasGiveTheSameBitsOnAnyNumberOfThreads) {
+  auto b = MakeCpuBackend(1);
+  Splits data = ToyData(512);
+  for (const char* model : {"mlp", "cnn"}) {
+    SCOPED_TRACE(model);
+    TrainConfig c = Config(model);
+    c.data_parallel = 3;
+    std::vector<std::string> runs;
+    for (int variant = 0; variant < 4; ++variant) {
+      Trainer t(c, b.get(), &data);
+      int step = 0;
+      // 1, 2 or 3 threads throughout, or a different count at every step.
+      t.SetThreads([&] { return variant < 3 ? variant + 1 : 1 + step++ % 3; });
+      for (int e = 0; e < 2; ++e) t.RunEpoch();
+      runs.push_back(t.SaveCheckpoint());
+    }
+    for (size_t v = 1; v < runs.size(); ++v)
+      EXPECT_TRUE(runs[v] == runs[0]) << "variant " << v << " differs from one thread";
+    // And the replica count is what matters: one model differs.
+    c.data_parallel = 1;
+    Trainer one(c, b.get(), &data);
+    for (int e = 0; e < 2; ++e) one.RunEpoch();
+    EXPECT_FALSE(one.SaveCheckpoint() == runs[0]);
+  }
+}
+
 TEST(TrainingTest, CorruptOrMismatchedCheckpointsAreRefused) {
   auto b = MakeCpuBackend(1);
   Splits data = ToyData(256);
@@ -97,6 +129,26 @@ TEST(TrainingTest, CorruptOrMismatchedCheckpointsAreRefused) {
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("different model"), std::string::npos) << st.message();
   EXPECT_EQ(u.epoch(), 0);  // nothing was half-loaded
+
+  // Bound to its data: other data of the same shape is refused, and data
+  // whose fingerprint is not known (0) is not checked.
+  Splits fp = data, other = data;
+  fp.fingerprint = Fingerprint(fp);
+  other.train.pixels[0] ^= 1;
+  other.fingerprint = Fingerprint(other);
+  ASSERT_NE(fp.fingerprint, other.fingerprint);
+  EXPECT_EQ(Fingerprint(data), fp.fingerprint);  // a function of the data alone
+  Trainer on_fp(c, b.get(), &fp);
+  on_fp.RunEpoch();
+  std::string bound = on_fp.SaveCheckpoint();
+  Trainer on_other(c, b.get(), &other);
+  st = on_other.LoadCheckpoint(bound);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("written for other data"), std::string::npos) << st.message();
+  Trainer same(c, b.get(), &fp);
+  EXPECT_TRUE(same.LoadCheckpoint(bound).ok());
+  Trainer unknown(c, b.get(), &data);
+  EXPECT_TRUE(unknown.LoadCheckpoint(bound).ok());
 }
 
 TEST(TrainingTest, CheckpointLoadsUnderOtherHyperparameters) {

@@ -120,14 +120,14 @@ struct CsvFolder {
 };
 
 // y = 3 x1 - 2 x2 + (1 if colour is red), with no noise: an MLP fits it.
-std::string LinearCsv(int rows) {
+std::string LinearCsv(int rows, double offset = 0) {
   std::string out = "x1,colour,x2,y\n";
   Rng rng(5);
   for (int i = 0; i < rows; ++i) {
     double x1 = rng.Uniform() * 4 - 2, x2 = rng.Uniform() * 4 - 2;
     bool red = rng.Next() & 1;
     out += std::to_string(x1) + "," + (red ? "red" : "blue") + "," + std::to_string(x2) + "," +
-           std::to_string(3 * x1 - 2 * x2 + (red ? 1 : 0)) + "\n";
+           std::to_string(offset + 3 * x1 - 2 * x2 + (red ? 1 : 0)) + "\n";
   }
   return out;
 }
@@ -178,6 +178,15 @@ TEST(TrainTaskTest, RegressionOnACsvTableFitsALinearFunction) {
   EXPECT_LT(Get(r, "test_rmse"), 0.1) << "test_mae " << Get(r, "test_mae");
   EXPECT_GT(Get(r, "test_r2"), 0.999);
   EXPECT_LT(Get(r, "val_rmse"), 0.1);
+
+  // Far from 0 the same fit has the same R^2: its spread is not lost to
+  // cancellation (sum(y^2) - sum(y)^2/n is noise at 1e9).
+  t->mutable_data()->mutable_csv()->set_train(f.Write("far.csv", LinearCsv(1000, 1e9)));
+  Metrics far;
+  TaskResult rf = RunTask(a, &far);
+  ASSERT_EQ(rf.outcome, pb::TRIAL_OUTCOME_COMPLETED) << rf.error;
+  EXPECT_GT(Get(rf, "test_r2"), 0.999);
+  EXPECT_NEAR(Get(rf, "test_r2"), Get(r, "test_r2"), 1e-3);
 }
 
 TEST(TrainTaskTest, ClassificationOnASeparableTableReachesFullAccuracy) {
@@ -202,6 +211,24 @@ TEST(TrainTaskTest, ClassificationOnASeparableTableReachesFullAccuracy) {
   EXPECT_EQ(Get(r, "test_accuracy"), 1.0);
   EXPECT_EQ(Get(r, "test_f1"), 1.0);
   EXPECT_EQ(ctx.last["val_accuracy"], 1.0);
+}
+
+// Two layers of 65,536 (a width the knob allows) hold 2^32 weights: more
+// than a tensor's int index, so the trial fails saying so, before any of it
+// is allocated, rather than wrapping.
+TEST(TrainTaskTest, AModelTooBigForATensorFailsTheTrial) {
+  CsvFolder f;
+  pb::Assign a = CsvAssign(f.Write("lin.csv", LinearCsv(50)), "y");
+  pb::TrainTask* t = a.mutable_task()->mutable_train();
+  t->set_problem("regression");
+  t->set_hidden_layers(2);
+  t->set_hidden_units(65536);
+  t->set_batch_size(8);
+  t->set_threads(1);
+  NoContext ctx;
+  TaskResult r = RunTask(a, &ctx);
+  EXPECT_EQ(r.outcome, pb::TRIAL_OUTCOME_FAILED);
+  EXPECT_NE(r.error.find("parameters, more than one tensor holds"), std::string::npos) << r.error;
 }
 
 TEST(TrainTaskTest, ABadFileFailsTheTrialWithTheMessageTheTunerGives) {
