@@ -3,6 +3,9 @@
 # defaults) on scikit-learn's tables, at equal wall-clock time on this
 # machine. Makes bench/.venv-automl (Optuna 5, scikit-learn, from PyPI).
 # Usage: bench/automl/run.sh [SECONDS per run, default 60] [REPEATS, default 3] [DATA SET...]
+# Data sets: breast_cancer wine digits diabetes (the default), and
+# fashion_mnist (named alone: bench/automl/run.sh 1800 1 fashion_mnist, the
+# 30-minute headline). AUTOML_TOOLS=sweep,optuna,hgb picks which run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 venv=bench/.venv-automl

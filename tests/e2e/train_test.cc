@@ -97,7 +97,7 @@ TEST(E2eTrainTest, KilledRunnerResumesFromItsCheckpointBitExactly) {
   auto most = Query(ref, "SELECT max(value) FROM reports WHERE metric='cpu_threads'");
   ASSERT_EQ(most.size(), 1u);
   const int own = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 2);
-  if (own < 2) EXPECT_EQ(std::get<double>(most[0][0]), 2.0) << "no trial was lent a core";
+  if (own < 2) EXPECT_GT(std::get<double>(most[0][0]), 1.0) << "no trial was lent a core";
   EXPECT_EQ(std::get<double>(Query(db,
                                    "SELECT max(value) FROM reports WHERE "
                                    "metric='cpu_threads'")[0][0]),
