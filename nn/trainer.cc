@@ -4,16 +4,15 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <atomic>
 #include <barrier>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <thread>
 
 #include "nn/dist/nccl.h"  // the interface only; the implementation needs CUDA
+#include "nn/step_pool.h"
 
 namespace sweep::nn {
 
@@ -78,69 +77,6 @@ bool Get(const std::string& in, size_t* pos, T* v) {
 }
 
 }  // namespace
-
-// Runs f(0) on the calling thread and f(1..n-1) on persistent workers, and
-// returns when all are done. Workers spin briefly for the next job (steps
-// come every millisecond or so), then sleep on a futex (std::atomic::wait),
-// so an idle trainer costs nothing.
-class StepPool {
- public:
-  explicit StepPool(int n) : n_(n) {
-    for (int r = 1; r < n; ++r) threads_.emplace_back([this, r] { Loop(r); });
-  }
-  ~StepPool() {
-    stop_ = true;
-    gen_.fetch_add(kJob);
-    gen_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
-  // Runs f on `active` threads (1..n): workers at or above it sit this job out.
-  void Run(const std::function<void(int)>& f, int active) {
-    job_ = &f;
-    active = std::clamp(active, 1, n_);
-    done_.store(0);
-    // The job's number and its thread count change in one store, so a worker
-    // that wakes late for a job it sits out can never read the next job's
-    // count (and run that job twice).
-    uint64_t g = gen_.load(std::memory_order_relaxed);
-    gen_.store((g / kJob + 1) * kJob + static_cast<uint64_t>(active), std::memory_order_release);
-    gen_.notify_all();
-    f(0);
-    Await(done_, active - 1);
-  }
-
- private:
-  static void Await(std::atomic<int>& v, int want) {
-    for (int spin = 0; spin < 20000; ++spin)
-      if (v.load(std::memory_order_acquire) == want) return;
-    for (int got = v.load(); got != want; got = v.load()) v.wait(got);
-  }
-  void Loop(int r) {
-    uint64_t seen = 0;
-    while (true) {
-      uint64_t g = gen_.load(std::memory_order_acquire);
-      for (int spin = 0; g == seen && spin < 20000; ++spin)
-        g = gen_.load(std::memory_order_acquire);
-      while (g == seen) {
-        gen_.wait(seen);
-        g = gen_.load(std::memory_order_acquire);
-      }
-      seen = g;
-      if (stop_) return;
-      if (r >= static_cast<int>(g % kJob)) continue;  // not one of this job's threads
-      (*job_)(r);
-      done_.fetch_add(1, std::memory_order_release);
-      done_.notify_one();
-    }
-  }
-  static constexpr uint64_t kJob = 1 << 16;  // gen_: job number * kJob + its thread count
-  int n_;
-  std::vector<std::thread> threads_;
-  std::atomic<uint64_t> gen_{0};
-  std::atomic<int> done_{0};
-  std::atomic<bool> stop_{false};
-  const std::function<void(int)>* job_ = nullptr;
-};
 
 Trainer::Trainer(const TrainConfig& config, Backend* backend, const Splits* data,
                  std::vector<Backend*> gpu_peers)

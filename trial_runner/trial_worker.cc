@@ -80,16 +80,16 @@ class WorkerContext : public TaskContext {
     std::lock_guard<std::mutex> lock(slot_->mu);
     return slot_->acked_step;
   }
+  // The runner's own threads, or more while the host's cores are shared.
   int CpuThreads() override {
-    int own = std::max(1, slot_->assign.threads_hint());
-    return slot_->cores ? std::max(own, slot_->cores->Threads()) : own;
+    return slot_->cores ? std::max(Own(), slot_->cores->Threads()) : Own();
   }
   int MaxCpuThreads() const override {
-    int own = std::max(1, slot_->assign.threads_hint());
-    return slot_->cores ? std::max(own, slot_->cores->cores()) : own;
+    return slot_->cores ? std::max(Own(), slot_->cores->cores()) : Own();
   }
 
  private:
+  int Own() const { return std::max(1, slot_->assign.threads_hint()); }
   std::shared_ptr<TrialSlot> slot_;
 };
 
