@@ -13,7 +13,7 @@ namespace sweep {
 // 2: Started (the runner says when its worker begins a trial).
 // 3: command tasks (Task.command, Assign.objective_metric and study,
 //    TRIAL_OUTCOME_LOST, CheckpointFolder, Log).
-inline constexpr uint32_t kProtocolVersion = 3;
+inline constexpr uint32_t kProtocolVersion = 4;
 // Larger messages are dropped by ZeroMQ itself (ZMQ_MAXMSGSIZE) before
 // they are read; decoding checks again. Sized for checkpoints of the
 // networks nn/ trains (a 3.3 M-parameter CNN with Adam state is 40 MB).

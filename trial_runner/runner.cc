@@ -13,6 +13,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "common/clock.h"
@@ -24,11 +25,16 @@
 #include "trial_runner/core_share.h"
 #include "trial_runner/train_task.h"
 #include "trial_runner/trial_worker.h"
+#include "trial_runner/unacked.h"
 #include "trial_runner/work_folder.h"
 
 namespace sweep {
 
 namespace {
+
+// While it has no tuner, a runner keeps at most this much of what its trials
+// sent; past it the running trial is dropped (the tuner re-runs it).
+constexpr size_t kMaxUnackedBytes = size_t{512} << 20;
 
 class Runner {
  public:
@@ -94,11 +100,18 @@ class Runner {
                                  "--server-key its public key?)"
                                : " (if it is running: a tuner that authenticates runners never "
                                  "answers one without --server-key and --key)");
-        Abandon("lost the tuner");
+        // The trial goes on: the next connection re-attaches it (Hello's
+        // held trials) if the tuner still holds its lease. Trials queued
+        // ahead and not begun go back to the tuner's queue.
+        pending_.clear();
         sock_.Close();
-        outq_.clear();  // for a tuner that is gone; the new connection starts afresh
+        outq_.clear();  // what is unacknowledged is sent again after re-attaching
         SleepDraining(backoff);
-        backoff = std::min<int64_t>(backoff * 2, o_.max_backoff_ms);
+        // A runner that holds trials must be back before the tuner, once it
+        // runs again, presumes it dead (after `liveness` beats).
+        backoff = std::min<int64_t>(
+            backoff * 2, Holding() ? int64_t{o_.heartbeat_ms} * std::max(1, o_.liveness - 1)
+                                   : int64_t{o_.max_backoff_ms});
         if (!Connect()) return 1;
         continue;
       }
@@ -152,10 +165,15 @@ class Runner {
     missed_ = 0;
     heard_since_tick_ = false;
     heard_since_connect_ = false;
-    tuner_instance_.clear();
-    if (!slot_) SendHello();
+    // A runner that holds trials must know whether the tuner it reaches is
+    // the one that assigned them.
+    if (!Holding()) tuner_instance_.clear();
+    if (!slot_ || !slot_->abandoned) SendHello();
     return true;
   }
+
+  // Whether this runner has trials the tuner may still hold leases for.
+  bool Holding() const { return (slot_ && !slot_->abandoned) || !unacked_.empty(); }
 
   void SendHello() {
     pb::Envelope env;
@@ -165,7 +183,23 @@ class Runner {
     env.mutable_hello()->set_host(host);
     env.mutable_hello()->set_pid(getpid());
     env.mutable_hello()->set_device(device_);
+    reattaching_.clear();
+    bool running = slot_ && !slot_->abandoned;
+    for (auto& h : unacked_.Held(running ? slot_->assign.trial_id() : 0,
+                                 running ? slot_->assign.lease() : 0)) {
+      reattaching_.insert(h.trial_id());
+      *env.mutable_hello()->add_held() = std::move(h);
+    }
+    if (!reattaching_.empty())
+      LOG_INFO << "asking the tuner to re-attach " << reattaching_.size() << " trial(s)";
     Send(&env);
+  }
+
+  // Forgets every trial this runner held (the tuner no longer knows them).
+  void ForgetHeld(const char* why) {
+    Abandon(why);
+    unacked_.Clear();
+    reattaching_.clear();
   }
 
   // Messages are never dropped: what the socket cannot take now (its
@@ -173,13 +207,32 @@ class Runner {
   // commits) waits here, in order, and goes out as the socket drains.
   void Send(pb::Envelope* env) {
     if (!sock_) return;
-    outq_.push_back(EncodeEnvelope(env));
+    SendBytes(std::make_shared<const std::string>(EncodeEnvelope(env)));
+  }
+
+  void SendBytes(SharedBytes bytes) {
+    if (!sock_) return;
+    outq_.push_back(std::move(bytes));
     FlushOut();
+  }
+
+  // A message of the running trial: kept until the tuner acknowledges it,
+  // and sent unless the trial waits to be re-attached.
+  void SendTrialMessage(pb::Envelope* env) {
+    auto bytes = std::make_shared<const std::string>(EncodeEnvelope(env));
+    unacked_.Add(*env, bytes);
+    if (sock_ && !reattaching_.count(slot_->assign.trial_id())) {
+      SendBytes(std::move(bytes));
+    } else if (unacked_.bytes() > kMaxUnackedBytes) {
+      LOG_WARN << "trial " << slot_->assign.number() << " sent more than "
+               << (kMaxUnackedBytes >> 20) << " MiB while the tuner was out of reach; dropping it";
+      Abandon("too much to keep for the tuner");
+    }
   }
 
   void FlushOut() {
     while (sock_ && !outq_.empty()) {
-      const std::string& bytes = outq_.front();
+      const std::string& bytes = *outq_.front();
       if (zmq_send(sock_.get(), bytes.data(), bytes.size(), ZMQ_DONTWAIT) < 0) {
         if (zmq_errno() != EAGAIN) {
           LOG_WARN << "send failed: " << zmq_strerror(zmq_errno());
@@ -215,8 +268,9 @@ class Runner {
       out.swap(slot_->out);
       finished = slot_->finished;
     }
-    if (!slot_->abandoned) {
-      for (auto& env : out) Send(&env);
+    for (auto& env : out) {
+      if (slot_->abandoned) break;
+      SendTrialMessage(&env);
     }
     if (finished) {
       bool abandoned = slot_->abandoned;
@@ -261,7 +315,7 @@ class Runner {
       } else if (tuner_instance_ != env.tuner_instance()) {
         LOG_WARN << "the tuner restarted; dropping the current trial and re-registering";
         tuner_instance_ = env.tuner_instance();
-        Abandon("the tuner restarted");
+        ForgetHeld("the tuner restarted");
         if (!slot_) SendHello();
       }
     }
@@ -270,6 +324,15 @@ class Runner {
         StartTrial(env.assign());
         break;
       case pb::Envelope::kAck:
+        unacked_.Acked(env.ack().trial_id(), env.ack().step(), env.ack().final());
+        if (reattaching_.erase(env.ack().trial_id())) {
+          // Re-attached: the tuner has everything up to the Ack's step; send
+          // the rest again (it may have been lost with the old connection).
+          auto rest = unacked_.Pending(env.ack().trial_id());
+          LOG_INFO << "trial id " << env.ack().trial_id() << " re-attached at step "
+                   << env.ack().step() << "; sending " << rest.size() << " message(s) again";
+          for (auto& bytes : rest) SendBytes(std::move(bytes));
+        }
         if (slot_ && !slot_->abandoned && env.ack().trial_id() == slot_->assign.trial_id()) {
           if (env.ack().decision() == pb::DECISION_STOP ||
               env.ack().decision() == pb::DECISION_PAUSE) {
@@ -286,6 +349,8 @@ class Runner {
       case pb::Envelope::kReject:
         LOG_WARN << "tuner rejected trial id " << env.reject().trial_id() << ": "
                  << env.reject().reason();
+        unacked_.Drop(env.reject().trial_id());
+        reattaching_.erase(env.reject().trial_id());
         if (slot_ && slot_->assign.lease() == env.reject().lease()) {
           Abandon("rejected");
         } else {
@@ -295,7 +360,7 @@ class Runner {
         break;
       case pb::Envelope::kReregister:
         LOG_INFO << "tuner asked this runner to register again: " << env.reregister().reason();
-        Abandon("re-registering");
+        ForgetHeld("re-registering");
         if (!slot_) SendHello();
         break;
       case pb::Envelope::kShutdown:
@@ -341,6 +406,8 @@ class Runner {
     slot_->abandoned = true;
     slot_->abandoned_at_ms = NowMs();
     slot_->Decided(0);
+    unacked_.Drop(slot_->assign.trial_id());
+    reattaching_.erase(slot_->assign.trial_id());
   }
 
   RunnerOptions o_;
@@ -357,7 +424,9 @@ class Runner {
   std::string tuner_instance_;
   std::shared_ptr<TrialSlot> slot_;
   std::deque<pb::Assign> pending_;    // assigned ahead, started when slot_ frees
-  std::deque<std::string> outq_;      // encoded messages the socket could not take yet
+  std::deque<SharedBytes> outq_;      // encoded messages the socket could not take yet
+  UnackedMessages unacked_;           // trial messages the tuner has not acknowledged
+  std::set<int64_t> reattaching_;     // held trials named in Hello, not yet answered
   std::string device_;                // what trials train on, for Hello
   std::shared_ptr<CoreShare> cores_;  // null unless a tuner shares this host's cores
   // Never freed: its detached thread may outlive this object (a hung task).

@@ -31,6 +31,8 @@ constexpr int kMaxRunnersPerKey = 256;
 // this thread, so this also bounds how long a turn (opening a large study
 // replays its history) may keep a joining runner waiting.
 constexpr int kHandshakeMs = 30000;
+// Connections replaced by a re-attach whose late messages are dropped quietly.
+constexpr size_t kMaxRetiredIds = 4096;
 
 }  // namespace
 
@@ -89,20 +91,25 @@ Status Dispatcher::Bind() {
   return Status::Ok();
 }
 
+void Dispatcher::Forgive(int64_t gap_ms) {
+  if (gap_ms <= o_.heartbeat_ms) return;
+  for (auto& [id, r] : runners_) r.last_seen_ms += gap_ms;
+  for (auto& [id, l] : leases_) l.progress_ms += gap_ms;
+}
+
 Status Dispatcher::Poll(int timeout_ms) {
-  int64_t now = NowMs();
   // If this process was frozen (SIGSTOP, swapping), nobody could reach it:
-  // do not blame the runners or trials for the gap.
-  if (last_poll_ms_ > 0 && now - last_poll_ms_ > o_.heartbeat_ms) {
-    int64_t gap = now - last_poll_ms_;
-    for (auto& [id, r] : runners_) r.last_seen_ms += gap;
-    for (auto& [id, l] : leases_) l.progress_ms += gap;
-  }
-  last_poll_ms_ = now;
+  // do not blame the runners or trials for the gap, whether it fell between
+  // two polls or inside one.
+  int64_t before = NowMs();
+  if (last_poll_ms_ > 0) Forgive(before - last_poll_ms_);
   zmq_pollitem_t items[2] = {{sock_.get(), 0, ZMQ_POLLIN, 0},
                              {zap_ ? zap_->socket() : nullptr, 0, ZMQ_POLLIN, 0}};
   if (zmq_poll(items, zap_ ? 2 : 1, timeout_ms) < 0 && zmq_errno() != EINTR)
     return ZmqError("zmq_poll");
+  int64_t after = NowMs();
+  Forgive(after - before - std::max(0, timeout_ms));
+  last_poll_ms_ = after;
   if (zap_ && (items[1].revents & ZMQ_POLLIN)) zap_->Serve();
   zmq_pollitem_t& item = items[0];
   for (int n = 0; n < 10000 && (item.revents & ZMQ_POLLIN); ++n) {
@@ -148,8 +155,13 @@ bool Dispatcher::SendNow(const std::string& id, pb::Envelope* env) {
   std::string bytes = EncodeEnvelope(env);
   if (zmq_send(sock_.get(), id.data(), id.size(), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 ||
       zmq_send(sock_.get(), bytes.data(), bytes.size(), ZMQ_DONTWAIT) < 0) {
+    // A connection that is gone (EHOSTUNREACH) is not a runner that is gone:
+    // it may come back on a new one and re-attach its trials, so only
+    // liveness presumes it dead. A runner that does not read (EAGAIN: its
+    // queue is full) would miss what it must hear, so it is lost now.
+    int err = zmq_errno();
     Status st = ZmqError("send");
-    if (runners_.count(id)) LoseRunner(id, st.message());
+    if (err != EHOSTUNREACH && runners_.count(id)) LoseRunner(id, st.message());
     return false;
   }
   auto it = runners_.find(id);
@@ -166,6 +178,12 @@ void Dispatcher::Handle(const std::string& id, const std::string& key, const voi
     pb::Envelope err;
     err.mutable_error()->set_reason(env.status().message());
     SendNow(id, &err);
+    return;
+  }
+  if (retired_.count(id)) {
+    // A connection its runner replaced: what it still carried is sent again
+    // on the new one, after the Ack that re-attached the trial.
+    LOG_DEBUG << "dropped a late message from replaced connection '" << Printable(id) << "'";
     return;
   }
   auto it = runners_.find(id);
@@ -256,10 +274,11 @@ void Dispatcher::HandleHello(const std::string& id, const std::string& key,
   for (auto& [rid, r] : runners_) {
     if (rid != id && r.name == name && r.key == key) stale.push_back(rid);
   }
-  for (const auto& rid : stale) LoseRunner(rid, "runner reconnected");
   if (!runners_.count(id) && !key.empty() &&
       std::count_if(runners_.begin(), runners_.end(),
-                    [&](const auto& kv) { return kv.second.key == key; }) >= kMaxRunnersPerKey) {
+                    [&](const auto& kv) { return kv.second.key == key; }) -
+              static_cast<std::ptrdiff_t>(stale.size()) >=
+          kMaxRunnersPerKey) {
     LOG_WARN << "refused runner '" << Printable(name) << "': its key already holds "
              << kMaxRunnersPerKey << " runners";
     pb::Envelope err;
@@ -268,17 +287,77 @@ void Dispatcher::HandleHello(const std::string& id, const std::string& key,
     return;
   }
   auto [it, fresh] = runners_.try_emplace(id);
-  Runner& r = it->second;
-  if (fresh)
+  if (fresh && stale.empty())
     LOG_INFO << "runner '" << Printable(name) << "' joined (pid " << hello.pid() << " on "
              << Printable(hello.host())
              << (hello.device().empty() ? "" : ", " + Printable(hello.device())) << ")";
-  // Hello means "idle, nothing pending": whatever it held is void.
+  // Trials the runner went on running while it had lost this tuner (it was
+  // frozen, or the network was): each comes back to this connection if its
+  // lease is still valid and held by this runner (same name and key).
+  std::vector<int64_t> kept;
+  bool running_refused = false;
+  for (const auto& h : hello.held()) {
+    if (h.trial_id() <= 0 || std::count(kept.begin(), kept.end(), h.trial_id())) continue;
+    auto l = leases_.find(h.trial_id());
+    bool valid =
+        l != leases_.end() && l->second.lease == h.lease() &&
+        (l->second.runner == id || std::count(stale.begin(), stale.end(), l->second.runner));
+    if (!valid) {
+      running_refused = running_refused || !h.finished();
+      if (h.finished() && l == leases_.end()) {
+        // Most likely its Final was committed and only the Ack was lost.
+        pb::Envelope env;
+        env.mutable_reject()->set_trial_id(h.trial_id());
+        env.mutable_reject()->set_lease(h.lease());
+        env.mutable_reject()->set_reason("the trial has ended");
+        Queue(id, std::move(env));
+      } else {
+        CheckLease(id, h.trial_id(), h.lease(), "reattach");
+      }
+      continue;
+    }
+    Lease& lease = l->second;
+    if (lease.runner != id) {
+      auto& q = runners_[lease.runner].trials;
+      q.erase(std::remove(q.begin(), q.end(), h.trial_id()), q.end());
+      lease.runner = id;
+    }
+    lease.progress_ms = NowMs();
+    if (!h.finished() && !lease.started) {
+      lease.started = true;
+      lease.owner->OnStarted(h.trial_id());
+    }
+    lease.owner->OnReattached(h.trial_id(), id);
+    kept.push_back(h.trial_id());
+  }
+  Runner& r = runners_[id];
+  // Hello means "nothing pending but the held trials": whatever else it
+  // held is void.
+  std::deque<int64_t> rest;
+  for (int64_t t : r.trials)
+    if (!std::count(kept.begin(), kept.end(), t)) rest.push_back(t);
+  r.trials = std::move(rest);
   ReleaseTrials(&r, "it registered again while running it", true);
+  r.trials.assign(kept.begin(), kept.end());
+  for (const auto& rid : stale) {
+    retired_.insert(rid);
+    retired_order_.push_back(rid);
+    if (retired_order_.size() > kMaxRetiredIds) {
+      retired_.erase(retired_order_.front());
+      retired_order_.pop_front();
+    }
+    LoseRunner(
+        rid, kept.empty() ? "runner reconnected" : "runner reconnected and took its trials along");
+  }
+  if (!kept.empty())
+    LOG_INFO << "runner '" << Printable(name) << "' reconnected; " << kept.size()
+             << " trial(s) re-attached";
   r.name = name;
   r.key = key;
   r.pid = static_cast<int64_t>(hello.pid());
-  r.ready = true;
+  // A runner whose running trial was refused drops it, and says Hello
+  // again once its worker has stopped.
+  r.ready = !running_refused;
   r.last_seen_ms = NowMs();
 }
 

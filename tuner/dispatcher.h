@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/curve_keys.h"
@@ -41,6 +42,10 @@ class TrialOwner {
   // the trial was presumed hung); `cause` says what happened.
   virtual void OnReleased(int64_t trial_id, bool started, const std::string& cause,
                           bool runner_died) = 0;
+  // The runner lost this tuner for a while, went on running the trial, and
+  // re-attached it from connection `runner_id` (its lease still held):
+  // the owner tells it, with an Ack, which step it has committed.
+  virtual void OnReattached(int64_t trial_id, const std::string& runner_id) = 0;
   // Whether the trial is one of its own (to route events about a trial
   // whose lease has ended).
   virtual bool Owns(int64_t trial_id) const = 0;
@@ -139,6 +144,9 @@ class Dispatcher {
   // Everything assigned to the runner goes back to its owners.
   void ReleaseTrials(Runner* r, const std::string& cause, bool runner_died);
   void CheckLiveness();
+  // Adds a gap in which this process did not run (over one heartbeat) to
+  // every runner's and lease's clock.
+  void Forgive(int64_t gap_ms);
   size_t QueueDepth(const Runner& r, TrialOwner* owner) const;
 
   DispatcherOptions o_;
@@ -153,6 +161,9 @@ class Dispatcher {
   size_t next_owner_ = 0;
   std::map<std::string, Runner> runners_;
   std::unordered_map<int64_t, Lease> leases_;  // by trial id
+  // Connections replaced by their runner's new one (oldest first, bounded).
+  std::unordered_set<std::string> retired_;
+  std::deque<std::string> retired_order_;
   std::vector<std::pair<std::string, pb::Envelope>> outbox_;
   int64_t bad_messages_ = 0;
   int64_t last_poll_ms_ = 0;

@@ -25,6 +25,29 @@ void StudyRun::OnReleased(int64_t trial_id, bool started, const std::string& cau
   }
 }
 
+void StudyRun::OnReattached(int64_t trial_id, const std::string& runner_id) {
+  Trial* t = table_.Find(trial_id);
+  if (!t || t->status != TrialStatus::kRunning) return;
+  // The attempt goes on. The Ack says what is committed, so the runner
+  // sends again what came after (a pending Ack already says it, after the
+  // commit); a decision taken meanwhile goes with it.
+  t->ack_to = runner_id;
+  if (!t->ack) {
+    acks_.push_back(t->id);
+    t->ack.emplace();
+    t->ack->set_trial_id(t->id);
+    t->ack->set_lease(t->lease);
+    t->ack->set_step(t->last_step);
+    t->ack->set_decision(ToWire(!t->segment_ended ? Decision::kContinue
+                                : t->pausing      ? Decision::kPause
+                                                  : Decision::kStop));
+  }
+  Event(t->id, "reattached",
+        "attempt " + std::to_string(t->attempts) +
+            " goes on: its runner lost the tuner and reconnected, at step " +
+            std::to_string(t->last_step));
+}
+
 void StudyRun::LoseAttempt(Trial* t, const std::string& cause, bool runner_died) {
   std::string reason = runner_died ? "runner lost (" + cause + ")" : cause;
   Event(t->id, "attempt_lost", "attempt " + std::to_string(t->attempts) + ": " + reason);

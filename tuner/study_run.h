@@ -67,6 +67,7 @@ class StudyRun : public TrialOwner {
   void OnFinal(const pb::Final& final) override;
   void OnReleased(int64_t trial_id, bool started, const std::string& cause,
                   bool runner_died) override;
+  void OnReattached(int64_t trial_id, const std::string& runner_id) override;
   bool Owns(int64_t trial_id) const override { return table_.all().count(trial_id) > 0; }
   void OnRejected(int64_t trial_id, const std::string& what, const std::string& reason) override;
   std::optional<pb::Assign> NextAssign(const std::string& runner_name, uint64_t lease) override;

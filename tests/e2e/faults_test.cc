@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <zmq.h>
 
+#include <chrono>
 #include <memory>
+#include <thread>
 
 #include "common/curve_keys.h"
 #include "common/wire.h"
@@ -137,6 +139,46 @@ TEST(E2eFaultsTest, FrozenRunnerIsRequeuedAndItsLateReportsRejected) {
                      "WHERE e.kind='attempt_lost' AND r.attempt=1 AND r.at > e.at AND r.trial_id=" +
                          id),
             0);
+}
+
+// A tuner frozen for 8 s (SIGSTOP) costs nothing: its runners give up on it
+// after 1 s (5 missed 200 ms beats), but their trials go on running, and
+// when the tuner runs again they re-attach them with their leases and send
+// again what the old connections may have lost. Every trial completes in its
+// first attempt with every step stored once.
+TEST(E2eFaultsTest, FrozenTunerLosesNoAttempt) {
+  Cluster c;
+  c.Start(LongStudy(c.dir, 3, 40, 250), 2);
+  ASSERT_TRUE(WaitFor(
+      [&] { return c.RunningTrialOn("r0", 3) > 0 && c.RunningTrialOn("r1", 3) > 0; }, 60000))
+      << c.tuner->Log();
+  c.tuner->Signal(SIGSTOP);
+  std::this_thread::sleep_for(std::chrono::seconds(8));
+  c.tuner->Signal(SIGCONT);
+  ASSERT_EQ(c.tuner->Wait(120000), 0) << c.tuner->Log();
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM trials WHERE status='completed' AND attempts=1"),
+            3)
+      << c.tuner->Log();
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM events WHERE kind='attempt_lost'"), 0)
+      << c.tuner->Log();
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM events WHERE kind LIKE '%_rejected'"), 0)
+      << c.tuner->Log();
+  // Both runners lost the tuner and took their trials along.
+  EXPECT_GE(QueryInt(c.db, "SELECT count(DISTINCT trial_id) FROM events WHERE kind='reattached'"),
+            2)
+      << c.tuner->Log();
+  // Every step of every trial once: those run while the tuner was frozen
+  // came in after it woke.
+  EXPECT_EQ(QueryInt(c.db,
+                     "SELECT count(*) FROM (SELECT DISTINCT trial_id, step FROM reports WHERE "
+                     "metric='value')"),
+            3 * 40);
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM reports WHERE metric='value'"), 3 * 40)
+      << c.tuner->Log();
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM trials WHERE step=40"), 3);
+  // The runners said what happened.
+  EXPECT_NE(c.runners[0]->Log().find("re-attached at step"), std::string::npos)
+      << c.runners[0]->Log();
 }
 
 TEST(E2eFaultsTest, InjectedFailuresNanCrashesAndHangsAreRecordedAndTheSweepCompletes) {
