@@ -257,6 +257,17 @@ int main(int argc, char** argv) {
   stop_cmd->add_option("--wait", stop_wait_s, "Seconds to wait for the tuner to stop")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
+  int gc_keep = 1;
+  bool gc_dry = false;
+  std::string gc_study;
+  auto* gc_cmd = app.add_subcommand(
+      "gc", "Remove the checkpoints of finished studies, keeping their best trials' models");
+  add_db(gc_cmd);
+  gc_cmd->add_option("study", gc_study, "Study name (default: every finished study)");
+  gc_cmd->add_option("--keep-best", gc_keep, "Keep the checkpoints of this many best trials")
+      ->check(CLI::Range(0, 1000000))
+      ->default_val(1);
+  gc_cmd->add_flag("--dry-run,-n", gc_dry, "Say what would be removed; change nothing");
   bool delete_yes = false;
   std::string delete_study;
   auto* delete_cmd =
@@ -409,6 +420,7 @@ int main(int argc, char** argv) {
   if (stop_cmd->parsed()) return StopSweep(q.db, q.study, stop_wait_s);
   if (int rc = RunModelCommands(model); rc >= 0) return rc;
   if (delete_cmd->parsed()) return DeleteStudyCommand(q.db, delete_study, delete_yes);
+  if (gc_cmd->parsed()) return GcCommand(q.db, gc_study, gc_keep, gc_dry);
   if (rename_cmd->parsed()) return RenameStudyCommand(q.db, rename_from, rename_to);
   if (watch_cmd->parsed()) {
     watch.db = q.db;

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/format.h"
+#include "common/json.h"
 #include "search_spaces/validate.h"
 #include "storage/db_lock.h"
 #include "storage/reader.h"
@@ -24,7 +25,8 @@ int Error(const std::string& message) {
 
 // The study to change, on a database no tuner runs on; else an error
 // message.
-Result<StudySummary> Target(const std::string& db, const std::string& study, const char* verb) {
+// An existing database that no tuner runs on; else why not.
+Status NoTuner(const std::string& db, const char* verb) {
   struct stat st;
   if (stat(db.c_str(), &st) != 0) return Status::NotFound(db + ": no such database");
   auto holder = DbLock::Holder(db);
@@ -34,6 +36,11 @@ Result<StudySummary> Target(const std::string& db, const std::string& study, con
                                       db + ": stop it first (`sweep stop --db " + db + "`), then " +
                                       verb);
   }
+  return Status::Ok();
+}
+
+Result<StudySummary> Target(const std::string& db, const std::string& study, const char* verb) {
+  RETURN_IF_ERROR(NoTuner(db, verb));
   ASSIGN_OR_RETURN(auto reader, Reader::Open(db));
   ASSIGN_OR_RETURN(StudyRef ref, reader->ResolveStudy(study));
   ASSIGN_OR_RETURN(auto studies, reader->StudySummaries(0));
@@ -75,6 +82,47 @@ int DeleteStudyCommand(const std::string& db, const std::string& study, bool yes
          name.c_str(), EscapeControl(db).c_str(), static_cast<long long>(deleted->trials),
          static_cast<long long>(deleted->reports), static_cast<long long>(deleted->decisions),
          files);
+  return 0;
+}
+
+int GcCommand(const std::string& db, const std::string& study, int keep_best, bool dry_run) {
+  std::vector<StudySummary> targets;
+  if (!study.empty()) {
+    auto target = Target(db, study, "collect its checkpoints");
+    if (!target.ok()) return Error(target.status().message());
+    targets.push_back(*target);
+  } else {
+    Status free = NoTuner(db, "collect checkpoints");
+    if (!free.ok()) return Error(free.message());
+    auto reader = Reader::Open(db);
+    if (!reader.ok()) return Error(reader.status().message());
+    auto studies = (*reader)->StudySummaries(0);
+    if (!studies.ok()) return Error(studies.status().message());
+    targets = *studies;
+  }
+  auto store = Store::Open(db);  // takes the lock: a tuner started meanwhile is refused
+  if (!store.ok()) return Error(store.status().message());
+  int64_t files = 0, bytes = 0;
+  for (const StudySummary& s : targets) {
+    const std::string name = EscapeControl(s.ref.name);
+    auto r = CollectCheckpoints(**store, s.ref.id, keep_best, dry_run);
+    if (!r.ok()) {
+      if (r.status().code() != StatusCode::kFailedPrecondition) return Error(r.status().message());
+      printf("study '%s': kept its checkpoints: %s\n", name.c_str(), r.status().message().c_str());
+      continue;
+    }
+    files += r->files;
+    bytes += r->bytes;
+    printf("study '%s': %s the checkpoints of %lld trials (%lld files, %s MiB)%s\n", name.c_str(),
+           dry_run ? "would remove" : "removed", static_cast<long long>(r->removed),
+           static_cast<long long>(r->files),
+           FormatDouble(static_cast<double>(r->bytes) / (1 << 20)).c_str(),
+           r->kept > 0 ? (", kept the best " + std::to_string(r->kept) + "'s").c_str() : "");
+  }
+  printf("%s %lld files, %s MiB, from %s\n", dry_run ? "would free" : "freed",
+         static_cast<long long>(files),
+         FormatDouble(static_cast<double>(bytes) / (1 << 20)).c_str(),
+         EscapeControl(db + ".checkpoints").c_str());
   return 0;
 }
 

@@ -16,5 +16,7 @@ std::string ValidUtf8(std::string_view s);
 std::string JsonNumber(double v);
 // Shortest round-trip text for a double, for humans ("nan", "inf" kept).
 std::string FormatDouble(double v);
+// A size for people: "2.0 MiB" (one decimal; MiB = 2^20 bytes).
+std::string FormatMiB(int64_t bytes);
 
 }  // namespace sweep

@@ -11,6 +11,8 @@ constexpr int32_t kSyntheticSteps = 1;
 constexpr int32_t kCommandSteps = 1;
 constexpr double kCommandGraceS = 10;
 constexpr double kStallTimeoutS = 1800;
+constexpr double kMaxCheckpointMb = 100;
+constexpr double kCheckpointBudgetMb = 10240;
 constexpr int32_t kMaxRetries = 2;
 constexpr int64_t kMinResource = 1;
 constexpr double kReductionFactor = 3;
@@ -101,6 +103,9 @@ void ResolveDefaults(pb::Study* study) {
   if (!study->has_seed()) study->set_seed(0);
   pb::Task* task = study->mutable_task();
   if (!task->has_stall_timeout_s()) task->set_stall_timeout_s(kStallTimeoutS);
+  pb::Resources* res = study->mutable_resources();
+  if (!res->has_max_checkpoint_mb()) res->set_max_checkpoint_mb(kMaxCheckpointMb);
+  if (!res->has_checkpoint_budget_mb()) res->set_checkpoint_budget_mb(kCheckpointBudgetMb);
   if (task->has_synthetic() && !task->synthetic().has_steps())
     task->mutable_synthetic()->set_steps(kSyntheticSteps);
   if (task->has_command()) {

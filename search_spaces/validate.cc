@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/json.h"
 #include "common/study_defaults.h"
 #include "common/task_schema.h"
 #include "search_spaces/space.h"
@@ -75,6 +76,15 @@ Status ValidateStudy(ParsedStudy* parsed) {
     if (g < 1 || g > 64) c.Fail("resources.gpus_per_trial", "must be in [1, 64]");
     if (!study.task().has_train()) c.Fail("resources.gpus_per_trial", "only train tasks use GPUs");
   }
+  const pb::Resources& res = study.resources();
+  if (!(res.max_checkpoint_mb() > 0 && res.max_checkpoint_mb() <= 127))
+    c.Fail("resources.max_checkpoint_mb", "must be in (0, 127] MiB (a message's limit is 128 MiB)");
+  if (!(res.checkpoint_budget_mb() >= 0 && std::isfinite(res.checkpoint_budget_mb())))
+    c.Fail("resources.checkpoint_budget_mb", "must be >= 0 MiB (0: no limit)");
+  else if (res.checkpoint_budget_mb() > 0 && res.checkpoint_budget_mb() < res.max_checkpoint_mb())
+    c.Fail("resources.checkpoint_budget_mb",
+           "is smaller than one checkpoint may be (resources.max_checkpoint_mb: " +
+               FormatDouble(res.max_checkpoint_mb()) + "): no checkpoint would fit");
   validate_internal::CheckParameters(study, &c);
   if (!c.ok()) return c.status();
 

@@ -330,6 +330,12 @@ Status Store::RecordLog(int64_t trial_id, int attempt, const std::string& path, 
   return log_.Run();
 }
 
+Status Store::DropCheckpoint(int64_t trial_id) {
+  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(), "DELETE FROM checkpoints WHERE trial_id=?1"));
+  q.Bind(1, trial_id);
+  return q.Run();
+}
+
 Status Store::RecordCheckpoint(int64_t trial_id, int64_t step, const std::string& path,
                                int64_t bytes, uint32_t checksum, double now) {
   checkpoint_.Bind(1, trial_id)

@@ -108,6 +108,9 @@ class Store {
                    int64_t dropped, const std::string& tail, double now);
   Status RecordCheckpoint(int64_t trial_id, int64_t step, const std::string& path, int64_t bytes,
                           uint32_t checksum, double now);
+  // Forgets a trial's latest checkpoint (its file is being removed); its
+  // history stays.
+  Status DropCheckpoint(int64_t trial_id);
   Status AddDecision(int64_t trial_id, int64_t step, const std::string& decision,
                      const std::string& reason, double now);
   // What an algorithm saw, in commit order: reports of `metric`, committed

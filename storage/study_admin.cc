@@ -3,8 +3,11 @@
 
 #include <dirent.h>
 #include <google/protobuf/util/json_util.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "common/clock.h"
@@ -112,6 +115,110 @@ Status RenameStudy(Store& store, int64_t study_id, const std::string& name) {
     return st;
   }
   return store.Commit();
+}
+
+Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, int keep_best,
+                                                bool dry_run) {
+  sqlite3* db = store.db();
+  ASSIGN_OR_RETURN(int64_t unfinished,
+                   Count(db,
+                         "SELECT count(*) FROM trials WHERE study_id=?1 AND status IN ('queued', "
+                         "'running', 'paused')",
+                         study_id));
+  if (unfinished > 0)
+    return Status::FailedPrecondition(
+        "it has " + std::to_string(unfinished) +
+        " queued, running or paused trials, which need their checkpoints when it resumes");
+  ASSIGN_OR_RETURN(Stmt spec_q, Stmt::Prepare(db, "SELECT spec FROM studies WHERE id=?1"));
+  spec_q.Bind(1, study_id);
+  ASSIGN_OR_RETURN(bool row, spec_q.Step());
+  pb::Study spec;
+  if (!row || !spec.ParseFromArray(sqlite3_column_blob(spec_q.raw(), 0),
+                                   sqlite3_column_bytes(spec_q.raw(), 0)))
+    return Status::Corruption(store.path() + ": study " + std::to_string(study_id) +
+                              ": column studies.spec is corrupt (not a Study)");
+  bool maximize = spec.objective().goal() == pb::GOAL_MAXIMIZE;
+  // Trial ids of the study, and the file each kept trial's row names.
+  std::set<int64_t> trials;
+  std::map<int64_t, std::string> kept;
+  {
+    ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db, "SELECT id FROM trials WHERE study_id=?1"));
+    q.Bind(1, study_id);
+    while (true) {
+      ASSIGN_OR_RETURN(bool more, q.Step());
+      if (!more) break;
+      trials.insert(q.Int(0));
+    }
+    ASSIGN_OR_RETURN(
+        Stmt best,
+        Stmt::Prepare(db, std::string("SELECT c.trial_id, c.path FROM checkpoints c JOIN trials t "
+                                      "ON t.id = c.trial_id WHERE t.study_id=?1 AND "
+                                      "t.status='completed' AND t.value IS NOT NULL ORDER BY "
+                                      "t.value ") +
+                              (maximize ? "DESC" : "ASC") + ", t.id LIMIT ?2"));
+    best.Bind(1, study_id).Bind(2, int64_t{std::max(0, keep_best)});
+    while (true) {
+      ASSIGN_OR_RETURN(bool more, best.Step());
+      if (!more) break;
+      std::string path = best.Text(1);
+      kept[best.Int(0)] = path.substr(path.find_last_of('/') + 1);
+    }
+  }
+  CollectedCheckpoints out;
+  out.kept = static_cast<int64_t>(kept.size());
+  ASSIGN_OR_RETURN(out.removed,
+                   Count(db,
+                         "SELECT count(*) FROM checkpoints WHERE trial_id IN (SELECT id FROM "
+                         "trials WHERE study_id=?1)",
+                         study_id));
+  out.removed -= out.kept;
+  // The files: every checkpoint file of the study's trials but the kept ones.
+  const std::string dir = store.path() + ".checkpoints";
+  std::vector<std::string> doomed;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      int64_t id = 0;
+      if (!TrialFile(e->d_name, CheckpointFilePrefix, &id) || !trials.count(id)) continue;
+      auto k = kept.find(id);
+      if (k != kept.end() && k->second == e->d_name) continue;
+      doomed.push_back(e->d_name);
+    }
+    closedir(d);
+  }
+  if (!dry_run) {
+    RETURN_IF_ERROR(store.Begin());
+    std::string keep_list;
+    for (const auto& [id, name] : kept)
+      keep_list += (keep_list.empty() ? "" : ", ") + std::to_string(id);
+    Status st =
+        Run(db,
+            "DELETE FROM checkpoints WHERE trial_id IN (SELECT id FROM trials WHERE "
+            "study_id=?1)" +
+                (keep_list.empty() ? std::string() : " AND trial_id NOT IN (" + keep_list + ")"),
+            study_id);
+    if (st.ok())
+      st = store.AddEvent(study_id, 0, "checkpoints_collected",
+                          "sweep gc removed the checkpoints of " + std::to_string(out.removed) +
+                              " trials (" + std::to_string(doomed.size()) + " files), keeping " +
+                              std::to_string(out.kept) + " of the best",
+                          WallSeconds());
+    if (!st.ok()) {
+      store.Rollback();
+      return st;
+    }
+    // The rows go first: a crash between the two leaves files no row names
+    // (the next gc removes them), never a row without its file.
+    RETURN_IF_ERROR(store.Commit());
+  }
+  for (const std::string& name : doomed) {
+    struct stat st;
+    std::string path = dir + "/" + name;
+    if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (!dry_run && unlink(path.c_str()) != 0) continue;
+    ++out.files;
+    out.bytes += st.st_size;
+  }
+  return out;
 }
 
 int RemoveTrialFiles(const std::string& db, const std::vector<int64_t>& trial_ids) {

@@ -25,6 +25,23 @@ Result<DeletedStudy> DeleteStudy(Store& store, int64_t study_id);
 // a study file with `name: NEW` resumes it. NEW must be free.
 Status RenameStudy(Store& store, int64_t study_id, const std::string& name);
 
+struct CollectedCheckpoints {
+  int64_t removed = 0;  // trials whose checkpoint was removed
+  int64_t kept = 0;     // the best completed trials, whose checkpoints stay
+  int64_t files = 0;    // files removed (with those no row named)
+  int64_t bytes = 0;    // their size
+};
+
+// `sweep gc` for a study that has finished (it has no queued, running or
+// paused trial, so no decision can need a checkpoint): removes the latest
+// checkpoint of each trial but the `keep_best` best completed ones (their
+// models, for `sweep predict`), row and file, and any checkpoint file of
+// its trials that no row names; checkpoint_history keeps what was there.
+// Files are found by their names, never by a path read from the database.
+// `dry_run`: counts, changes nothing. kFailedPrecondition if unfinished.
+Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, int keep_best,
+                                                bool dry_run);
+
 // Deletes the checkpoint and log files of these trials from the folders
 // beside the database (DB.checkpoints, DB.logs), found by their names
 // (trial-ID-step-*.ckpt, trial-ID.attempt-*.log), never by a path read from

@@ -59,6 +59,17 @@ class WorkerContext : public TaskContext {
     }
   }
   void Checkpoint(int64_t step, std::string bytes) override {
+    int64_t cap = slot_->assign.max_checkpoint_bytes();
+    if (cap > 0 && static_cast<int64_t>(bytes.size()) > cap) {
+      // Never sent: the trial ends failed at its next stop check.
+      if (oversize_.empty())
+        oversize_ = "its checkpoint after step " + std::to_string(step) + " is " +
+                    FormatMiB(static_cast<int64_t>(bytes.size())) +
+                    ", over the study's resources.max_checkpoint_mb (" +
+                    FormatDouble(static_cast<double>(cap) / (1 << 20)) + ")";
+      slot_->stop = true;
+      return;
+    }
     pb::Envelope env;
     pb::Checkpoint* c = env.mutable_checkpoint();
     c->set_trial_id(slot_->assign.trial_id());
@@ -76,6 +87,8 @@ class WorkerContext : public TaskContext {
     slot_->Push(std::move(env), false);
   }
   bool StopRequested() const override { return slot_->stop.load(); }
+  // Why the trial must fail though its task ended otherwise ("" if none).
+  const std::string& oversize() const { return oversize_; }
   int64_t CommittedStep() const override {
     std::lock_guard<std::mutex> lock(slot_->mu);
     return slot_->acked_step;
@@ -91,6 +104,7 @@ class WorkerContext : public TaskContext {
  private:
   int Own() const { return std::max(1, slot_->assign.threads_hint()); }
   std::shared_ptr<TrialSlot> slot_;
+  std::string oversize_;  // worker thread only
 };
 
 void RunTrial(const std::shared_ptr<TrialSlot>& slot) {
@@ -98,6 +112,10 @@ void RunTrial(const std::shared_ptr<TrialSlot>& slot) {
   if (slot->cores) slot->cores->SetBusy(true);
   TaskResult result = RunTask(slot->assign, &ctx);
   if (slot->cores) slot->cores->SetBusy(false);
+  if (!ctx.oversize().empty()) {
+    result.outcome = pb::TRIAL_OUTCOME_FAILED;
+    result.error = ctx.oversize();
+  }
   pb::Envelope env;
   pb::Final* f = env.mutable_final();
   f->set_trial_id(slot->assign.trial_id());

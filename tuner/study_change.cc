@@ -24,10 +24,11 @@ struct Difference {
 
 // Changes to how trials run: they leave every recorded result valid.
 const std::set<std::string>& RunOnly() {
-  static const std::set<std::string> paths = {"algorithm.max_concurrent", "algorithm.max_retries",
-                                              "task.stall_timeout_s",     "task.synthetic.step_ms",
-                                              "task.train.threads",       "task.train.data_dir",
-                                              "task.command.timeout_s",   "task.command.grace_s"};
+  static const std::set<std::string> paths = {
+      "algorithm.max_concurrent",      "algorithm.max_retries", "task.stall_timeout_s",
+      "task.synthetic.step_ms",        "task.train.threads",    "task.train.data_dir",
+      "task.command.timeout_s",        "task.command.grace_s",  "resources.max_checkpoint_mb",
+      "resources.checkpoint_budget_mb"};
   return paths;
 }
 
@@ -174,7 +175,8 @@ Result<std::vector<std::string>> CompareStudies(const pb::Study& stored, const p
       "` removes this one). A study resumes with changes only to: algorithm.max_trials and "
       "algorithm.budget (raised), algorithm.max_concurrent, algorithm.max_retries, "
       "task.stall_timeout_s, task.synthetic.step_ms, task.train.threads, task.train.data_dir, "
-      "task.command.timeout_s and task.command.grace_s.";
+      "task.command.timeout_s, task.command.grace_s, resources.max_checkpoint_mb and "
+      "resources.checkpoint_budget_mb.";
   return Status::FailedPrecondition(msg);
 }
 

@@ -3,6 +3,7 @@
 // trials by directive, and creating the trials that replace PBT's exploited
 // ones from verified copies of their parents' checkpoints.
 #include "common/clock.h"
+#include "common/json.h"
 #include "common/log.h"
 #include "common/values.h"
 #include "storage/checkpoint_files.h"
@@ -89,11 +90,16 @@ void StudyRun::Replace(const Replacement& r) {
     problem =
         "checkpoint " + parent->checkpoint_path + " does not match the checksum committed for it";
   }
+  if (problem.empty() && !MakeRoom(static_cast<int64_t>(data->size()))) {
+    problem = "the study's checkpoints would pass resources.checkpoint_budget_mb (" +
+              FormatDouble(study_.resources().checkpoint_budget_mb()) + " MiB)";
+  }
   if (problem.empty()) {
     auto path = WriteCheckpointFile(checkpoint_dir_, child.id, spec.parent_step, *data);
     if (!path.ok()) {
       problem = path.status().message();
     } else {
+      checkpoint_disk_.Added(*path, static_cast<int64_t>(data->size()));
       Write(store_->RecordCheckpoint(child.id, spec.parent_step, *path,
                                      static_cast<int64_t>(data->size()),
                                      parent->checkpoint_checksum, WallSeconds()));

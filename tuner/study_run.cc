@@ -89,6 +89,7 @@ Status StudyRun::Load() {
     t.checkpoint_path = r.checkpoint_path;
     t.checkpoint_step = r.checkpoint_step;
     t.checkpoint_checksum = r.checkpoint_checksum;
+    CountFile(t.checkpoint_path);
     t.parent_id = r.parent_id;
     t.decided_step = r.decided_step;
     t.attempt_open = r.attempt_open && r.attempts > 0;
@@ -155,7 +156,7 @@ void StudyRun::AfterCommit(Dispatcher* d) {
 
 void StudyRun::Move(Trial* t, TrialStatus to, TrialTable::Where where) {
   progress_dirty_.erase(t->id);
-  if (auto orphan = table_.Transition(t, to, where)) std::remove(orphan->c_str());
+  if (auto orphan = table_.Transition(t, to, where)) RemoveFile(*orphan);
 }
 
 void StudyRun::OnStarted(int64_t trial_id) {}
@@ -219,21 +220,6 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
   t->ack_to = runner_id;
 }
 
-void StudyRun::OnCheckpoint(const pb::Checkpoint& ckpt) {
-  Trial* t = Running(ckpt.trial_id(), ckpt.lease());
-  if (!t) return;
-  auto path = WriteCheckpointFile(checkpoint_dir_, t->id, ckpt.step(), ckpt.data());
-  if (!path.ok()) {
-    // The trial goes on; a re-run would start from the previous checkpoint.
-    LOG_WARN << "trial " << t->number << ": " << path.status().message();
-    Event(t->id, "checkpoint_failed", path.status().message());
-    return;
-  }
-  if (auto orphan = t->DropUnreported()) std::remove(orphan->c_str());
-  t->unreported = Trial::Unreported{*path, ckpt.step(), static_cast<int64_t>(ckpt.data().size()),
-                                    Checksum(ckpt.data())};
-}
-
 void StudyRun::OnLog(const pb::Log& log) {
   Trial* t = Running(log.trial_id(), log.lease());
   if (!t || log.text().empty()) return;
@@ -261,20 +247,6 @@ void StudyRun::OnLog(const pb::Log& log) {
   Write(store_->Begin());
   Write(store_->RecordLog(t->id, t->attempts, LogFilePath(log_dir_, t->id, t->attempts),
                           r.ok() ? r->bytes : 0, t->log_dropped, t->log_tail, WallSeconds()));
-}
-
-void StudyRun::CommitCheckpoint(Trial* t, int64_t step) {
-  if (!t->unreported || t->unreported->step != step) return;
-  Trial::Unreported c = *std::exchange(t->unreported, std::nullopt);
-  Write(store_->Begin());
-  Write(store_->RecordCheckpoint(t->id, step, c.path, c.bytes, c.checksum, WallSeconds()));
-  // The previous file goes once the new row is committed.
-  if (!t->checkpoint_path.empty() && t->checkpoint_path != c.path)
-    obsolete_files_.push_back(t->checkpoint_path);
-  t->checkpoint_path = c.path;
-  t->checkpoint_step = step;
-  t->checkpoint_checksum = c.checksum;
-  scheduler_->OnCheckpoint(t->number, step);
 }
 
 void StudyRun::OnFinal(const pb::Final& fin) {
@@ -432,6 +404,7 @@ std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, u
     *a.mutable_params() = t->params.params();
     for (int64_t s : scheduler_->DecisionSteps(t->number)) a.add_decision_steps(s);
     a.set_gpus_per_trial(study_.resources().gpus_per_trial());
+    a.set_max_checkpoint_bytes(MaxCheckpointBytes());
     a.set_objective_metric(study_.objective().metric());
     a.set_study(study_.name());
     if (!t->checkpoint_path.empty()) {

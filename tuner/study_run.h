@@ -16,6 +16,7 @@
 #include "proto/sweep.pb.h"
 #include "search_spaces/space.h"
 #include "storage/sqlite_store.h"
+#include "tuner/checkpoint_ledger.h"
 #include "tuner/dispatcher.h"
 #include "tuner/progress.h"
 #include "tuner/scheduler.h"
@@ -105,6 +106,16 @@ class StudyRun : public TrialOwner {
   void RecordDecision(Trial* t, int64_t step, Decision d, const std::string& reason);
   // Records t's unreported checkpoint if it belongs to `step`.
   void CommitCheckpoint(Trial* t, int64_t step);
+  // Checkpoint files (tuner/study_checkpoints.cc): each one written or
+  // removed goes through the ledger.
+  int64_t MaxCheckpointBytes() const;
+  void CountFile(const std::string& path);  // a file already on disk (Load)
+  void RemoveFile(const std::string& path);
+  // Removes checkpoints no decision can need until `bytes` more fit within
+  // the study's budget; false if they still do not.
+  bool MakeRoom(int64_t bytes);
+  // The bytes the budget counts: each trial's latest checkpoint.
+  int64_t KeptCheckpointBytes() const;
   // PBT's exploit: the replacement, a new trial from a verified copy of its
   // parent's checkpoint (nothing if a trial has its number already).
   void Replace(const Replacement& r);
@@ -135,6 +146,8 @@ class StudyRun : public TrialOwner {
   std::set<int64_t> progress_dirty_;
   std::vector<int64_t> acks_;  // trials with an ack to send after the commit
   std::vector<std::string> obsolete_files_;
+  CheckpointLedger checkpoint_disk_;
+  int64_t checkpoints_refused_ = 0;  // for one warning in the log, not one each
   Status write_error_;
 };
 

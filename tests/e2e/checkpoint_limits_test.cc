@@ -1,0 +1,162 @@
+// Checkpoint sizes and disk: resources.max_checkpoint_mb fails a trial whose
+// checkpoint is too big (the tuner never stores it), the study's
+// checkpoint_budget_mb removes checkpoints no decision needs and refuses
+// what still does not fit, and `sweep gc` empties a finished study's
+// checkpoints but its best trial's. Real sweeps of a shell program.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <string>
+
+#include "e2e/harness.h"
+
+namespace sweep::e2e {
+namespace {
+
+// A command study ({{ and }} are braces in an argv template): each step writes `kb` KiB of state as its checkpoint
+// (after sleeping `sleep` seconds) and reports loss = x.
+std::string ShellStudy(const TempDir& dir, const std::string& name, int trials, int steps, int kb,
+                       const std::string& sleep, const std::string& resources,
+                       const std::string& algorithm_extra = "") {
+  std::string script =
+      "x=$1; s=1; while [ $s -le $SWEEP_STEPS ]; do sleep " + sleep +
+      "; mkdir $SWEEP_CHECKPOINT_DIR/$s; head -c " + std::to_string(kb * 1024) +
+      " /dev/zero > $SWEEP_CHECKPOINT_DIR/$s/state; echo \"SWEEP_REPORT {{\\\"step\\\": $s, "
+      "\\\"loss\\\": $x, \\\"checkpoint\\\": true}}\"; s=$((s+1)); done";
+  return dir.Write(name + ".yaml",
+                   "name: " + name +
+                       "\nobjective: {metric: loss, goal: minimize}\n"
+                       "task:\n  command:\n    argv: [sh, -c, '" +
+                       script + "', sh, \"{x}\"]\n    steps: " + std::to_string(steps) +
+                       "\n    checkpoints: true\n"
+                       "algorithm: {type: random, max_trials: " +
+                       std::to_string(trials) + algorithm_extra + "}\nresources: " + resources +
+                       "\nseed: 5\nparameters:\n  x: {type: float, min: 0, max: 1}\n");
+}
+
+int64_t FolderBytes(const std::string& dir, int* files) {
+  int64_t total = 0;
+  *files = 0;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return 0;
+  while (dirent* e = readdir(d)) {
+    struct stat st;
+    std::string p = dir + "/" + e->d_name;
+    if (lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      total += st.st_size;
+      ++*files;
+    }
+  }
+  closedir(d);
+  return total;
+}
+
+TEST(E2eCheckpointLimitsTest, ACheckpointOverTheCapFailsItsTrialAndIsNeverStored) {
+  TempDir dir;
+  std::string study =
+      ShellStudy(dir, "big", 2, 2, 2048, "0", "{max_checkpoint_mb: 1, checkpoint_budget_mb: 8}");
+  std::string db = dir.File("c.db"), out;
+  ASSERT_EQ(
+      RunSweep({"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"}, &out),
+      1)
+      << out;  // no trial completed
+  EXPECT_EQ(QueryInt(db,
+                     "SELECT count(*) FROM trials WHERE status='failed' AND failure LIKE 'its "
+                     "checkpoint after step 1 is 2.0% MiB, over the study''s "
+                     "resources.max_checkpoint_mb (1)'"),
+            2)
+      << out << QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed'");
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM checkpoints"), 0);
+  int files = 0;
+  EXPECT_EQ(FolderBytes(db + ".checkpoints", &files), 0);
+}
+
+TEST(E2eCheckpointLimitsTest, TheBudgetRemovesWhatNoDecisionNeedsAndGcKeepsTheBest) {
+  TempDir dir;
+  // Six trials of 1 MiB checkpoints, two at a time, in a 3.5 MiB budget:
+  // room for the two running and the best, so completed trials'
+  // checkpoints give way, but the best one's, and none is refused.
+  std::string study = ShellStudy(dir, "budget", 6, 2, 1024, "0",
+                                 "{max_checkpoint_mb: 1.5, checkpoint_budget_mb: 3.5}");
+  std::string db = dir.File("b.db"), out;
+  ASSERT_EQ(
+      RunSweep({"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"}, &out), 0)
+      << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed'"), 6);
+  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM events WHERE kind='checkpoint_removed'"), 3) << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind='checkpoint_refused'"), 0) << out;
+  int files = 0;
+  int64_t bytes = FolderBytes(db + ".checkpoints", &files);
+  EXPECT_LE(bytes, int64_t{7} << 19) << files << " files";  // 3.5 MiB
+  EXPECT_EQ(files, QueryInt(db, "SELECT count(*) FROM checkpoints"));
+  // The best trial's checkpoint is among those left.
+  int64_t best = QueryInt(db, "SELECT id FROM trials ORDER BY value LIMIT 1");
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM checkpoints WHERE trial_id=" + std::to_string(best)),
+            1);
+  int64_t history = QueryInt(db, "SELECT count(*) FROM checkpoint_history");
+
+  // gc --dry-run says what would go and changes nothing.
+  int64_t rows = QueryInt(db, "SELECT count(*) FROM checkpoints");
+  ASSERT_EQ(RunSweep({"gc", "--db", db, "--dry-run"}, &out), 0) << out;
+  EXPECT_NE(out.find("would remove the checkpoints of " + std::to_string(rows - 1) + " trials"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM checkpoints"), rows);
+  // gc keeps the best trial's model only.
+  ASSERT_EQ(RunSweep({"gc", "--db", db}, &out), 0) << out;
+  EXPECT_NE(out.find("kept the best 1's"), std::string::npos) << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM checkpoints"), 1);
+  EXPECT_EQ(QueryInt(db, "SELECT trial_id FROM checkpoints"), best);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM checkpoint_history"), history);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind='checkpoints_collected'"), 1);
+  FolderBytes(db + ".checkpoints", &files);
+  EXPECT_EQ(files, 1);
+  // --keep-best 0 removes that one too.
+  ASSERT_EQ(RunSweep({"gc", "budget", "--db", db, "--keep-best", "0"}, &out), 0) << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM checkpoints"), 0);
+  FolderBytes(db + ".checkpoints", &files);
+  EXPECT_EQ(files, 0);
+}
+
+TEST(E2eCheckpointLimitsTest, WhatStillDoesNotFitIsRefusedAndTheTrialsGoOn) {
+  TempDir dir;
+  // Two trials run at once, each with a 1 MiB checkpoint per step, in a
+  // 1.5 MiB budget: the one that comes second cannot keep one, since the
+  // first is running and still needs its own; a trial replacing its own
+  // checkpoint always fits.
+  std::string study = ShellStudy(dir, "tight", 2, 3, 1024, "0.3",
+                                 "{max_checkpoint_mb: 1.2, checkpoint_budget_mb: 1.5}");
+  std::string db = dir.File("t.db"), out;
+  ASSERT_EQ(
+      RunSweep({"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"}, &out), 0)
+      << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND step=3"), 2);
+  EXPECT_GE(QueryInt(db,
+                     "SELECT count(*) FROM events WHERE kind='checkpoint_refused' AND detail LIKE "
+                     "'%would pass resources.checkpoint_budget_mb (1.5)'"),
+            1)
+      << out;
+  int files = 0;
+  EXPECT_LE(FolderBytes(db + ".checkpoints", &files), int64_t{3} << 19);
+}
+
+// gc leaves a study that may still resume alone.
+TEST(E2eCheckpointLimitsTest, GcKeepsAnUnfinishedStudysCheckpoints) {
+  TempDir dir;
+  std::string study = ShellStudy(dir, "later", 3, 2, 64, "0", "{}", ", max_concurrent: 1");
+  std::string db = dir.File("u.db"), out;
+  ASSERT_EQ(
+      RunSweep({"run", study, "--db", db, "--local-runners", "1", "--progress", "plain"}, &out), 0)
+      << out;
+  // Make one trial look queued again, as a run cut short leaves it.
+  ExecSql(db, "UPDATE trials SET status='queued' WHERE number=2");
+  ASSERT_EQ(RunSweep({"gc", "--db", db}, &out), 0) << out;
+  EXPECT_NE(out.find("study 'later': kept its checkpoints: it has 1 queued, running or paused"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM checkpoints"), 3);
+}
+
+}  // namespace
+}  // namespace sweep::e2e
