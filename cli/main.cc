@@ -134,6 +134,11 @@ int main(int argc, char** argv) {
                       "Start a new tpe study from another study's finished trials: DB[:STUDY]");
   run_cmd->add_flag("--insecure", run.insecure,
                     "No runner authentication: anyone who reaches --bind may join");
+  run_cmd
+      ->add_option("--max-connections", run.max_connections,
+                   "Connections held open at most (default 4096, fewer where the process may "
+                   "open fewer files)")
+      ->check(CLI::Range(1, 1000000));
   run_cmd->add_option("--heartbeat-ms", run.heartbeat_ms, "Heartbeat interval")
       ->check(CLI::Range(50, 60000))
       ->capture_default_str();

@@ -67,8 +67,12 @@ Status Dispatcher::Bind() {
     RETURN_IF_ERROR(
         sock_.SetBytes(ZMQ_CURVE_SECRETKEY, o_.curve->secret_key, "ZMQ_CURVE_SECRETKEY"));
     RETURN_IF_ERROR(sock_.SetBytes(ZMQ_ZAP_DOMAIN, "sweep", "ZMQ_ZAP_DOMAIN"));
-    RETURN_IF_ERROR(sock_.SetInt(ZMQ_HANDSHAKE_IVL, kHandshakeMs, "ZMQ_HANDSHAKE_IVL"));
   }
+  RETURN_IF_ERROR(sock_.SetInt(ZMQ_HANDSHAKE_IVL, kHandshakeMs, "ZMQ_HANDSHAKE_IVL"));
+  ASSIGN_OR_RETURN(
+      connections_,
+      ConnectionCap::Start(ctx_, sock_.get(),
+                           o_.max_connections > 0 ? o_.max_connections : DefaultMaxConnections()));
   RETURN_IF_ERROR(sock_.SetInt(ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY"));
   RETURN_IF_ERROR(sock_.SetInt(ZMQ_LINGER, 0, "ZMQ_LINGER"));
   RETURN_IF_ERROR(
@@ -103,14 +107,20 @@ Status Dispatcher::Poll(int timeout_ms) {
   // two polls or inside one.
   int64_t before = NowMs();
   if (last_poll_ms_ > 0) Forgive(before - last_poll_ms_);
-  zmq_pollitem_t items[2] = {{sock_.get(), 0, ZMQ_POLLIN, 0},
+  zmq_pollitem_t items[3] = {{sock_.get(), 0, ZMQ_POLLIN, 0},
+                             {connections_->socket(), 0, ZMQ_POLLIN, 0},
                              {zap_ ? zap_->socket() : nullptr, 0, ZMQ_POLLIN, 0}};
-  if (zmq_poll(items, zap_ ? 2 : 1, timeout_ms) < 0 && zmq_errno() != EINTR)
+  if (zmq_poll(items, zap_ ? 3 : 2, timeout_ms) < 0 && zmq_errno() != EINTR)
     return ZmqError("zmq_poll");
   int64_t after = NowMs();
   Forgive(after - before - std::max(0, timeout_ms));
   last_poll_ms_ = after;
-  if (zap_ && (items[1].revents & ZMQ_POLLIN)) zap_->Serve();
+  // Connections first, so the handler judges a handshake with the count.
+  if (items[1].revents & ZMQ_POLLIN) connections_->Serve();
+  if (zap_ && (items[2].revents & ZMQ_POLLIN)) {
+    connections_->Serve();
+    zap_->Serve(connections_->full(), [this] { connections_->Refused(); });
+  }
   zmq_pollitem_t& item = items[0];
   for (int n = 0; n < 10000 && (item.revents & ZMQ_POLLIN); ++n) {
     zmq_msg_t id, body;
@@ -283,6 +293,14 @@ void Dispatcher::HandleHello(const std::string& id, const std::string& key,
              << kMaxRunnersPerKey << " runners";
     pb::Envelope err;
     err.mutable_error()->set_reason("too many runners with this key");
+    SendNow(id, &err);
+    return;
+  }
+  if (!zap_ && !runners_.count(id) && stale.empty() && connections_->full()) {
+    // Without CURVE nobody vets a handshake: the cap applies at Hello.
+    connections_->Refused();
+    pb::Envelope err;
+    err.mutable_error()->set_reason("too many connections");
     SendNow(id, &err);
     return;
   }

@@ -21,6 +21,7 @@
 #include "common/status.h"
 #include "common/zmq_socket.h"
 #include "proto/sweep.pb.h"
+#include "tuner/connection_cap.h"
 #include "tuner/zap_handler.h"
 
 namespace sweep {
@@ -72,6 +73,8 @@ struct DispatcherOptions {
   // With a key pair, runners must authenticate with CURVE (their public key
   // allowed by AllowKey); without one, anyone who reaches `bind` may join.
   std::optional<CurveKeyPair> curve;
+  // Connections held open at most (0: DefaultMaxConnections()).
+  int max_connections = 0;
 };
 
 class Dispatcher {
@@ -82,6 +85,8 @@ class Dispatcher {
   const std::string& endpoint() const { return endpoint_; }
   const std::string& instance() const { return instance_; }
   int runners() const { return static_cast<int>(runners_.size()); }
+  // Connections open now (accepted and not yet closed), and the cap.
+  int64_t connections() const { return connections_ ? connections_->open() : 0; }
   bool authenticated() const { return zap_ != nullptr; }
   // With CURVE: admits runners holding the secret of `public_key_z85`.
   void AllowKey(const std::string& public_key_z85) {
@@ -153,6 +158,7 @@ class Dispatcher {
   ZmqContext ctx_;
   std::unique_ptr<ZapHandler> zap_;  // before sock_: it outlives the socket it vets
   ZmqSocket sock_;
+  std::unique_ptr<ConnectionCap> connections_;  // monitors sock_
   std::string endpoint_;
   std::string instance_;
   uint64_t lease_base_ = 0;

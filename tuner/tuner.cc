@@ -123,6 +123,7 @@ Status Tuner::Setup() {
   d.bind = o_.bind;
   d.heartbeat_ms = o_.heartbeat_ms;
   d.liveness = o_.liveness;
+  d.max_connections = o_.max_connections;
   std::set<std::string> allowed;
   RETURN_IF_ERROR(LoadKeys(&d, &allowed));
   // The database before the bind: its lock refuses a second tuner before

@@ -31,6 +31,9 @@ struct TunerOptions {
   // keys_dir.
   std::string keys_dir;
   bool insecure = false;
+  // Connections the tuner holds open at most (0: 4096, or fewer where the
+  // process may open fewer files); see tuner/connection_cap.h.
+  int max_connections = 0;
   // --from DB[:STUDY]: a new tpe study starts from that study's finished
   // trials (tuner/warm_start.h).
   std::string from;

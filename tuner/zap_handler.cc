@@ -47,7 +47,7 @@ Result<std::unique_ptr<ZapHandler>> ZapHandler::Start(const ZmqContext& ctx) {
   return z;
 }
 
-void ZapHandler::Serve() {
+void ZapHandler::Serve(bool full, const std::function<void()>& on_full) {
   for (int n = 0; n < 1000; ++n) {
     int events = 0;
     size_t len = sizeof events;
@@ -60,6 +60,11 @@ void ZapHandler::Serve() {
     if (f.size() < kZapFrames || f[0] != "1.0" || f[5] != "CURVE" || f[6].size() != 32) {
       Reply(sock_.get(), request_id, "400", "CURVE credentials required", "");
       ++refused_;
+      continue;
+    }
+    if (full) {
+      Reply(sock_.get(), request_id, "400", "too many connections", "");
+      on_full();
       continue;
     }
     char z85[41];

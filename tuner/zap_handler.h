@@ -7,6 +7,7 @@
 // REQUIRES: external synchronization (the dispatcher's thread polls it).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -24,8 +25,9 @@ class ZapHandler {
 
   void Allow(const std::string& public_key_z85) { allowed_.insert(public_key_z85); }
   void* socket() const { return sock_.get(); }
-  // Answers every request waiting on the socket.
-  void Serve();
+  // Answers every request waiting on the socket; with `full`, refuses them
+  // all (the tuner holds as many connections as it may).
+  void Serve(bool full, const std::function<void()>& on_full);
   int64_t refused() const { return refused_; }
 
  private:

@@ -15,7 +15,9 @@
 #      PEERS="optuna-sqlite optuna-memory optuna5-memory ray" (subset to skip
 #      some), RAY_MAX_N=10000 (skip Ray above this N),
 #      OPTUNA5_VENV=bench/.venv-optuna5, AUTH_COMPARE=1 (adds a sweep run with
-#      --insecure: the cost of runner authentication).
+#      --insecure: the cost of runner authentication), BASELINE_SWEEP=PATH
+#      (another build's sweep binary, run in the same rounds as
+#      "sweep-baseline" and "sweep-baseline-max8": the cost of a change).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R="${R:-10}"
@@ -39,8 +41,8 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "tool N R seconds trials/s reports/s"
-sweep_once() {  # N, label, extra algorithm fields, extra `sweep run` flags
-  local n=$1 label=$2 extra=$3 flags=${4:-}
+sweep_once() {  # N, label, extra algorithm fields, extra `sweep run` flags, binary
+  local n=$1 label=$2 extra=$3 flags=${4:-} bin=${5:-build/cli/sweep}
   cat > "$work/study.yaml" <<YAML
 name: dispatch
 objective: {metric: value, goal: minimize}
@@ -55,7 +57,7 @@ YAML
   rm -f "$work"/sweep.db*
   start=$(date +%s.%N)
   # shellcheck disable=SC2086
-  build/cli/sweep run "$work/study.yaml" --db "$work/sweep.db" --local-runners 2 --progress plain $flags >/dev/null 2>"$work/sweep.log"
+  "$bin" run "$work/study.yaml" --db "$work/sweep.db" --local-runners 2 --progress plain $flags >/dev/null 2>"$work/sweep.log"
   end=$(date +%s.%N)
   reports=$(build/cli/sweep query "SELECT count(*) FROM reports" --db "$work/sweep.db" --format csv | tail -1)
   loop=$(build/cli/sweep query "SELECT max(ended_at) - min(started_at) FROM trials" --db "$work/sweep.db" --format csv | tail -1)
@@ -65,8 +67,8 @@ label, n, r, s, e, reps, loop = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]),
 assert reps == n * r, f"expected {n*r} durable reports, found {reps}"
 secs = e - s
 print(f"{label} {n} {r} {secs:.3f} {n/secs:.1f} {n*r/secs:.1f}")
-if label == "sweep":
-    print(f"sweep-loop {n} {r} {loop:.3f} {n/loop:.1f} {n*r/loop:.1f}")
+if label in ("sweep", "sweep-baseline"):
+    print(f"{label.replace('sweep', 'sweep-loop')} {n} {r} {loop:.3f} {n/loop:.1f} {n*r/loop:.1f}")
 PY
 }
 
@@ -86,6 +88,10 @@ for n in "${sizes[@]}"; do
     esac
   done
   sweep_once "$n" sweep-max8 ", max_concurrent: 8"
+  if [ -n "${BASELINE_SWEEP:-}" ]; then
+    sweep_once "$n" sweep-baseline "" "" "$BASELINE_SWEEP"
+    sweep_once "$n" sweep-baseline-max8 ", max_concurrent: 8" "" "$BASELINE_SWEEP"
+  fi
   # What CURVE authentication costs: the same run without it.
   [ "${AUTH_COMPARE:-0}" = 1 ] && sweep_once "$n" sweep-insecure "" --insecure
 done

@@ -3,7 +3,13 @@
 // peer without a key, or with a key not on the list, gets no trial and
 // changes nothing, and one that takes a real runner's name does not disturb it.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -77,6 +83,60 @@ TEST(E2eAuthTest, WithKeysOnlyListedRunnersJoinAndAStolenNameChangesNothing) {
   EXPECT_NE(keyless.Log().find("never answers one without --server-key and --key"),
             std::string::npos)
       << keyless.Log();
+}
+
+// A flood of connections gets no further than --max-connections: past the
+// cap a runner is refused at its handshake, the runner already in works on,
+// and once the flood ends the refused runner joins.
+TEST(E2eAuthTest, ConnectionsPastTheCapAreRefusedAndTheSweepGoesOn) {
+  TempDir dir;
+  Keys keys(dir, {"r0", "r1"});
+  std::string path = dir.File("t.sock"), endpoint = "ipc://" + path, db = dir.File("c.db");
+  std::string study = dir.Write("c.yaml",
+                                "name: cap\nobjective: {metric: value, goal: minimize}\n"
+                                "task: {synthetic: {function: curve, steps: 10, step_ms: 100}}\n"
+                                "algorithm: {type: random, max_trials: 12}\nparameters:\n"
+                                "  x1: {type: float, min: 0, max: 1}\n");
+  Process tuner(Concat({"run", study, "--db", db, "--bind", endpoint, "--local-runners", "0",
+                        "--heartbeat-ms", "200", "--progress", "plain", "--max-connections", "4"},
+                       keys.TunerArgs()),
+                dir.File("tuner.log"));
+  Process r0(Concat({"runner", "--connect", endpoint, "--name", "r0", "--heartbeat-ms", "200"},
+                    keys.RunnerArgs("r0")),
+             dir.File("r0.log"));
+  ASSERT_TRUE(WaitFor([&] { return QueryInt(db, "SELECT count(*) FROM trials") >= 1; }, 20000))
+      << tuner.Log();
+  // Twenty raw connections that never say a word.
+  std::vector<int> flood;
+  for (int i = 0; i < 20; ++i) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);  // not for the runners
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << strerror(errno);
+    flood.push_back(fd);
+  }
+  Process r1(Concat({"runner", "--connect", endpoint, "--name", "r1", "--heartbeat-ms", "200"},
+                    keys.RunnerArgs("r1")),
+             dir.File("r1.log"));
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return tuner.Log().find("refused a connection: ") != std::string::npos &&
+               tuner.Log().find("more than this tuner holds (--max-connections 4") !=
+                   std::string::npos;
+      },
+      10000))
+      << tuner.Log();
+  EXPECT_EQ(tuner.Log().find("runner 'r1' joined"), std::string::npos) << tuner.Log();
+  for (int fd : flood) close(fd);
+  EXPECT_TRUE(
+      WaitFor([&] { return tuner.Log().find("runner 'r1' joined") != std::string::npos; }, 20000))
+      << tuner.Log();
+  ASSERT_EQ(tuner.Wait(60000), 0) << tuner.Log();
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND attempts=1"),
+            12);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind='attempt_lost'"), 0);
+  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM trials WHERE runner='r1'"), 1) << tuner.Log();
 }
 
 TEST(E2eAuthTest, BindingBeyondLoopbackNeedsKeysOrInsecure) {
