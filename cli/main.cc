@@ -175,6 +175,11 @@ int main(int argc, char** argv) {
   runner_cmd->add_option("--key-fd", key_fd, "Keys on an inherited descriptor (local runners)")
       ->group("");
   runner_cmd
+      ->add_flag("--private-tuner", runner.private_tuner,
+                 "--connect is the tuner's private ipc:// socket, in a folder only this user may "
+                 "enter (local runners)")
+      ->group("");
+  runner_cmd
       ->add_option("--core-share-fd", runner.core_share_fd,
                    "The host's core share on an inherited descriptor (local runners)")
       ->group("");

@@ -18,6 +18,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/private_endpoint.h"
 #include "common/rng.h"
 #include "common/wire.h"
 #include "common/zmq_socket.h"
@@ -455,7 +456,15 @@ int RunRunner(const RunnerOptions& options) {
   LOG_INFO << "training on " << device;
   CommandRunnerConfig commands;
   commands.allow_commands = o.allow_commands;
-  commands.tuner_authenticated = o.keys.has_value() && !o.server_key.empty();
+  if (o.private_tuner) {
+    Status priv = CheckPrivateEndpoint(o.endpoint);
+    if (!priv.ok()) {
+      LOG_ERROR << "--private-tuner: " << priv.message();
+      return 2;
+    }
+  }
+  // Only this user's processes can reach a private tuner's socket.
+  commands.tuner_authenticated = (o.keys.has_value() && !o.server_key.empty()) || o.private_tuner;
   for (int g : CurrentTrainDevice().gpus)
     commands.cuda_visible_devices +=
         (commands.cuda_visible_devices.empty() ? "" : ",") + std::to_string(g);

@@ -35,6 +35,9 @@ struct RunnerOptions {
   // no authentication, which only a tuner started with --insecure accepts.
   std::string server_key;
   std::optional<CurveKeyPair> keys;
+  // The endpoint is the private socket the tuner made for its local runners
+  // (common/private_endpoint.h): checked, it stands for the tuner's key.
+  bool private_tuner = false;
   // Command trials run only with this, and only for an authenticated tuner.
   bool allow_commands = false;
   std::string work_dir;  // where command attempts get folders (default: $TMPDIR or /tmp)

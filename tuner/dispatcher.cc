@@ -62,12 +62,6 @@ Status Dispatcher::Bind() {
     ASSIGN_OR_RETURN(zap_, ZapHandler::Start(ctx_));
   }
   ASSIGN_OR_RETURN(sock_, ZmqSocket::Open(ctx_, ZMQ_ROUTER));
-  if (o_.curve) {
-    RETURN_IF_ERROR(sock_.SetInt(ZMQ_CURVE_SERVER, 1, "ZMQ_CURVE_SERVER"));
-    RETURN_IF_ERROR(
-        sock_.SetBytes(ZMQ_CURVE_SECRETKEY, o_.curve->secret_key, "ZMQ_CURVE_SECRETKEY"));
-    RETURN_IF_ERROR(sock_.SetBytes(ZMQ_ZAP_DOMAIN, "sweep", "ZMQ_ZAP_DOMAIN"));
-  }
   RETURN_IF_ERROR(sock_.SetInt(ZMQ_HANDSHAKE_IVL, kHandshakeMs, "ZMQ_HANDSHAKE_IVL"));
   ASSIGN_OR_RETURN(
       connections_,
@@ -79,6 +73,19 @@ Status Dispatcher::Bind() {
       sock_.SetInt64(ZMQ_MAXMSGSIZE, static_cast<int64_t>(kMaxMessageBytes), "ZMQ_MAXMSGSIZE"));
   RETURN_IF_ERROR(sock_.SetInt(ZMQ_SNDHWM, 100000, "ZMQ_SNDHWM"));
   RETURN_IF_ERROR(sock_.SetInt(ZMQ_RCVHWM, 100000, "ZMQ_RCVHWM"));
+  // A listener takes the socket's options as they are when it binds: the
+  // private endpoint (common/private_endpoint.h) is bound before CURVE is
+  // switched on, so its connections go without it, and only they do.
+  if (!o_.private_bind.empty()) {
+    RETURN_IF_ERROR(sock_.Bind(o_.private_bind));
+    ASSIGN_OR_RETURN(private_endpoint_, sock_.LastEndpoint());
+  }
+  if (o_.curve) {
+    RETURN_IF_ERROR(sock_.SetInt(ZMQ_CURVE_SERVER, 1, "ZMQ_CURVE_SERVER"));
+    RETURN_IF_ERROR(
+        sock_.SetBytes(ZMQ_CURVE_SECRETKEY, o_.curve->secret_key, "ZMQ_CURVE_SECRETKEY"));
+    RETURN_IF_ERROR(sock_.SetBytes(ZMQ_ZAP_DOMAIN, "sweep", "ZMQ_ZAP_DOMAIN"));
+  }
   RETURN_IF_ERROR(sock_.Bind(o_.bind));
   ASSIGN_OR_RETURN(endpoint_, sock_.LastEndpoint());
   if (!IsLoopbackEndpoint(endpoint_) && !o_.curve) {

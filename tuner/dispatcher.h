@@ -73,6 +73,9 @@ struct DispatcherOptions {
   // With a key pair, runners must authenticate with CURVE (their public key
   // allowed by AllowKey); without one, anyone who reaches `bind` may join.
   std::optional<CurveKeyPair> curve;
+  // An ipc:// endpoint in a folder only this user may enter, for the local
+  // runners: bound without CURVE (see common/private_endpoint.h). "": none.
+  std::string private_bind;
   // Connections held open at most (0: DefaultMaxConnections()).
   int max_connections = 0;
 };
@@ -83,6 +86,7 @@ class Dispatcher {
   ~Dispatcher();
 
   const std::string& endpoint() const { return endpoint_; }
+  const std::string& private_endpoint() const { return private_endpoint_; }
   const std::string& instance() const { return instance_; }
   int runners() const { return static_cast<int>(runners_.size()); }
   // Connections open now (accepted and not yet closed), and the cap.
@@ -160,6 +164,7 @@ class Dispatcher {
   ZmqSocket sock_;
   std::unique_ptr<ConnectionCap> connections_;  // monitors sock_
   std::string endpoint_;
+  std::string private_endpoint_;
   std::string instance_;
   uint64_t lease_base_ = 0;
   uint64_t lease_counter_ = 0;

@@ -15,6 +15,7 @@
 #include "common/curve_keys.h"
 #include "common/json.h"
 #include "common/log.h"
+#include "common/private_endpoint.h"
 #include "common/values.h"
 #include "search_spaces/validate.h"
 #include "storage/sqlite_store.h"
@@ -54,6 +55,13 @@ std::string LocalConnectEndpoint(const std::string& bound) {
 class Tuner {
  public:
   explicit Tuner(const TunerOptions& o) : o_(o) {}
+  ~Tuner() {
+    dispatcher_.reset();  // closes the private socket first
+    if (!private_dir_.empty()) {
+      unlink((private_dir_ + "/tuner.sock").c_str());
+      rmdir(private_dir_.c_str());
+    }
+  }
   int Run();
 
  private:
@@ -83,6 +91,7 @@ class Tuner {
   std::unique_ptr<LocalRunners> local_;
   std::unique_ptr<Progress> progress_;
   std::string server_public_key_;  // with CURVE: what local runners pin
+  std::string private_dir_;        // the local runners' socket's folder, if any
   int64_t start_ms_ = 0;
 };
 
@@ -124,6 +133,17 @@ Status Tuner::Setup() {
   d.heartbeat_ms = o_.heartbeat_ms;
   d.liveness = o_.liveness;
   d.max_connections = o_.max_connections;
+  if (o_.local_runners != 0) {
+    // Local runners connect through a socket only this user can reach.
+    auto dir = MakePrivateSocketDir();
+    if (dir.ok()) {
+      private_dir_ = *dir;
+      d.private_bind = PrivateEndpoint(private_dir_);
+    } else {
+      LOG_WARN << "local runners will use " << o_.bind
+               << " with CURVE keys: " << dir.status().message();
+    }
+  }
   std::set<std::string> allowed;
   RETURN_IF_ERROR(LoadKeys(&d, &allowed));
   // The database before the bind: its lock refuses a second tuner before
@@ -267,13 +287,19 @@ void Tuner::StartLocalRunners(const pb::Study& study) {
     LOG_INFO << "no local runners; waiting for runners to connect";
     return;
   }
-  local_ = std::make_unique<LocalRunners>(o_.exe, LocalConnectEndpoint(dispatcher_->endpoint()), n,
-                                          o_.heartbeat_ms);
+  const bool private_socket = !dispatcher_->private_endpoint().empty();
+  local_ =
+      std::make_unique<LocalRunners>(o_.exe,
+                                     private_socket ? dispatcher_->private_endpoint()
+                                                    : LocalConnectEndpoint(dispatcher_->endpoint()),
+                                     n, o_.heartbeat_ms);
   // Without --gpus, local runners train on the CPU (one per core).
   for (int i = 0; i < n; ++i) {
-    local_->SetArgs(i, gpu_args.empty() ? std::vector<std::string>{"--backend", "cpu"}
-                                        : gpu_args[static_cast<size_t>(i)]);
-    if (server_public_key_.empty()) continue;
+    std::vector<std::string> args = gpu_args.empty() ? std::vector<std::string>{"--backend", "cpu"}
+                                                     : gpu_args[static_cast<size_t>(i)];
+    if (private_socket) args.push_back("--private-tuner");
+    local_->SetArgs(i, args);
+    if (private_socket || server_public_key_.empty()) continue;
     // Each local runner has a key pair of its own, made now and admitted.
     auto keys = NewCurveKeyPair();
     if (!keys.ok()) {

@@ -243,21 +243,34 @@ TEST(E2eCommandTest, RunnersRefuseCommandsWithoutAllowCommandsOrAnAuthenticatedT
       << std::get<std::string>(f[0][1]);
   EXPECT_TRUE(Lines(dir.File("pids")).empty());
 
-  // --insecure: the local runners have --allow-commands but cannot know who
-  // they talk to.
+  // --insecure: a runner with --allow-commands but no --server-key cannot
+  // know who it talks to, and refuses.
   TempDir dir2;
-  std::string db2 = dir2.File("i.db"), out;
-  ASSERT_EQ(RunSweep({"run", PyStudy(dir2, "i", "", "{type: random, max_trials: 1}", 1), "--db",
-                      db2, "--local-runners", "1", "--insecure", "--progress", "plain"},
-                     &out),
-            1)
-      << out;
+  std::string endpoint2 = "ipc://" + dir2.File("t.sock"), db2 = dir2.File("i.db"), out;
+  Process tuner2({"run", PyStudy(dir2, "i", "", "{type: random, max_trials: 1}", 1), "--db", db2,
+                  "--bind", endpoint2, "--local-runners", "0", "--insecure", "--heartbeat-ms",
+                  "200", "--progress", "plain"},
+                 dir2.File("tuner.log"));
+  Process r2({"runner", "--connect", endpoint2, "--name", "r2", "--heartbeat-ms", "200",
+              "--allow-commands"},
+             dir2.File("r2.log"));
+  ASSERT_EQ(tuner2.Wait(60000), 1) << tuner2.Log();
   auto f2 = Query(db2, "SELECT failure FROM trials");
   ASSERT_EQ(f2.size(), 1u);
   EXPECT_NE(std::get<std::string>(f2[0][0]).find("only for a tuner it has authenticated"),
             std::string::npos)
       << std::get<std::string>(f2[0][0]);
   EXPECT_TRUE(Lines(dir2.File("pids")).empty());
+  // Its own local runners reach it through its private socket (a folder
+  // only this user may enter), so they know it, --insecure or not.
+  TempDir dir3;
+  std::string db3 = dir3.File("l.db");
+  ASSERT_EQ(RunSweep({"run", PyStudy(dir3, "l", "", "{type: random, max_trials: 1}", 1), "--db",
+                      db3, "--local-runners", "1", "--insecure", "--progress", "plain"},
+                     &out),
+            0)
+      << out;
+  EXPECT_EQ(QueryInt(db3, "SELECT count(*) FROM trials WHERE status='completed'"), 1);
 }
 
 }  // namespace
