@@ -44,7 +44,8 @@ void RemoveStale(const std::string& base) {
       continue;
     if (lstat(sock.c_str(), &st) == 0) {
       if (!S_ISSOCK(st.st_mode)) continue;
-      int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      // Non-blocking: a frozen tuner with a full backlog must not hang us.
+      int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
       sockaddr_un a{};
       a.sun_family = AF_UNIX;
       if (fd < 0 || sock.size() >= sizeof a.sun_path) {

@@ -174,6 +174,10 @@ Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, 
   out.removed -= out.kept;
   // The files: every checkpoint file of the study's trials but the kept ones.
   const std::string dir = store.path() + ".checkpoints";
+  struct stat dir_st;
+  // The folder the tuner would use, or none: a symlink or a folder others
+  // may write is refused here as there.
+  if (lstat(dir.c_str(), &dir_st) == 0) RETURN_IF_ERROR(CheckCheckpointDir(dir, false));
   std::vector<std::string> doomed;
   if (DIR* d = opendir(dir.c_str())) {
     while (dirent* e = readdir(d)) {

@@ -87,7 +87,8 @@ class Runner {
         missed_ = heard_since_tick_ ? 0 : missed_ + 1;
         heard_since_tick_ = false;
       }
-      if (missed_ >= o_.liveness) {
+      if (missed_ >= o_.liveness || reconnect_now_) {
+        reconnect_now_ = false;
         if (o_.give_up_after_s > 0 &&
             now - unreachable_since > int64_t{o_.give_up_after_s} * 1000) {
           LOG_ERROR << "no tuner reachable at " << o_.endpoint << " for " << o_.give_up_after_s
@@ -136,6 +137,15 @@ class Runner {
 
  private:
   bool Connect() {
+    if (o_.private_tuner) {
+      // The folder is checked again before every connection: the path is
+      // what ZeroMQ connects to, and the folder could have gone meanwhile.
+      Status priv = CheckPrivateEndpoint(o_.endpoint);
+      if (!priv.ok()) {
+        LOG_ERROR << "--private-tuner: " << priv.message();
+        return false;
+      }
+    }
     auto sock = ZmqSocket::Open(ctx_, ZMQ_DEALER);
     if (!sock.ok()) {
       LOG_ERROR << sock.status().message();
@@ -325,11 +335,12 @@ class Runner {
         StartTrial(env.assign());
         break;
       case pb::Envelope::kAck:
-        unacked_.Acked(env.ack().trial_id(), env.ack().step(), env.ack().final());
+        unacked_.Acked(env.ack().trial_id(), env.ack().lease(), env.ack().step(),
+                       env.ack().final());
         if (reattaching_.erase(env.ack().trial_id())) {
           // Re-attached: the tuner has everything up to the Ack's step; send
           // the rest again (it may have been lost with the old connection).
-          auto rest = unacked_.Pending(env.ack().trial_id());
+          auto rest = unacked_.Pending(env.ack().trial_id(), env.ack().lease());
           LOG_INFO << "trial id " << env.ack().trial_id() << " re-attached at step "
                    << env.ack().step() << "; sending " << rest.size() << " message(s) again";
           for (auto& bytes : rest) SendBytes(std::move(bytes));
@@ -350,7 +361,7 @@ class Runner {
       case pb::Envelope::kReject:
         LOG_WARN << "tuner rejected trial id " << env.reject().trial_id() << ": "
                  << env.reject().reason();
-        unacked_.Drop(env.reject().trial_id());
+        unacked_.Drop(env.reject().trial_id(), env.reject().lease());
         reattaching_.erase(env.reject().trial_id());
         if (slot_ && slot_->assign.lease() == env.reject().lease()) {
           Abandon("rejected");
@@ -369,6 +380,12 @@ class Runner {
         exit_code_ = 0;
         break;
       case pb::Envelope::kError:
+        if (env.error().reason() == "too many connections") {
+          // The tuner holds as many as it may (--max-connections): try later.
+          LOG_WARN << "the tuner refused this runner: it holds too many connections";
+          reconnect_now_ = true;
+          break;
+        }
         LOG_ERROR << "tuner reported a protocol error: " << env.error().reason();
         exit_code_ = 2;
         break;
@@ -407,7 +424,7 @@ class Runner {
     slot_->abandoned = true;
     slot_->abandoned_at_ms = NowMs();
     slot_->Decided(0);
-    unacked_.Drop(slot_->assign.trial_id());
+    unacked_.Drop(slot_->assign.trial_id(), slot_->assign.lease());
     reattaching_.erase(slot_->assign.trial_id());
   }
 
@@ -419,6 +436,7 @@ class Runner {
   int exit_code_ = -1;
   int64_t last_tick_ms_ = 0;
   int missed_ = 0;
+  bool reconnect_now_ = false;  // the tuner said to come back later
   bool heard_since_tick_ = false;
   int64_t last_send_ms_ = 0;
   bool heard_since_connect_ = false;

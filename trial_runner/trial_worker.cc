@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 
 #include "common/json.h"
@@ -66,7 +67,8 @@ class WorkerContext : public TaskContext {
         oversize_ = "its checkpoint after step " + std::to_string(step) + " is " +
                     FormatMiB(static_cast<int64_t>(bytes.size())) +
                     ", over the study's resources.max_checkpoint_mb (" +
-                    FormatDouble(static_cast<double>(cap) / (1 << 20)) + ")";
+                    FormatDouble(std::round(static_cast<double>(cap) / (1 << 20) * 1000) / 1000) +
+                    ")";
       slot_->stop = true;
       return;
     }
@@ -84,6 +86,7 @@ class WorkerContext : public TaskContext {
     g->set_trial_id(slot_->assign.trial_id());
     g->set_lease(slot_->assign.lease());
     g->set_text(std::move(text));
+    g->set_seq(++slot_->log_seq);
     slot_->Push(std::move(env), false);
   }
   bool StopRequested() const override { return slot_->stop.load(); }

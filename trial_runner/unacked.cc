@@ -25,16 +25,21 @@ std::pair<int64_t, uint64_t> TrialOf(const pb::Envelope& env) {
 
 }  // namespace
 
-UnackedMessages::Trial* UnackedMessages::Find(int64_t trial_id) {
-  for (auto& t : trials_)
-    if (t.id == trial_id) return &t;
-  return nullptr;
+UnackedMessages::Trial* UnackedMessages::Find(int64_t trial_id, uint64_t lease) {
+  auto it = Locate(trial_id, lease);
+  return it == trials_.end() ? nullptr : &*it;
+}
+
+std::vector<UnackedMessages::Trial>::iterator UnackedMessages::Locate(int64_t trial_id,
+                                                                      uint64_t lease) {
+  return std::find_if(trials_.begin(), trials_.end(),
+                      [&](const Trial& t) { return t.id == trial_id && t.lease == lease; });
 }
 
 void UnackedMessages::Add(const pb::Envelope& env, SharedBytes bytes) {
   auto [trial_id, lease] = TrialOf(env);
   if (trial_id == 0) return;
-  Trial* t = Find(trial_id);
+  Trial* t = Find(trial_id, lease);
   if (!t) {
     trials_.push_back(Trial{trial_id, lease, {}});
     t = &trials_.back();
@@ -52,9 +57,8 @@ void UnackedMessages::Erase(std::vector<Trial>::iterator it) {
   trials_.erase(it);
 }
 
-void UnackedMessages::Acked(int64_t trial_id, int64_t step, bool final) {
-  auto it = std::find_if(trials_.begin(), trials_.end(),
-                         [&](const Trial& t) { return t.id == trial_id; });
+void UnackedMessages::Acked(int64_t trial_id, uint64_t lease, int64_t step, bool final) {
+  auto it = Locate(trial_id, lease);
   if (it == trials_.end()) return;
   if (final) {
     Erase(it);
@@ -71,9 +75,8 @@ void UnackedMessages::Acked(int64_t trial_id, int64_t step, bool final) {
   if (q.empty()) trials_.erase(it);
 }
 
-void UnackedMessages::Drop(int64_t trial_id) {
-  auto it = std::find_if(trials_.begin(), trials_.end(),
-                         [&](const Trial& t) { return t.id == trial_id; });
+void UnackedMessages::Drop(int64_t trial_id, uint64_t lease) {
+  auto it = Locate(trial_id, lease);
   if (it != trials_.end()) Erase(it);
 }
 
@@ -103,10 +106,10 @@ std::vector<pb::HeldTrial> UnackedMessages::Held(int64_t running, uint64_t runni
   return held;
 }
 
-std::vector<SharedBytes> UnackedMessages::Pending(int64_t trial_id) const {
+std::vector<SharedBytes> UnackedMessages::Pending(int64_t trial_id, uint64_t lease) const {
   std::vector<SharedBytes> out;
   for (const auto& t : trials_) {
-    if (t.id != trial_id) continue;
+    if (t.id != trial_id || t.lease != lease) continue;
     for (const auto& m : t.messages) out.push_back(m.bytes);
   }
   return out;

@@ -26,9 +26,11 @@ class UnackedMessages {
   void Add(const pb::Envelope& env, SharedBytes bytes);
   // The tuner committed the trial's reports up to `step`, or (`final`) all
   // of it: what it acknowledged is forgotten.
-  void Acked(int64_t trial_id, int64_t step, bool final);
-  // Forgets a trial (its lease was rejected, or it was abandoned).
-  void Drop(int64_t trial_id);
+  // A message about another lease of the trial (an older attempt) changes
+  // nothing.
+  void Acked(int64_t trial_id, uint64_t lease, int64_t step, bool final);
+  // Forgets a trial's attempt (its lease was rejected, or it was abandoned).
+  void Drop(int64_t trial_id, uint64_t lease);
   void Clear();
 
   // The trials with messages kept, oldest first, for Hello; a trial whose
@@ -36,7 +38,7 @@ class UnackedMessages {
   // trial the worker runs now, added last if it has nothing kept.
   std::vector<pb::HeldTrial> Held(int64_t running, uint64_t running_lease) const;
   // The trial's kept messages, in the order they were first sent.
-  std::vector<SharedBytes> Pending(int64_t trial_id) const;
+  std::vector<SharedBytes> Pending(int64_t trial_id, uint64_t lease) const;
 
   size_t bytes() const { return bytes_; }
   bool empty() const { return trials_.empty(); }
@@ -52,7 +54,8 @@ class UnackedMessages {
     uint64_t lease = 0;
     std::deque<Message> messages;
   };
-  Trial* Find(int64_t trial_id);
+  Trial* Find(int64_t trial_id, uint64_t lease);
+  std::vector<Trial>::iterator Locate(int64_t trial_id, uint64_t lease);
   void Erase(std::vector<Trial>::iterator it);
 
   std::vector<Trial> trials_;  // oldest first; a runner holds a few at most

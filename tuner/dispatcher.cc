@@ -2,6 +2,7 @@
 // to their owners, assignment, the outbox, heartbeats and liveness.
 #include "tuner/dispatcher.h"
 
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -98,7 +99,10 @@ Status Dispatcher::Bind() {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(seed));
   instance_ = hex;
-  lease_base_ = seed & 0xffffffff00000000ULL;
+  // Leases are unguessable: a secret of their own (the instance id goes out
+  // in every message), mixed with a counter by a bijection, so each is new.
+  if (getrandom(&lease_key_, sizeof lease_key_, 0) != sizeof lease_key_)
+    lease_key_ = HashKey({seed, static_cast<uint64_t>(NowUs())});
   return Status::Ok();
 }
 
@@ -126,7 +130,15 @@ Status Dispatcher::Poll(int timeout_ms) {
   if (items[1].revents & ZMQ_POLLIN) connections_->Serve();
   if (zap_ && (items[2].revents & ZMQ_POLLIN)) {
     connections_->Serve();
-    zap_->Serve(connections_->full(), [this] { connections_->Refused(); });
+    // Past the cap a new key waits; a key with a runner in (one coming back
+    // to re-attach its trials) is still let in.
+    zap_->Serve([this](const std::string& key) {
+      if (!connections_->full()) return false;
+      for (const auto& [id, r] : runners_)
+        if (r.key == key) return false;
+      connections_->Refused();
+      return true;
+    });
   }
   zmq_pollitem_t& item = items[0];
   for (int n = 0; n < 10000 && (item.revents & ZMQ_POLLIN); ++n) {
@@ -321,7 +333,10 @@ void Dispatcher::HandleHello(const std::string& id, const std::string& key,
   // lease is still valid and held by this runner (same name and key).
   std::vector<int64_t> kept;
   bool running_refused = false;
+  // A runner holds its running trial and those queued ahead, at most.
+  int held_budget = static_cast<int>(kMaxQueuedTrials) + 2;
   for (const auto& h : hello.held()) {
+    if (held_budget-- <= 0) break;
     if (h.trial_id() <= 0 || std::count(kept.begin(), kept.end(), h.trial_id())) continue;
     auto l = leases_.find(h.trial_id());
     bool valid =
@@ -468,7 +483,8 @@ void Dispatcher::Assign() {
         size_t k = (next_owner_ + i) % owners_.size();
         TrialOwner* owner = owners_[k];
         if (dry[k] || !eligible(r, owner)) continue;
-        uint64_t lease = lease_base_ | (++lease_counter_ & 0xffffffffULL);
+        uint64_t lease = SplitMix64(lease_key_ + ++lease_counter_);
+        if (lease == 0) lease = SplitMix64(lease_key_ + ++lease_counter_);
         std::optional<pb::Assign> a = owner->NextAssign(r.name, lease);
         if (!a) {
           dry[k] = true;

@@ -166,7 +166,7 @@ class Dispatcher {
   std::string endpoint_;
   std::string private_endpoint_;
   std::string instance_;
-  uint64_t lease_base_ = 0;
+  uint64_t lease_key_ = 0;  // secret
   uint64_t lease_counter_ = 0;
   std::vector<TrialOwner*> owners_;
   size_t next_owner_ = 0;

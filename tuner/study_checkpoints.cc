@@ -3,6 +3,7 @@
 // step's report, and counted against the study's disk budget
 // (resources.checkpoint_budget_mb), which removes those no decision can
 // need before it refuses a new one.
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -30,6 +31,36 @@ int64_t StudyRun::MaxCheckpointBytes() const {
 void StudyRun::CountFile(const std::string& path) {
   struct stat st;
   if (!path.empty() && stat(path.c_str(), &st) == 0) checkpoint_disk_.Added(path, st.st_size);
+}
+
+void StudyRun::RemoveUnnamedCheckpoints() {
+  // Left by a crash: a checkpoint whose report never came, or one replaced
+  // or removed (budget) whose file outlived the commit. No row names them,
+  // so no run will read them; they would count against nothing and stay.
+  DIR* d = opendir(checkpoint_dir_.c_str());
+  if (!d) return;
+  std::vector<std::string> doomed;
+  while (dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name.rfind("trial-", 0) != 0) continue;
+    size_t end = 6;
+    while (end < name.size() && end < 24 && name[end] >= '0' && name[end] <= '9') ++end;
+    if (end == 6) continue;
+    const Trial* t = table_.Find(std::stoll(name.substr(6, end - 6)));
+    std::string path = checkpoint_dir_ + "/" + name;
+    // By name: the row's path may spell the folder otherwise (./x.db, x.db).
+    const std::string& kept = t ? t->checkpoint_path : name;
+    if (!t || name.rfind(CheckpointFilePrefix(t->id), 0) != 0 ||
+        kept.substr(kept.find_last_of('/') + 1) == name)
+      continue;
+    struct stat st;
+    if (lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) doomed.push_back(path);
+  }
+  closedir(d);
+  for (const auto& path : doomed) std::remove(path.c_str());
+  if (!doomed.empty())
+    LOG_INFO << "removed " << doomed.size() << " checkpoint files of study '" << study_.name()
+             << "' that no committed row names (left by an earlier run)";
 }
 
 void StudyRun::RemoveFile(const std::string& path) {
@@ -125,6 +156,10 @@ bool StudyRun::MakeRoom(int64_t bytes) {
   std::sort(removable.begin(), removable.end(), [&](const Trial* a, const Trial* b) {
     return rank(a) != rank(b) ? rank(a) < rank(b) : a->id < b->id;
   });
+  // Nothing goes unless enough can go for this one to fit.
+  int64_t could_free = 0;
+  for (const Trial* t : removable) could_free += checkpoint_disk_.bytes(t->checkpoint_path);
+  if (kept - could_free + bytes > budget) return false;
   for (Trial* t : removable) {
     if (kept + bytes <= budget) break;
     int64_t freed = checkpoint_disk_.bytes(t->checkpoint_path);

@@ -98,6 +98,7 @@ Status StudyRun::Load() {
     if (t.status == TrialStatus::kCompleted) t.value = r.value;
     table_.Insert(std::move(t));
   }
+  RemoveUnnamedCheckpoints();
   scheduler_ = MakeScheduler(study_, space_, table_.size(), 0, &table_);
   // The algorithm's state is rebuilt by replaying what the database holds;
   // its decisions about other trials that were not yet carried out (none,
@@ -223,6 +224,10 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
 void StudyRun::OnLog(const pb::Log& log) {
   Trial* t = Running(log.trial_id(), log.lease());
   if (!t || log.text().empty()) return;
+  // A batch sent again after a re-attach is appended once.
+  if (t->log_lease != t->lease) t->log_lease = t->lease, t->log_seq = 0;
+  if (log.seq() != 0 && log.seq() <= t->log_seq) return;
+  t->log_seq = log.seq();
   std::string text = log.text();
   if (t->log_attempt != t->attempts) {
     t->log_attempt = t->attempts;

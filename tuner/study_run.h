@@ -110,6 +110,7 @@ class StudyRun : public TrialOwner {
   // removed goes through the ledger.
   int64_t MaxCheckpointBytes() const;
   void CountFile(const std::string& path);  // a file already on disk (Load)
+  void RemoveUnnamedCheckpoints();          // at Load: files no row names
   void RemoveFile(const std::string& path);
   // Removes checkpoints no decision can need until `bytes` more fit within
   // the study's budget; false if they still do not.

@@ -67,6 +67,7 @@ struct Trial {
   }
   // A command trial's log of its current attempt, as far as it came.
   int log_attempt = 0;
+  uint64_t log_lease = 0, log_seq = 0;  // the last Log batch applied, by lease
   std::string log_tail;
   int64_t log_dropped = 0;
   // The latest Ack for its runner, sent after the next commit.

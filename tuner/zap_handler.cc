@@ -47,7 +47,7 @@ Result<std::unique_ptr<ZapHandler>> ZapHandler::Start(const ZmqContext& ctx) {
   return z;
 }
 
-void ZapHandler::Serve(bool full, const std::function<void()>& on_full) {
+void ZapHandler::Serve(const std::function<bool(const std::string& z85)>& over_cap) {
   for (int n = 0; n < 1000; ++n) {
     int events = 0;
     size_t len = sizeof events;
@@ -62,13 +62,12 @@ void ZapHandler::Serve(bool full, const std::function<void()>& on_full) {
       ++refused_;
       continue;
     }
-    if (full) {
-      Reply(sock_.get(), request_id, "400", "too many connections", "");
-      on_full();
-      continue;
-    }
     char z85[41];
     zmq_z85_encode(z85, reinterpret_cast<const uint8_t*>(f[6].data()), 32);
+    if (allowed_.count(z85) && over_cap(z85)) {
+      Reply(sock_.get(), request_id, "400", "too many connections", "");
+      continue;
+    }
     if (allowed_.count(z85)) {
       Reply(sock_.get(), request_id, "200", "OK", z85);
       continue;

@@ -25,9 +25,10 @@ class ZapHandler {
 
   void Allow(const std::string& public_key_z85) { allowed_.insert(public_key_z85); }
   void* socket() const { return sock_.get(); }
-  // Answers every request waiting on the socket; with `full`, refuses them
-  // all (the tuner holds as many connections as it may).
-  void Serve(bool full, const std::function<void()>& on_full);
+  // Answers every request waiting on the socket. An allowed key is still
+  // refused when `over_cap(key)` says so (the tuner holds as many
+  // connections as it may, and that key has no runner in).
+  void Serve(const std::function<bool(const std::string& z85)>& over_cap);
   int64_t refused() const { return refused_; }
 
  private:

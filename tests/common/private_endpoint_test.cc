@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <utime.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -74,11 +75,24 @@ TEST(PrivateEndpointTest, AKilledTunersFolderIsRemovedByTheNextButALiveOneIsNot)
   utimbuf old{time(nullptr) - 120, time(nullptr) - 120};
   utime(dead->c_str(), &old);
   utime(live->c_str(), &old);
+  // A dead one that is young (its tuner may not have bound yet), and an old
+  // one holding a file of someone's, stay.
+  auto young = MakePrivateSocketDir();
+  auto busy = MakePrivateSocketDir();
+  ASSERT_TRUE(young.ok() && busy.ok());
+  close(BindSocket(*young + "/tuner.sock"));
+  close(BindSocket(*busy + "/tuner.sock"));
+  FILE* f = fopen((*busy + "/notes").c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fclose(f);
+  utime(busy->c_str(), &old);
   auto next = MakePrivateSocketDir();
   ASSERT_TRUE(next.ok());
   struct stat st;
   EXPECT_NE(lstat(dead->c_str(), &st), 0) << *dead << " should be gone";
   EXPECT_EQ(lstat(live->c_str(), &st), 0) << *live << " is in use";
+  EXPECT_EQ(lstat(young->c_str(), &st), 0) << *young << " is too young to judge";
+  EXPECT_EQ(lstat((*busy + "/notes").c_str(), &st), 0) << "a file not ours was removed";
   EXPECT_EQ(lstat(next->c_str(), &st), 0);
   close(alive);
 }

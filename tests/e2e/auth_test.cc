@@ -88,7 +88,8 @@ TEST(E2eAuthTest, WithKeysOnlyListedRunnersJoinAndAStolenNameChangesNothing) {
 // A flood of connections gets no further than --max-connections: past the
 // cap a runner is refused at its handshake, the runner already in works on,
 // and once the flood ends the refused runner joins.
-TEST(E2eAuthTest, ConnectionsPastTheCapAreRefusedAndTheSweepGoesOn) {
+// With CURVE the refusal comes at the handshake (ZAP), without it at Hello.
+void CapTest(bool insecure) {
   TempDir dir;
   Keys keys(dir, {"r0", "r1"});
   std::string path = dir.File("t.sock"), endpoint = "ipc://" + path, db = dir.File("c.db");
@@ -97,12 +98,13 @@ TEST(E2eAuthTest, ConnectionsPastTheCapAreRefusedAndTheSweepGoesOn) {
                                 "task: {synthetic: {function: curve, steps: 10, step_ms: 100}}\n"
                                 "algorithm: {type: random, max_trials: 12}\nparameters:\n"
                                 "  x1: {type: float, min: 0, max: 1}\n");
+  auto none = std::vector<std::string>{};
   Process tuner(Concat({"run", study, "--db", db, "--bind", endpoint, "--local-runners", "0",
                         "--heartbeat-ms", "200", "--progress", "plain", "--max-connections", "4"},
-                       keys.TunerArgs()),
+                       insecure ? std::vector<std::string>{"--insecure"} : keys.TunerArgs()),
                 dir.File("tuner.log"));
   Process r0(Concat({"runner", "--connect", endpoint, "--name", "r0", "--heartbeat-ms", "200"},
-                    keys.RunnerArgs("r0")),
+                    insecure ? none : keys.RunnerArgs("r0")),
              dir.File("r0.log"));
   ASSERT_TRUE(WaitFor([&] { return QueryInt(db, "SELECT count(*) FROM trials") >= 1; }, 20000))
       << tuner.Log();
@@ -117,7 +119,7 @@ TEST(E2eAuthTest, ConnectionsPastTheCapAreRefusedAndTheSweepGoesOn) {
     flood.push_back(fd);
   }
   Process r1(Concat({"runner", "--connect", endpoint, "--name", "r1", "--heartbeat-ms", "200"},
-                    keys.RunnerArgs("r1")),
+                    insecure ? none : keys.RunnerArgs("r1")),
              dir.File("r1.log"));
   EXPECT_TRUE(WaitFor(
       [&] {
@@ -138,6 +140,9 @@ TEST(E2eAuthTest, ConnectionsPastTheCapAreRefusedAndTheSweepGoesOn) {
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind='attempt_lost'"), 0);
   EXPECT_GE(QueryInt(db, "SELECT count(*) FROM trials WHERE runner='r1'"), 1) << tuner.Log();
 }
+
+TEST(E2eAuthTest, ConnectionsPastTheCapAreRefusedAndTheSweepGoesOn) { CapTest(false); }
+TEST(E2eAuthTest, WithoutCurveTheCapRefusesAtHello) { CapTest(true); }
 
 TEST(E2eAuthTest, BindingBeyondLoopbackNeedsKeysOrInsecure) {
   TempDir dir;

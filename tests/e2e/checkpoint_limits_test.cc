@@ -14,8 +14,8 @@
 namespace sweep::e2e {
 namespace {
 
-// A command study ({{ and }} are braces in an argv template): each step writes `kb` KiB of state as its checkpoint
-// (after sleeping `sleep` seconds) and reports loss = x.
+// A command study ({{ and }} are braces in an argv template): each step writes `kb` KiB of state as
+// its checkpoint (after sleeping `sleep` seconds) and reports loss = x.
 std::string ShellStudy(const TempDir& dir, const std::string& name, int trials, int steps, int kb,
                        const std::string& sleep, const std::string& resources,
                        const std::string& algorithm_extra = "") {
@@ -137,8 +137,37 @@ TEST(E2eCheckpointLimitsTest, WhatStillDoesNotFitIsRefusedAndTheTrialsGoOn) {
                      "'%would pass resources.checkpoint_budget_mb (1.5)'"),
             1)
       << out;
+  // Nothing could be removed for them (both were running), so nothing was.
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind='checkpoint_removed'"), 0);
   int files = 0;
   EXPECT_LE(FolderBytes(db + ".checkpoints", &files), int64_t{3} << 19);
+}
+
+// Files a crash left (a checkpoint whose report never came) are removed when
+// the study opens again; the committed ones stay.
+TEST(E2eCheckpointLimitsTest, FilesNoRowNamesAreRemovedWhenTheStudyOpens) {
+  TempDir dir;
+  std::string study = ShellStudy(dir, "left", 2, 2, 16, "0", "{}");
+  std::string db = dir.File("l.db"), out;
+  ASSERT_EQ(
+      RunSweep({"run", study, "--db", db, "--local-runners", "1", "--progress", "plain"}, &out), 0)
+      << out;
+  int files = 0;
+  FolderBytes(db + ".checkpoints", &files);
+  ASSERT_EQ(files, 2);
+  int64_t id = QueryInt(db, "SELECT min(trial_id) FROM checkpoints");
+  std::string orphan = db + ".checkpoints/trial-" + std::to_string(id) + "-step-7.ckpt";
+  std::string other = db + ".checkpoints/trial-999-step-1.ckpt";  // no trial of this study
+  dir.Write("l.db.checkpoints/trial-" + std::to_string(id) + "-step-7.ckpt", "junk");
+  dir.Write("l.db.checkpoints/trial-999-step-1.ckpt", "junk");
+  ASSERT_EQ(
+      RunSweep({"run", study, "--db", db, "--local-runners", "1", "--progress", "plain"}, &out), 0)
+      << out;
+  struct stat st;
+  EXPECT_NE(lstat(orphan.c_str(), &st), 0) << out;
+  EXPECT_EQ(lstat(other.c_str(), &st), 0);
+  FolderBytes(db + ".checkpoints", &files);
+  EXPECT_EQ(files, 3);  // the two committed ones and the other study's
 }
 
 // gc leaves a study that may still resume alone.
