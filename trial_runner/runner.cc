@@ -24,6 +24,7 @@
 #include "common/zmq_socket.h"
 #include "trial_runner/command_task.h"
 #include "trial_runner/core_share.h"
+#include "trial_runner/runner_setup.h"
 #include "trial_runner/train_task.h"
 #include "trial_runner/trial_worker.h"
 #include "trial_runner/unacked.h"
@@ -465,55 +466,12 @@ int RunRunner(const RunnerOptions& options) {
   // A local runner of a tuner that draws a status line on this terminal
   // (tuner/tuner.cc): each log line clears it first.
   if (getenv("SWEEP_LIVE_LINE") && isatty(STDERR_FILENO)) SetLiveLine(true);
-  std::string device;
-  Status st = ResolveTrainDevice(o, &device);
-  if (!st.ok()) {
-    LOG_ERROR << st.message();
+  auto setup = SetUpRunner(o);
+  if (!setup.ok()) {
+    LOG_ERROR << setup.status().message();
     return 2;
   }
-  LOG_INFO << "training on " << device;
-  CommandRunnerConfig commands;
-  commands.allow_commands = o.allow_commands;
-  if (o.private_tuner) {
-    Status priv = CheckPrivateEndpoint(o.endpoint);
-    if (!priv.ok()) {
-      LOG_ERROR << "--private-tuner: " << priv.message();
-      return 2;
-    }
-  }
-  // Only this user's processes can reach a private tuner's socket.
-  commands.tuner_authenticated = (o.keys.has_value() && !o.server_key.empty()) || o.private_tuner;
-  for (int g : CurrentTrainDevice().gpus)
-    commands.cuda_visible_devices +=
-        (commands.cuda_visible_devices.empty() ? "" : ",") + std::to_string(g);
-  std::optional<WorkFolder> work;
-  if (o.allow_commands) {
-    // A private folder for this process's command attempts, gone at exit.
-    std::string base = o.work_dir;
-    if (base.empty()) base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    auto folder = WorkFolder::Open(base);
-    if (!folder.ok()) {
-      LOG_ERROR << folder.status().message() << " (choose another with --work-dir)";
-      return 2;
-    }
-    work.emplace(std::move(folder).value());
-    commands.work_root = work->path();
-    if (!commands.tuner_authenticated)
-      LOG_WARN << "--allow-commands: this runner has no pinned tuner key (--server-key), so it "
-                  "refuses command trials";
-  }
-  SetCommandRunnerConfig(commands);
-  std::shared_ptr<CoreShare> cores;
-  if (o.core_share_fd >= 0) {
-    auto share = CoreShare::Open(o.core_share_fd, o.core_slot, o.core_slots,
-                                 static_cast<int>(std::thread::hardware_concurrency()));
-    if (!share.ok()) {
-      LOG_ERROR << share.status().message();
-      return 2;
-    }
-    cores = std::move(share).value();
-  }
-  Runner runner(o, device, std::move(cores));
+  Runner runner(o, setup->device, setup->cores);
   return runner.Run();
 }
 

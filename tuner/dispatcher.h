@@ -140,6 +140,14 @@ class Dispatcher {
     int64_t started_us = 0;   // when it became the runner's front trial (0: not yet)
   };
 
+  // Trials at most queued at one runner ahead of its running one.
+  static constexpr size_t kMaxQueuedTrials = 16;
+  // Runners one key may hold at once (a key is one machine or one user).
+  static constexpr int kMaxRunnersPerKey = 256;
+  // Connections replaced by a re-attach, whose late messages are dropped
+  // quietly, remembered at most.
+  static constexpr size_t kMaxRetiredIds = 4096;
+
   explicit Dispatcher(const DispatcherOptions& o) : o_(o) {}
   Status Bind();
   void Handle(const std::string& id, const std::string& key, const void* data, size_t size);

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "e2e/harness.h"
+#include "e2e/command_helpers.h"
 
 namespace sweep::e2e {
 namespace {
@@ -57,10 +57,7 @@ TEST(E2eCheckpointLimitsTest, ACheckpointOverTheCapFailsItsTrialAndIsNeverStored
   std::string study =
       ShellStudy(dir, "big", 2, 2, 2048, "0", "{max_checkpoint_mb: 1, checkpoint_budget_mb: 8}");
   std::string db = dir.File("c.db"), out;
-  ASSERT_EQ(
-      RunSweep({"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"}, &out),
-      1)
-      << out;  // no trial completed
+  out = RunStudy(study, db, 2, 1);  // no trial completed
   EXPECT_EQ(QueryInt(db,
                      "SELECT count(*) FROM trials WHERE status='failed' AND failure LIKE 'its "
                      "checkpoint after step 1 is 2.0% MiB, over the study''s "
@@ -80,9 +77,7 @@ TEST(E2eCheckpointLimitsTest, TheBudgetRemovesWhatNoDecisionNeedsAndGcKeepsTheBe
   std::string study = ShellStudy(dir, "budget", 6, 2, 1024, "0",
                                  "{max_checkpoint_mb: 1.5, checkpoint_budget_mb: 3.5}");
   std::string db = dir.File("b.db"), out;
-  ASSERT_EQ(
-      RunSweep({"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"}, &out), 0)
-      << out;
+  out = RunStudy(study, db, 2, 0);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed'"), 6);
   EXPECT_GE(QueryInt(db, "SELECT count(*) FROM events WHERE kind='checkpoint_removed'"), 3) << out;
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind='checkpoint_refused'"), 0) << out;
@@ -128,9 +123,7 @@ TEST(E2eCheckpointLimitsTest, WhatStillDoesNotFitIsRefusedAndTheTrialsGoOn) {
   std::string study = ShellStudy(dir, "tight", 2, 3, 1024, "0.3",
                                  "{max_checkpoint_mb: 1.2, checkpoint_budget_mb: 1.5}");
   std::string db = dir.File("t.db"), out;
-  ASSERT_EQ(
-      RunSweep({"run", study, "--db", db, "--local-runners", "2", "--progress", "plain"}, &out), 0)
-      << out;
+  out = RunStudy(study, db, 2, 0);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND step=3"), 2);
   EXPECT_GE(QueryInt(db,
                      "SELECT count(*) FROM events WHERE kind='checkpoint_refused' AND detail LIKE "
@@ -149,9 +142,7 @@ TEST(E2eCheckpointLimitsTest, FilesNoRowNamesAreRemovedWhenTheStudyOpens) {
   TempDir dir;
   std::string study = ShellStudy(dir, "left", 2, 2, 16, "0", "{}");
   std::string db = dir.File("l.db"), out;
-  ASSERT_EQ(
-      RunSweep({"run", study, "--db", db, "--local-runners", "1", "--progress", "plain"}, &out), 0)
-      << out;
+  out = RunStudy(study, db, 1, 0);
   int files = 0;
   FolderBytes(db + ".checkpoints", &files);
   ASSERT_EQ(files, 2);
@@ -160,9 +151,7 @@ TEST(E2eCheckpointLimitsTest, FilesNoRowNamesAreRemovedWhenTheStudyOpens) {
   std::string other = db + ".checkpoints/trial-999-step-1.ckpt";  // no trial of this study
   dir.Write("l.db.checkpoints/trial-" + std::to_string(id) + "-step-7.ckpt", "junk");
   dir.Write("l.db.checkpoints/trial-999-step-1.ckpt", "junk");
-  ASSERT_EQ(
-      RunSweep({"run", study, "--db", db, "--local-runners", "1", "--progress", "plain"}, &out), 0)
-      << out;
+  out = RunStudy(study, db, 1, 0);
   struct stat st;
   EXPECT_NE(lstat(orphan.c_str(), &st), 0) << out;
   EXPECT_EQ(lstat(other.c_str(), &st), 0);
@@ -175,9 +164,7 @@ TEST(E2eCheckpointLimitsTest, GcKeepsAnUnfinishedStudysCheckpoints) {
   TempDir dir;
   std::string study = ShellStudy(dir, "later", 3, 2, 64, "0", "{}", ", max_concurrent: 1");
   std::string db = dir.File("u.db"), out;
-  ASSERT_EQ(
-      RunSweep({"run", study, "--db", db, "--local-runners", "1", "--progress", "plain"}, &out), 0)
-      << out;
+  out = RunStudy(study, db, 1, 0);
   // Make one trial look queued again, as a run cut short leaves it.
   ExecSql(db, "UPDATE trials SET status='queued' WHERE number=2");
   ASSERT_EQ(RunSweep({"gc", "--db", db}, &out), 0) << out;

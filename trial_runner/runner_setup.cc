@@ -1,0 +1,49 @@
+// What a runner process sets up before it connects (see runner_setup.h).
+#include "trial_runner/runner_setup.h"
+
+#include <cstdlib>
+#include <thread>
+
+#include "common/log.h"
+#include "common/private_endpoint.h"
+#include "trial_runner/command_task.h"
+#include "trial_runner/train_task.h"
+
+namespace sweep {
+
+Result<RunnerSetup> SetUpRunner(const RunnerOptions& o) {
+  RunnerSetup setup;
+  RETURN_IF_ERROR(ResolveTrainDevice(o, &setup.device));
+  LOG_INFO << "training on " << setup.device;
+  CommandRunnerConfig commands;
+  commands.allow_commands = o.allow_commands;
+  if (o.private_tuner) RETURN_IF_ERROR(CheckPrivateEndpoint(o.endpoint).Wrap("--private-tuner"));
+  // Only this user's processes can reach a private tuner's socket.
+  commands.tuner_authenticated = (o.keys.has_value() && !o.server_key.empty()) || o.private_tuner;
+  for (int g : CurrentTrainDevice().gpus)
+    commands.cuda_visible_devices +=
+        (commands.cuda_visible_devices.empty() ? "" : ",") + std::to_string(g);
+  if (o.allow_commands) {
+    // A private folder for this process's command attempts, gone at exit.
+    std::string base = o.work_dir;
+    if (base.empty()) base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    auto folder = WorkFolder::Open(base);
+    if (!folder.ok())
+      return Status(folder.status().code(),
+                    folder.status().message() + " (choose another with --work-dir)");
+    setup.work.emplace(std::move(folder).value());
+    commands.work_root = setup.work->path();
+    if (!commands.tuner_authenticated)
+      LOG_WARN << "--allow-commands: this runner has no pinned tuner key (--server-key), so it "
+                  "refuses command trials";
+  }
+  SetCommandRunnerConfig(commands);
+  if (o.core_share_fd >= 0) {
+    ASSIGN_OR_RETURN(setup.cores,
+                     CoreShare::Open(o.core_share_fd, o.core_slot, o.core_slots,
+                                     static_cast<int>(std::thread::hardware_concurrency())));
+  }
+  return setup;
+}
+
+}  // namespace sweep

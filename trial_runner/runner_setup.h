@@ -1,0 +1,27 @@
+// What a runner process sets up before it connects: the device its trials
+// train on, who it runs command trials for (--allow-commands, and a tuner
+// authenticated by its pinned key or its private socket), the folder for
+// their attempts, and the host's core share for local runners.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/status.h"
+#include "trial_runner/core_share.h"
+#include "trial_runner/runner.h"
+#include "trial_runner/work_folder.h"
+
+namespace sweep {
+
+struct RunnerSetup {
+  std::string device;                // e.g. "cpu" or "cuda:0 (NVIDIA H200)", for Hello
+  std::optional<WorkFolder> work;    // with --allow-commands; removed with it
+  std::shared_ptr<CoreShare> cores;  // null unless a tuner shares the host's cores
+};
+
+// Or the first thing that stops the runner from starting (exit code 2).
+Result<RunnerSetup> SetUpRunner(const RunnerOptions& o);
+
+}  // namespace sweep
