@@ -181,6 +181,58 @@ TEST(E2eFaultsTest, FrozenTunerLosesNoAttempt) {
       << c.runners[0]->Log();
 }
 
+// The same for a program's trial, with what a re-attach must not double: its
+// log lines (sent in batches by time) and its checkpoints. Each log line and
+// each step is stored once, and the last checkpoint is committed.
+TEST(E2eFaultsTest, FrozenTunerLosesNothingOfACommandTrial) {
+  Cluster c;
+  std::string script =
+      "s=1; while [ $s -le $SWEEP_STEPS ]; do echo \"log line of step $s\"; sleep 0.2; mkdir "
+      "$SWEEP_CHECKPOINT_DIR/$s; echo $s > $SWEEP_CHECKPOINT_DIR/$s/state; echo \"SWEEP_REPORT "
+      "{{\\\"step\\\": $s, \\\"loss\\\": $1, \\\"checkpoint\\\": true}}\"; s=$((s+1)); done";
+  std::string study =
+      c.dir.Write("cmd.yaml",
+                  "name: frozen-cmd\nobjective: {metric: loss, goal: minimize}\n"
+                  "task:\n  command:\n    argv: [sh, -c, '" +
+                      script +
+                      "', sh, \"{x}\"]\n    steps: 30\n    checkpoints: true\n"
+                      "algorithm: {type: random, max_trials: 1}\nseed: 3\nparameters:\n"
+                      "  x: {type: float, min: 0, max: 1}\n");
+  c.tuner = std::make_unique<Process>(
+      Concat({"run", study, "--db", c.db, "--bind", c.endpoint, "--local-runners", "0",
+              "--heartbeat-ms", "200", "--progress", "plain"},
+             c.keys.TunerArgs()),
+      c.dir.File("tuner.log"));
+  c.runners.push_back(
+      std::make_unique<Process>(Concat({"runner", "--connect", c.endpoint, "--name", "r0",
+                                        "--heartbeat-ms", "200", "--allow-commands"},
+                                       c.keys.RunnerArgs("r0")),
+                                c.dir.File("r0.log")));
+  ASSERT_TRUE(WaitFor([&] { return c.RunningTrialOn("r0", 3) > 0; }, 60000)) << c.tuner->Log();
+  c.tuner->Signal(SIGSTOP);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  c.tuner->Signal(SIGCONT);
+  ASSERT_EQ(c.tuner->Wait(120000), 0) << c.tuner->Log();
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM trials WHERE status='completed' AND attempts=1"),
+            1)
+      << c.tuner->Log();
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM events WHERE kind='attempt_lost'"), 0);
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM events WHERE kind='reattached'"), 1)
+      << c.tuner->Log();
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM reports WHERE metric='loss'"), 30);
+  EXPECT_EQ(QueryInt(c.db, "SELECT count(DISTINCT step) FROM reports WHERE metric='loss'"), 30);
+  EXPECT_EQ(QueryInt(c.db, "SELECT step FROM checkpoints"), 30);
+  int64_t id = QueryInt(c.db, "SELECT id FROM trials");
+  std::string log = FileBytes(c.db + ".logs/trial-" + std::to_string(id) + ".attempt-1.log");
+  for (int step = 1; step <= 30; ++step) {
+    std::string line = "log line of step " + std::to_string(step) + "\n";
+    size_t first = log.find(line);
+    EXPECT_NE(first, std::string::npos) << "step " << step << " missing:\n" << log;
+    if (first != std::string::npos)
+      EXPECT_EQ(log.find(line, first + 1), std::string::npos) << "step " << step << " twice";
+  }
+}
+
 TEST(E2eFaultsTest, InjectedFailuresNanCrashesAndHangsAreRecordedAndTheSweepCompletes) {
   TempDir dir;
   std::string study =
