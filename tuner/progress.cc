@@ -42,9 +42,10 @@ size_t TerminalWidth(int fd) {
 std::string StatusLine(const std::string& study, const ProgressCounts& c, double elapsed_s,
                        size_t width) {
   const int64_t done = c.completed + c.failed + c.stopped;
+  const double progressed = static_cast<double>(done) + c.running_share;
   const double rate =
       c.rate          ? *c.rate
-      : elapsed_s > 0 ? static_cast<double>(std::max<int64_t>(0, done - c.ended_before)) / elapsed_s
+      : elapsed_s > 0 ? std::max(0.0, progressed - static_cast<double>(c.ended_before)) / elapsed_s
                       : 0;
   // Each field with its rank: the highest rank is dropped first.
   struct Field {
@@ -63,13 +64,19 @@ std::string StatusLine(const std::string& study, const ProgressCounts& c, double
   // The shortest text that reads back as the value, as every table shows it
   // (the line is cut to the terminal's width, fields at the end first).
   fields.push_back({"best " + (c.best ? FormatDouble(*c.best) : std::string("-")), 1});
-  if (c.planned && done > 0 && rate > 0 && *c.planned > done) {
+  if (c.planned && progressed > 0 && rate > 0 && static_cast<double>(*c.planned) > progressed) {
     fields.push_back(
-        {"~" + FormatDuration(static_cast<double>(*c.planned - done) / rate) + " left", 3});
+        {"~" + FormatDuration((static_cast<double>(*c.planned) - progressed) / rate) + " left", 3});
   }
   fields.push_back({FormatDuration(elapsed_s) + " elapsed", 4});
+  // Long trials read per minute or per hour, not "0.0 trials/s".
   char r[32];
-  std::snprintf(r, sizeof r, "%.1f trials/s", rate);
+  if (rate >= 0.1 || rate == 0)
+    std::snprintf(r, sizeof r, "%.1f trials/s", rate);
+  else if (rate * 60 >= 0.1)
+    std::snprintf(r, sizeof r, "%.1f trials/min", rate * 60);
+  else
+    std::snprintf(r, sizeof r, "%.2g trials/h", rate * 3600);
   fields.push_back({r, 6});
   if (c.paused > 0) fields.push_back({"paused " + std::to_string(c.paused), 5});
   fields.push_back({"queued " + std::to_string(c.queued), 7});

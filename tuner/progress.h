@@ -17,6 +17,10 @@ struct ProgressCounts {
   // The last step the least advanced running trial reported: what moves
   // while long trials run and none has ended yet.
   std::optional<int64_t> slowest_step;
+  // How far the running trials are, in trials: each adds the share of its
+  // steps it has reported (step 5 of 20: 0.25), so the rate and the time
+  // left move while long trials run, not only when one ends.
+  double running_share = 0;
   // Trials per second, and so the time left: `rate` when given, else the
   // trials that ended after the first `ended_before` over the elapsed time
   // (a resumed study's earlier trials do not count).
@@ -27,7 +31,8 @@ struct ProgressCounts {
 // "[study] done 3/20  running 2 (slowest at step 40)  best 0.12  ~3:05 left
 // 0:42 elapsed  1.5 trials/s  queued 15  runners 2": the fields in order,
 // the least needed dropped first until the line fits `width` columns, then
-// cut. The time left is the trials still planned at the rate.
+// cut. The time left is the trials still planned at the rate, both counting
+// the running trials' shares.
 std::string StatusLine(const std::string& study, const ProgressCounts& c, double elapsed_s,
                        size_t width);
 // The status line redrawn in place on the terminal on `fd`: "\r", erase

@@ -1,6 +1,9 @@
 // What a study's run shows of its progress: the counts of the status line
 // (tuner/progress.h), and each running trial's last step and objective,
 // written once per commit for the readers (sweep trials, the dashboard).
+#include <algorithm>
+
+#include "common/study_defaults.h"
 #include "tuner/study_run.h"
 
 namespace sweep {
@@ -16,9 +19,11 @@ ProgressCounts StudyRun::Counts() const {
   c.planned = scheduler_->Planned();
   if (const Trial* b = table_.best()) c.best = b->value;
   if (c.running > 0) {
+    const double steps = static_cast<double>(std::max<int64_t>(1, TaskResource(study_.task())));
     for (const auto& [id, t] : table_.all()) {
-      if (t.status == TrialStatus::kRunning && (!c.slowest_step || t.last_step < *c.slowest_step))
-        c.slowest_step = t.last_step;
+      if (t.status != TrialStatus::kRunning) continue;
+      if (!c.slowest_step || t.last_step < *c.slowest_step) c.slowest_step = t.last_step;
+      c.running_share += std::min(1.0, static_cast<double>(t.last_step) / steps);
     }
   }
   return c;

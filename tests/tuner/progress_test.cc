@@ -1,0 +1,39 @@
+// The status line's rate and time left count the running trials' shares, so
+// they move while long trials run instead of waiting for one to end.
+#include "tuner/progress.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace sweep {
+namespace {
+
+TEST(ProgressTest, TheLastLongTrialBringsTheTimeLeftDown) {
+  // 2 of 3 done in 10 minutes; the last one halfway, then nearly there.
+  ProgressCounts c;
+  c.completed = 2;
+  c.running = 1;
+  c.planned = 3;
+  c.running_share = 0.5;
+  std::string half = StatusLine("s", c, 600, 200);
+  c.running_share = 0.9;
+  std::string later = StatusLine("s", c, 700, 200);
+  // 2.5 trials in 600 s: 0.5 left at 240 s a trial; then 0.1 left at ~241 s.
+  EXPECT_NE(half.find("~2:00 left"), std::string::npos) << half;
+  EXPECT_NE(later.find("~24s left"), std::string::npos) << later;
+}
+
+TEST(ProgressTest, SlowRatesReadPerMinuteOrPerHour) {
+  ProgressCounts c;
+  c.completed = 1;
+  c.planned = 10;
+  EXPECT_NE(StatusLine("s", c, 120, 200).find("0.5 trials/min"), std::string::npos)
+      << StatusLine("s", c, 120, 200);
+  EXPECT_NE(StatusLine("s", c, 7200, 200).find("0.5 trials/h"), std::string::npos)
+      << StatusLine("s", c, 7200, 200);
+  EXPECT_NE(StatusLine("s", c, 2, 200).find("0.5 trials/s"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sweep
