@@ -63,6 +63,11 @@ class Runner {
         LOG_ERROR << "zmq_poll failed: " << zmq_strerror(zmq_errno());
         return 1;
       }
+      if (int sig = StopSignal()) {
+        LOG_INFO << "stopping on " << strsignal(sig);
+        exit_code_ = 128 + sig;
+        break;
+      }
       if (items[1].revents & ZMQ_POLLIN) {
         uint64_t n;
         ssize_t ignored = read(wake_fd_, &n, sizeof n);
@@ -261,7 +266,7 @@ class Runner {
   // Sleeps up to `ms`, still collecting what the worker produces.
   void SleepDraining(int64_t ms) {
     int64_t end = NowMs() + ms;
-    while (NowMs() < end) {
+    while (NowMs() < end && StopSignal() == 0) {
       zmq_pollitem_t item = {nullptr, wake_fd_, ZMQ_POLLIN, 0};
       zmq_poll(&item, 1, static_cast<long>(std::min<int64_t>(100, end - NowMs())));
       uint64_t n;
@@ -466,6 +471,7 @@ int RunRunner(const RunnerOptions& options) {
   // A local runner of a tuner that draws a status line on this terminal
   // (tuner/tuner.cc): each log line clears it first.
   if (getenv("SWEEP_LIVE_LINE") && isatty(STDERR_FILENO)) SetLiveLine(true);
+  CatchStopSignals();
   auto setup = SetUpRunner(o);
   if (!setup.ok()) {
     LOG_ERROR << setup.status().message();

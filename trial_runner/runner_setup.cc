@@ -1,6 +1,9 @@
 // What a runner process sets up before it connects (see runner_setup.h).
 #include "trial_runner/runner_setup.h"
 
+#include <signal.h>
+
+#include <atomic>
 #include <cstdlib>
 #include <thread>
 
@@ -10,6 +13,24 @@
 #include "trial_runner/train_task.h"
 
 namespace sweep {
+
+namespace {
+std::atomic<int> g_stop_signal{0};
+void OnStopSignal(int sig) { g_stop_signal = sig; }
+}  // namespace
+
+int StopSignal() { return g_stop_signal.load(); }
+
+void CatchStopSignals() {
+  struct sigaction sa {};
+  sa.sa_handler = OnStopSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  struct sigaction old {};
+  // Local runners ignore SIGINT (the tuner handles Ctrl-C for them).
+  if (sigaction(SIGINT, nullptr, &old) == 0 && old.sa_handler != SIG_IGN)
+    sigaction(SIGINT, &sa, nullptr);
+}
 
 Result<RunnerSetup> SetUpRunner(const RunnerOptions& o) {
   RunnerSetup setup;

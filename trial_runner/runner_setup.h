@@ -24,4 +24,11 @@ struct RunnerSetup {
 // Or the first thing that stops the runner from starting (exit code 2).
 Result<RunnerSetup> SetUpRunner(const RunnerOptions& o);
 
+// SIGTERM (the tuner stopping its local runners, a scheduler ending a job)
+// and SIGINT (Ctrl-C, unless ignored, as local runners do): the runner
+// leaves its loop when StopSignal() says one came, so its work folder is
+// removed and its programs are ended on the way out.
+void CatchStopSignals();
+int StopSignal();  // 0, or the signal that came
+
 }  // namespace sweep

@@ -91,6 +91,54 @@ TEST(E2eCommandTest, KillingTheRunnerLeavesNoProcessBehind) {
   EXPECT_TRUE(AllGone(dir.File("pids"), 5000));
 }
 
+// SIGTERM (a scheduler ending a job, the tuner stopping its local runners)
+// ends a runner cleanly: its program ends and its work folder goes. Before,
+// the local runners of every `sweep run` left their folders behind, since
+// the tuner stops them with SIGTERM.
+TEST(E2eCommandTest, SigtermEndsARunnerCleanly) {
+  TempDir dir;
+  Keys keys(dir, {"r0"});
+  std::string endpoint = "ipc://" + dir.File("t.sock"), db = dir.File("t.db");
+  std::string study =
+      PyStudy(dir, "t", ", --sleep, \"0.5\"", "{type: random, max_trials: 1, max_retries: 3}", 8);
+  Process tuner(Concat({"run", study, "--db", db, "--bind", endpoint, "--local-runners", "0",
+                        "--heartbeat-ms", "200", "--progress", "plain"},
+                       keys.TunerArgs()),
+                dir.File("tuner.log"));
+  std::string work = dir.File("work");
+  ASSERT_EQ(mkdir(work.c_str(), 0700), 0);
+  Process r0(Concat({"runner", "--connect", endpoint, "--name", "r0", "--heartbeat-ms", "200",
+                     "--allow-commands", "--work-dir", work},
+                    keys.RunnerArgs("r0")),
+             dir.File("r0.log"));
+  ASSERT_TRUE(WaitFor([&] { return QueryInt(db, "SELECT count(*) FROM reports") > 0; }, 30000))
+      << tuner.Log() << r0.Log();
+  r0.Signal(SIGTERM);
+  EXPECT_EQ(r0.Wait(10000), 128 + SIGTERM) << r0.Log();
+  EXPECT_NE(r0.Log().find("stopping on Terminated"), std::string::npos) << r0.Log();
+  EXPECT_TRUE(AllGone(dir.File("pids"), 5000)) << "the program outlived its runner";
+  int folders = 0;
+  for (const auto& e : std::filesystem::directory_iterator(work))
+    folders += e.path().filename().string().rfind("sweep-runner-", 0) == 0;
+  EXPECT_EQ(folders, 0);
+  tuner.Signal(SIGTERM);
+  tuner.Wait(10000);
+
+  // The local runners of a whole `sweep run` (stopped by the tuner with
+  // SIGTERM at the end) leave no work folder in their TMPDIR either.
+  TempDir dir2;
+  std::string tmp = dir2.File("tmp");
+  ASSERT_EQ(mkdir(tmp.c_str(), 0700), 0);
+  setenv("TMPDIR", tmp.c_str(), 1);
+  std::string out =
+      RunStudy(PyStudy(dir2, "l", "", "{type: random, max_trials: 4}", 2), dir2.File("l.db"), 2, 0);
+  unsetenv("TMPDIR");
+  folders = 0;
+  for (const auto& e : std::filesystem::directory_iterator(tmp))
+    folders += e.path().filename().string().rfind("sweep-runner-", 0) == 0;
+  EXPECT_EQ(folders, 0) << out;
+}
+
 TEST(E2eCommandTest, FailuresAreNamedAndGarbageOrFloodsChangeNothing) {
   TempDir dir;
   std::string db = dir.File("f.db");
