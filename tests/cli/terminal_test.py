@@ -108,6 +108,17 @@ class TerminalTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="sweep-term-")
         self.addCleanup(self.tmp.cleanup)
+        # The sweeps these tests kill with SIGKILL leave their temporary
+        # folders (the local runners' socket folder) here, not in /tmp.
+        old_tmpdir = os.environ.get("TMPDIR")
+        os.environ["TMPDIR"] = self.tmp.name
+
+        def restore():
+            if old_tmpdir is None:
+                os.environ.pop("TMPDIR", None)
+            else:
+                os.environ["TMPDIR"] = old_tmpdir
+        self.addCleanup(restore)
         self.study = os.path.join(self.tmp.name, "study.yaml")
         with open(self.study, "w") as f:
             f.write(STUDY)

@@ -129,10 +129,15 @@ TEST(E2eCommandTest, SigtermEndsARunnerCleanly) {
   TempDir dir2;
   std::string tmp = dir2.File("tmp");
   ASSERT_EQ(mkdir(tmp.c_str(), 0700), 0);
+  const char* was = getenv("TMPDIR");
+  std::string saved = was ? was : "";
   setenv("TMPDIR", tmp.c_str(), 1);
   std::string out =
       RunStudy(PyStudy(dir2, "l", "", "{type: random, max_trials: 4}", 2), dir2.File("l.db"), 2, 0);
-  unsetenv("TMPDIR");
+  if (was)
+    setenv("TMPDIR", saved.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
   folders = 0;
   for (const auto& e : std::filesystem::directory_iterator(tmp))
     folders += e.path().filename().string().rfind("sweep-runner-", 0) == 0;

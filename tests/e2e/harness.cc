@@ -16,6 +16,28 @@
 
 namespace sweep::e2e {
 
+namespace {
+
+// The sweep processes a test starts make their temporary folders (a local
+// runner's work folder, a tuner's private socket folder) under TMPDIR: one
+// folder per test binary, removed when it exits, so the processes a test
+// kills with SIGKILL leave nothing behind in /tmp.
+struct TmpRoot {
+  std::string path;
+  TmpRoot() {
+    char tmpl[] = "/tmp/sweep_e2e_tmp_XXXXXX";
+    if (mkdtemp(tmpl) == nullptr) return;
+    path = tmpl;
+    setenv("TMPDIR", path.c_str(), 1);
+  }
+  ~TmpRoot() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+} g_tmp_root;
+
+}  // namespace
+
 TempDir::TempDir() {
   char tmpl[] = "/tmp/sweep_e2e_XXXXXX";
   path_ = mkdtemp(tmpl);
