@@ -25,8 +25,6 @@ class ConnectionCap {
   void* socket() const { return monitor_.get(); }
   // Reads the events waiting on the monitor.
   void Serve();
-  int64_t open() const { return open_; }
-  int cap() const { return cap_; }
   // More connections are open than the cap: refuse the newest.
   bool full() const { return open_ > cap_; }
   // Counts and logs (at a bounded rate) a refusal for being full.

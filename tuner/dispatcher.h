@@ -89,8 +89,6 @@ class Dispatcher {
   const std::string& private_endpoint() const { return private_endpoint_; }
   const std::string& instance() const { return instance_; }
   int runners() const { return static_cast<int>(runners_.size()); }
-  // Connections open now (accepted and not yet closed), and the cap.
-  int64_t connections() const { return connections_ ? connections_->open() : 0; }
   bool authenticated() const { return zap_ != nullptr; }
   // With CURVE: admits runners holding the secret of `public_key_z85`.
   void AllowKey(const std::string& public_key_z85) {

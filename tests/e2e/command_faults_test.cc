@@ -67,12 +67,6 @@ TEST(E2eCommandTest, KillingTheRunnerLeavesNoProcessBehind) {
                keys.RunnerArgs(name)),
         dir.File(name + ".log"));
   };
-  auto work_folders = [&] {
-    int n = 0;
-    for (const auto& e : std::filesystem::directory_iterator(work))
-      n += e.path().filename().string().rfind("sweep-runner-", 0) == 0;
-    return n;
-  };
   auto r0 = runner("r0");
   ASSERT_TRUE(WaitFor([&] { return Lines(dir.File("pids")).size() == 2; }, 30000))
       << tuner.Log() << r0->Log();
@@ -80,13 +74,13 @@ TEST(E2eCommandTest, KillingTheRunnerLeavesNoProcessBehind) {
   r0->Signal(SIGKILL);
   EXPECT_EQ(r0->Wait(5000), 128 + SIGKILL);
   EXPECT_TRUE(AllGone(dir.File("pids"), 5000)) << "a program or its grandchild outlived kill -9";
-  EXPECT_EQ(work_folders(), 1) << "kill -9 leaves its work folder";
+  EXPECT_EQ(WorkFolders(work), 1) << "kill -9 leaves its work folder";
   // The trial is retried on another runner and completes; that runner
   // removes the dead one's folder, and its own when it exits.
   auto r1 = runner("r1");
   ASSERT_EQ(tuner.Wait(120000), 0) << tuner.Log();
   EXPECT_EQ(r1->Wait(10000), 0) << r1->Log();
-  EXPECT_EQ(work_folders(), 0);
+  EXPECT_EQ(WorkFolders(work), 0);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed' AND attempts=2"), 1);
   EXPECT_TRUE(AllGone(dir.File("pids"), 5000));
 }
@@ -117,10 +111,7 @@ TEST(E2eCommandTest, SigtermEndsARunnerCleanly) {
   EXPECT_EQ(r0.Wait(10000), 128 + SIGTERM) << r0.Log();
   EXPECT_NE(r0.Log().find("stopping on Terminated"), std::string::npos) << r0.Log();
   EXPECT_TRUE(AllGone(dir.File("pids"), 5000)) << "the program outlived its runner";
-  int folders = 0;
-  for (const auto& e : std::filesystem::directory_iterator(work))
-    folders += e.path().filename().string().rfind("sweep-runner-", 0) == 0;
-  EXPECT_EQ(folders, 0);
+  EXPECT_EQ(WorkFolders(work), 0);
   tuner.Signal(SIGTERM);
   tuner.Wait(10000);
 
@@ -138,10 +129,7 @@ TEST(E2eCommandTest, SigtermEndsARunnerCleanly) {
     setenv("TMPDIR", saved.c_str(), 1);
   else
     unsetenv("TMPDIR");
-  folders = 0;
-  for (const auto& e : std::filesystem::directory_iterator(tmp))
-    folders += e.path().filename().string().rfind("sweep-runner-", 0) == 0;
-  EXPECT_EQ(folders, 0) << out;
+  EXPECT_EQ(WorkFolders(tmp), 0) << out;
 }
 
 TEST(E2eCommandTest, FailuresAreNamedAndGarbageOrFloodsChangeNothing) {

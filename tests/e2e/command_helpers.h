@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -29,6 +30,14 @@ inline std::string PyStudy(const TempDir& dir, const std::string& name, const st
                        "/clients/python}\n    steps: " + std::to_string(steps) + "\n" + extra +
                        "algorithm: " + algorithm +
                        "\nseed: 7\nparameters:\n  x: {type: float, min: 0, max: 1}\n");
+}
+
+// The runner work folders (sweep-runner-*) in `dir`.
+inline int WorkFolders(const std::string& dir) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    n += e.path().filename().string().rfind("sweep-runner-", 0) == 0;
+  return n;
 }
 
 inline std::vector<std::string> Lines(const std::string& path) {
