@@ -92,6 +92,7 @@ int WithReader(const QueryArgs& a,
 }  // namespace
 
 int main(int argc, char** argv) {
+  nn::StopIdleBlasThreads();
   for (int i = 1; i < argc; ++i) {
     if (argv[i][0] == '-') continue;
     if (std::string(argv[i]) == "runner") nn::EnsurePassiveOpenMp(argv);
@@ -428,7 +429,7 @@ int main(int argc, char** argv) {
   if (dashboard_cmd->parsed()) return RunDashboard(SelfExe(argv[0]), dash);
   if (report_cmd->parsed()) return RunReport(q.db, q.study, report_out);
   if (stop_cmd->parsed()) return StopSweep(q.db, q.study, stop_wait_s);
-  if (int rc = RunModelCommands(model); rc >= 0) return rc;
+  if (int rc = RunModelCommands(SelfExe(argv[0]), model); rc >= 0) return rc;
   if (delete_cmd->parsed()) return DeleteStudyCommand(q.db, delete_study, delete_yes);
   if (gc_cmd->parsed()) return GcCommand(q.db, gc_study, gc_keep, gc_dry);
   if (rename_cmd->parsed()) return RenameStudyCommand(q.db, rename_from, rename_to);

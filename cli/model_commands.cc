@@ -1,15 +1,18 @@
 // Exporting a trial's network and predicting with it.
 #include "cli/model_commands.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include "cli/format.h"
 #include "cli/trial_model.h"
 #include "nn/data/data_source.h"
 #include "nn/data/npy_data.h"
-#include "nn/export/onnx_model.h"
 
 namespace sweep {
 
@@ -26,29 +29,17 @@ Result<std::unique_ptr<TrialModel>> Load(const ModelCommands& m) {
   return LoadTrialModel(*reader, ref);
 }
 
-Status Export(const ModelCommands& m) {
-  ASSIGN_OR_RETURN(std::unique_ptr<TrialModel> t, Load(m));
-  const std::string name = t->ref.study.name + "-trial-" + std::to_string(t->ref.number);
-  ASSIGN_OR_RETURN(std::string bytes, nn::ExportOnnx(t->trainer->model(), t->data, name));
-  // Written beside the target, then renamed: never half a model file.
-  const std::string tmp = m.output + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return Status::IOError(m.output + ": cannot write the model (a full disk?)");
-    }
-  }
-  if (std::rename(tmp.c_str(), m.output.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::IOError(m.output + ": cannot write the model");
-  }
-  fprintf(stderr, "wrote %s: trial %lld of study '%s' at epoch %lld (%zu bytes, ONNX opset 17)\n",
-          EscapeControl(m.output).c_str(), static_cast<long long>(t->ref.number),
-          EscapeControl(t->ref.study.name).c_str(), static_cast<long long>(t->step), bytes.size());
-  return Status::Ok();
+// In its own binary, beside this one (cli/export_model.h says why).
+int Export(const std::string& self_exe, const ModelCommands& m) {
+  std::string helper = self_exe.substr(0, self_exe.rfind('/') + 1) + "sweep-export-model";
+  std::vector<const char*> argv = {helper.c_str(), m.db.c_str(), m.output.c_str()};
+  for (const auto& t : m.trial) argv.push_back(t.c_str());
+  argv.push_back(nullptr);
+  fflush(stdout);
+  execv(helper.c_str(), const_cast<char* const*>(argv.data()));
+  fprintf(stderr, "sweep: cannot start %s: %s (it is built and installed beside sweep)\n",
+          EscapeControl(helper).c_str(), strerror(errno));
+  return 1;
 }
 
 // The rows to predict, prepared as the training data was.
@@ -158,10 +149,10 @@ void AddModelCommands(CLI::App* app, ModelCommands* m) {
   m->predict_cmd->add_option("-o,--output", m->output, "Write here instead of stdout");
 }
 
-int RunModelCommands(const ModelCommands& m) {
+int RunModelCommands(const std::string& self_exe, const ModelCommands& m) {
   Status st;
   if (m.export_cmd && m.export_cmd->parsed()) {
-    st = Export(m);
+    return Export(self_exe, m);
   } else if (m.predict_cmd && m.predict_cmd->parsed()) {
     st = Predict(m);
   } else {

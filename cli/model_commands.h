@@ -20,6 +20,7 @@ struct ModelCommands {
 
 void AddModelCommands(CLI::App* app, ModelCommands* m);
 // The exit status of the command that was parsed; -1 when neither was.
-int RunModelCommands(const ModelCommands& m);
+// export-model execs sweep-export-model, found beside `self_exe`.
+int RunModelCommands(const std::string& self_exe, const ModelCommands& m);
 
 }  // namespace sweep

@@ -125,4 +125,11 @@ bool HaveCudaBackend();
 // unless the variable is already set. On failure it carries on as it is.
 void EnsurePassiveOpenMp(char** argv);
 
+// OpenBLAS starts its worker threads when the process loads, and each spins
+// (sched_yield) for about 0.1 s of CPU before it sleeps: a tax on every
+// sweep process, paid even by those that never multiply a matrix (the
+// tuner, the CLI). Called first thing in main(): the threads stop now, and
+// OpenBLAS starts them again at its first threaded call.
+void StopIdleBlasThreads();
+
 }  // namespace sweep::nn

@@ -1,6 +1,8 @@
 // The results database writer. Only the tuner writes; it batches the writes of
 // one event-loop turn into one transaction (group commit) and acknowledges
-// runners only after Commit() returns. Readers use storage/reader.h.
+// runners only once that transaction is durable: after Commit() returns, or
+// once the ticket CommitNoWait() returned is (durability(), wal_sync.h).
+// Readers use storage/reader.h.
 // REQUIRES: external synchronization (one thread uses a Store).
 #pragma once
 
@@ -15,6 +17,7 @@
 #include "proto/sweep.pb.h"
 #include "storage/db_lock.h"
 #include "storage/sqlite_util.h"
+#include "storage/wal_sync.h"
 
 namespace sweep {
 
@@ -69,7 +72,14 @@ class Store {
   Result<std::vector<TrialRecord>> LoadTrials(int64_t study_id);
 
   Status Begin();
+  // Commits the open transaction and waits until it (and every earlier
+  // one) is on disk.
   Status Commit();
+  // Commits the open transaction without waiting for the disk: its writes
+  // are durable once durability()->durable() reaches the returned ticket.
+  // Without an open transaction, the ticket of the latest commit.
+  Result<uint64_t> CommitNoWait();
+  WalSync* durability() { return wal_sync_.get(); }
   // Turns a failed transaction back, keeping the connection usable.
   void Rollback();
 
@@ -145,7 +155,10 @@ class Store {
   DbLock lock_;
   // Declared before the statements, so that it is destroyed after them.
   Connection db_;
+  // Destroyed before the connection, which checkpoints as it closes.
+  std::unique_ptr<WalSync> wal_sync_;
   std::string path_;
+  bool migrated_ = false;  // Open wrote the schema
   bool in_tx_ = false;
   // Reports wait here and go to SQLite kReportBatch rows per INSERT (one
   // statement step instead of one per row), at the latest before COMMIT.

@@ -23,8 +23,9 @@ namespace {
 // never wait a round trip for work. Slower trials are assigned one at a
 // time, so "running" means running.
 constexpr int64_t kFastTrialMs = 250;
-// How much work, in time, a runner with very short trials keeps queued.
-constexpr int64_t kQueuedWorkUs = 5000;
+// How much work, in time, a runner with very short trials keeps queued:
+// enough to outlast a commit interval and its sync (event_loop.cc) twice.
+constexpr int64_t kQueuedWorkUs = 10000;
 // A connection that has not completed its handshake by then is dropped, so
 // peers without keys cannot hold sockets open. The ZAP handler answers on
 // this thread, so this also bounds how long a turn (opening a large study
@@ -102,23 +103,27 @@ Status Dispatcher::Bind() {
   return Status::Ok();
 }
 
-Status Dispatcher::Poll(int timeout_ms) {
+Status Dispatcher::Poll(int timeout_ms, int wake_fd) {
   // If this process was frozen (SIGSTOP, swapping), nobody could reach it:
   // do not blame the runners or trials for the gap, whether it fell between
   // two polls or inside one.
   int64_t before = NowMs();
   if (last_poll_ms_ > 0) Forgive(before - last_poll_ms_);
-  zmq_pollitem_t items[3] = {{sock_.get(), 0, ZMQ_POLLIN, 0},
+  zmq_pollitem_t items[4] = {{sock_.get(), 0, ZMQ_POLLIN, 0},
                              {connections_->socket(), 0, ZMQ_POLLIN, 0},
+                             {nullptr, wake_fd, ZMQ_POLLIN, 0},
                              {zap_ ? zap_->socket() : nullptr, 0, ZMQ_POLLIN, 0}};
-  if (zmq_poll(items, zap_ ? 3 : 2, timeout_ms) < 0 && zmq_errno() != EINTR)
-    return ZmqError("zmq_poll");
+  // Unused items are left out: the wake fd when there is none, ZAP without CURVE.
+  if (wake_fd < 0) items[2] = items[3];
+  int count = 2 + (wake_fd >= 0) + (zap_ != nullptr);
+  if (zmq_poll(items, count, timeout_ms) < 0 && zmq_errno() != EINTR) return ZmqError("zmq_poll");
+  const zmq_pollitem_t& zap_item = items[count - 1];
   int64_t after = NowMs();
   Forgive(after - before - std::max(0, timeout_ms));
   last_poll_ms_ = after;
   // Connections first, so the handler judges a handshake with the count.
   if (items[1].revents & ZMQ_POLLIN) connections_->Serve();
-  if (zap_ && (items[2].revents & ZMQ_POLLIN)) {
+  if (zap_ && (zap_item.revents & ZMQ_POLLIN)) {
     connections_->Serve();
     // Past the cap a new key waits; a key with a runner in (one coming back
     // to re-attach its trials) is still let in.
@@ -163,10 +168,18 @@ void Dispatcher::Queue(const std::string& runner_id, pb::Envelope env) {
   outbox_.emplace_back(runner_id, std::move(env));
 }
 
-void Dispatcher::SendPending() {
-  auto out = std::move(outbox_);
+void Dispatcher::Seal(uint64_t ticket) {
+  if (outbox_.empty()) return;
+  sealed_.emplace_back(ticket, std::move(outbox_));
   outbox_.clear();
-  for (auto& [identity, env] : out) SendNow(identity, &env);
+}
+
+void Dispatcher::SendSealed(uint64_t durable) {
+  while (!sealed_.empty() && sealed_.front().first <= durable) {
+    auto out = std::move(sealed_.front().second);
+    sealed_.pop_front();
+    for (auto& [identity, env] : out) SendNow(identity, &env);
+  }
 }
 
 bool Dispatcher::SendNow(const std::string& id, pb::Envelope* env) {

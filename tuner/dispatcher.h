@@ -101,15 +101,18 @@ class Dispatcher {
   // events about trials nobody owns.
   void AddOwner(TrialOwner* owner) { owners_.push_back(owner); }
 
-  // Waits up to `timeout_ms` for messages and handles what has arrived
-  // (a batch), then checks liveness.
-  Status Poll(int timeout_ms);
+  // Waits up to `timeout_ms` for messages (or for `wake_fd`, if >= 0, to be
+  // readable) and handles what has arrived (a batch), then checks liveness.
+  Status Poll(int timeout_ms, int wake_fd = -1);
   // Gives idle runners trials from the owners, round robin.
   void Assign();
-  // Queues `env` for `runner_id`; it goes out at the next SendPending (after
-  // the commit that makes it true).
+  // Queues `env` for `runner_id`; it goes out once the commit that makes it
+  // true is durable (Seal, then SendSealed).
   void Queue(const std::string& runner_id, pb::Envelope env);
-  void SendPending();
+  // What was queued so far waits for the commit numbered `ticket`.
+  void Seal(uint64_t ticket);
+  // Sends, in order, what waits for commits up to `durable`.
+  void SendSealed(uint64_t durable);
   // Heartbeats to runners that were sent nothing for an interval.
   void Heartbeat();
   // A local runner process died (waitpid told us): lose it now.
@@ -139,7 +142,7 @@ class Dispatcher {
   };
 
   // Trials at most queued at one runner ahead of its running one.
-  static constexpr size_t kMaxQueuedTrials = 16;
+  static constexpr size_t kMaxQueuedTrials = 64;
   // Runners one key may hold at once (a key is one machine or one user).
   static constexpr int kMaxRunnersPerKey = 256;
   // Connections replaced by a re-attach, whose late messages are dropped
@@ -182,6 +185,8 @@ class Dispatcher {
   std::unordered_set<std::string> retired_;
   std::deque<std::string> retired_order_;
   std::vector<std::pair<std::string, pb::Envelope>> outbox_;
+  // Queued messages sealed with the commit they wait for, oldest first.
+  std::deque<std::pair<uint64_t, std::vector<std::pair<std::string, pb::Envelope>>>> sealed_;
   int64_t bad_messages_ = 0;
   int64_t last_poll_ms_ = 0;
 };

@@ -1,7 +1,8 @@
 // The tuner's event loop: one Dispatcher (the network) and the StudyRuns it
 // serves, over one Store. Each turn polls the socket, handles a batch of
-// messages, commits it in one transaction (group commit), and only then
-// acknowledges and assigns. `sweep run` composes it with one study; tests
+// messages, commits it in one transaction (group commit), and acknowledges
+// and assigns only once that commit is durable; the disk syncs one commit
+// while the loop handles the next batch (storage/wal_sync.h). `sweep run` composes it with one study; tests
 // compose it with several.
 // REQUIRES: external synchronization (one thread runs it).
 #pragma once
@@ -23,12 +24,19 @@ class EventLoop {
   void Add(StudyRun* study);
   // One turn. `draining`: start nothing new (Ctrl-C).
   Status Turn(bool draining);
-  // Writes the studies' progress and commits; then sends what the commit
-  // made true (acks, assignments).
+  // Writes the studies' progress and commits without waiting for the disk;
+  // what the commit made true (acks, assignments) goes out once it is
+  // durable (a later turn, SendDurable or Flush).
   Status Commit();
+  // Commits, waits until everything is durable, and sends what waited.
+  Status Flush();
   bool Done() const;
 
  private:
+  // Sends what waits for commits that are durable now; deletes the files
+  // they replaced. A failed sync is an error: nothing more goes out.
+  Status SendDurable();
+
   Store* store_;
   Dispatcher* dispatcher_;
   int heartbeat_ms_;

@@ -142,9 +142,11 @@ void StudyRun::Event(int64_t trial_id, const std::string& kind, const std::strin
   Write(store_->AddEvent(study_id_, trial_id, kind, detail, WallSeconds()));
 }
 
-void StudyRun::AfterCommit(Dispatcher* d) {
-  for (const auto& f : obsolete_files_) std::remove(f.c_str());
-  obsolete_files_.clear();
+void StudyRun::AfterCommit(Dispatcher* d, uint64_t ticket) {
+  if (!obsolete_files_.empty()) {
+    removable_.emplace_back(ticket, std::move(obsolete_files_));
+    obsolete_files_.clear();
+  }
   for (int64_t id : acks_) {
     Trial* t = table_.Find(id);
     if (!t || !t->ack) continue;
@@ -153,6 +155,13 @@ void StudyRun::AfterCommit(Dispatcher* d) {
     d->Queue(t->ack_to, std::move(env));
   }
   acks_.clear();
+}
+
+void StudyRun::Durable(uint64_t ticket) {
+  while (!removable_.empty() && removable_.front().first <= ticket) {
+    for (const auto& f : removable_.front().second) std::remove(f.c_str());
+    removable_.pop_front();
+  }
 }
 
 void StudyRun::Move(Trial* t, TrialStatus to, TrialTable::Where where) {

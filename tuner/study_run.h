@@ -5,6 +5,7 @@
 // REQUIRES: external synchronization (the tuner's thread).
 #pragma once
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,9 +47,12 @@ class StudyRun : public TrialOwner {
   void ApplyDirectives();
   // Before a commit: writes each trial's latest progress once.
   void WriteProgress();
-  // After a commit that succeeded: deletes replaced checkpoint files and
-  // queues the acks that are now true on `d`.
-  void AfterCommit(Dispatcher* d);
+  // After a commit that succeeded: queues the acks it made true on `d` (sent
+  // once it is durable); the checkpoint files it replaced wait for ticket
+  // `ticket` (Durable).
+  void AfterCommit(Dispatcher* d, uint64_t ticket);
+  // Commits up to `ticket` are on disk: deletes the files they replaced.
+  void Durable(uint64_t ticket);
   // The first write that failed since the study opened, if any.
   const Status& write_error() const { return write_error_; }
   // Ctrl-C: running trials go back to the queue, each with its attempt
@@ -147,6 +151,8 @@ class StudyRun : public TrialOwner {
   std::set<int64_t> progress_dirty_;
   std::vector<int64_t> acks_;  // trials with an ack to send after the commit
   std::vector<std::string> obsolete_files_;
+  // Files replaced by commits not yet durable, with their tickets.
+  std::deque<std::pair<uint64_t, std::vector<std::string>>> removable_;
   CheckpointLedger checkpoint_disk_;
   int64_t checkpoints_refused_ = 0;  // for one warning in the log, not one each
   Status write_error_;

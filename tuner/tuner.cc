@@ -386,8 +386,8 @@ int Tuner::Run() {
       w = store_->AddEvent(study_->id(), 0, "interrupted",
                            std::to_string(requeued) + " running trials re-queued", WallSeconds());
     if (w.ok()) w = store_->SetStudyStatus(study_->id(), "interrupted", WallSeconds());
-    if (w.ok()) w = study_->write_error();
-    if (w.ok()) w = store_->Commit();
+    // Flush: durable, and the files it replaced are gone.
+    if (w.ok()) w = loop_->Flush();
     Shutdown("the tuner was interrupted");
     fprintf(stderr,
             "\nsweep: interrupted; %lld running trials will resume when you run the same command "
@@ -400,7 +400,7 @@ int Tuner::Run() {
   }
   Status w = store_->Begin();
   if (w.ok()) w = store_->SetStudyStatus(study_->id(), "completed", WallSeconds());
-  if (w.ok()) w = store_->Commit();
+  if (w.ok()) w = loop_->Flush();
   if (progress_) progress_->Update(Counts(), true);
   Shutdown("the study is complete");
   PrintSummary();

@@ -19,6 +19,7 @@
 extern "C" {
 // From OpenBLAS (its header's location varies by package).
 void openblas_set_num_threads(int n);
+int blas_thread_shutdown_(void);
 }
 
 namespace sweep::nn {
@@ -154,6 +155,8 @@ void EnsurePassiveOpenMp(char** argv) {
   setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
   execv("/proc/self/exe", argv);
 }
+
+void StopIdleBlasThreads() { blas_thread_shutdown_(); }
 
 std::unique_ptr<Backend> MakeCpuBackend(int threads) {
   return std::make_unique<CpuBackend>(threads);

@@ -99,7 +99,7 @@ TEST(EventLoopTest, TwoStudiesShareOneDispatcherAndDecideAsIfAlone) {
     int64_t deadline = NowMs() + 120000;
     while (!loop.Done() && NowMs() < deadline) ASSERT_TRUE(loop.Turn(false).ok());
     ASSERT_TRUE(loop.Done()) << runners[0]->Log();
-    ASSERT_TRUE(loop.Commit().ok());
+    ASSERT_TRUE(loop.Flush().ok());
     (*d)->Shutdown("done");
     for (auto& r : runners) EXPECT_EQ(r->Wait(10000), 0);
     // Both studies used the runners, and both finished all they planned.
