@@ -129,7 +129,8 @@ void EnsurePassiveOpenMp(char** argv);
 // (sched_yield) for about 0.1 s of CPU before it sleeps: a tax on every
 // sweep process, paid even by those that never multiply a matrix (the
 // tuner, the CLI). Called first thing in main(): the threads stop now, and
-// OpenBLAS starts them again at its first threaded call.
+// OpenBLAS starts them again when the CPU backend sets its thread count
+// (openblas_set_num_threads), or at its first threaded call.
 void StopIdleBlasThreads();
 
 }  // namespace sweep::nn

@@ -34,7 +34,12 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
           path + ": could not switch the database to WAL mode (is it on a network file system?)");
     }
   }
-  ASSIGN_OR_RETURN(s->wal_sync_, WalSync::Start(path));
+  // The files SQLite resolved (a symlinked --db has its WAL beside the
+  // file it points to).
+  const char* main_file = sqlite3_db_filename(db, "main");
+  if (main_file == nullptr || *main_file == '\0')
+    return Status::Internal(path + ": SQLite names no file for the database");
+  ASSIGN_OR_RETURN(s->wal_sync_, WalSync::Start(main_file, sqlite3_filename_wal(main_file)));
   RETURN_IF_ERROR(s->Migrate().Wrap(path));
   if (s->migrated_) RETURN_IF_ERROR(s->wal_sync_->Wait(s->wal_sync_->Request()).Wrap(path));
   RETURN_IF_ERROR(s->PrepareAll().Wrap(path));

@@ -12,19 +12,20 @@
 
 namespace sweep {
 
-Result<std::unique_ptr<WalSync>> WalSync::Start(const std::string& db_path) {
+Result<std::unique_ptr<WalSync>> WalSync::Start(const std::string& db_path,
+                                                const std::string& wal_path) {
   std::string dir = ".";
-  size_t slash = db_path.rfind('/');
-  if (slash != std::string::npos) dir = slash == 0 ? "/" : db_path.substr(0, slash);
-  std::unique_ptr<WalSync> w(new WalSync(db_path, dir));
+  size_t slash = wal_path.rfind('/');
+  if (slash != std::string::npos) dir = slash == 0 ? "/" : wal_path.substr(0, slash);
+  std::unique_ptr<WalSync> w(new WalSync(db_path, wal_path, dir));
   w->event_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (w->event_fd_ < 0) return PosixError("eventfd", "for syncing " + w->wal_path_, errno);
   w->thread_ = std::thread([p = w.get()] { p->Loop(); });
   return w;
 }
 
-WalSync::WalSync(std::string db_path, std::string dir)
-    : db_path_(std::move(db_path)), wal_path_(db_path_ + "-wal"), dir_(std::move(dir)) {}
+WalSync::WalSync(std::string db_path, std::string wal_path, std::string dir)
+    : db_path_(std::move(db_path)), wal_path_(std::move(wal_path)), dir_(std::move(dir)) {}
 
 WalSync::~WalSync() {
   {
@@ -106,11 +107,9 @@ void WalSync::Loop() {
 
 Status WalSync::SyncOnce() {
   struct stat at_path, open_file;
-  if (stat(wal_path_.c_str(), &at_path) != 0) {
-    // No WAL yet: SQLite made none because nothing was written to it.
-    if (errno == ENOENT && wal_fd_ < 0) return Status::Ok();
-    return PosixError("stat", wal_path_, errno);
-  }
+  // SQLite makes the WAL when it opens the database in WAL mode, before any
+  // commit: a WAL that is not there is an error, never "nothing to sync".
+  if (stat(wal_path_.c_str(), &at_path) != 0) return PosixError("stat", wal_path_, errno);
   if (wal_fd_ >= 0 && (fstat(wal_fd_, &open_file) != 0 || open_file.st_ino != at_path.st_ino ||
                        open_file.st_dev != at_path.st_dev)) {
     close(wal_fd_);

@@ -23,8 +23,12 @@ namespace sweep {
 
 class WalSync {
  public:
-  // Syncs `db_path`-wal (opened when first synced; it need not exist yet).
-  static Result<std::unique_ptr<WalSync>> Start(const std::string& db_path);
+  // Syncs the WAL file at `wal_path` (opened when first synced) of the
+  // database file at `db_path`. Both are the names SQLite resolved
+  // (sqlite3_db_filename, sqlite3_filename_wal): for a --db that is a
+  // symlink, the WAL lies beside the file it points to.
+  static Result<std::unique_ptr<WalSync>> Start(const std::string& db_path,
+                                                const std::string& wal_path);
   // Syncs what is pending, then stops the thread.
   ~WalSync();
   WalSync(const WalSync&) = delete;
@@ -47,7 +51,7 @@ class WalSync {
   Status error() const;
 
  private:
-  WalSync(std::string db_path, std::string dir);
+  WalSync(std::string db_path, std::string wal_path, std::string dir);
   void Loop();
   // One fdatasync of the WAL file (opened, or reopened if the file at the
   // path was replaced; when first opened, the database file and their

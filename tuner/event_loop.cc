@@ -13,8 +13,8 @@ namespace {
 // the next batch is handled meanwhile; an idle tuner commits at once. Each
 // commit writes its changed pages to the WAL again, so fewer, larger commits
 // cost less CPU: 3 ms took 10,000 short trials in 1.40 s where 1 ms took
-// 1.82 s (bench/RESULTS.md, session 14), with runners holding enough trials
-// queued ahead (dispatcher.cc) to cover the wait.
+// 1.82 s (bench/RESULTS.md, "bench/dispatch, session 14"), with runners
+// holding enough trials queued ahead (dispatcher.cc) to cover the wait.
 constexpr int64_t kCommitIntervalUs = 3000;
 }  // namespace
 

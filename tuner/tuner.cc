@@ -380,14 +380,18 @@ int Tuner::Run() {
   if (g_signals > 0) {
     // Interrupted: running trials go back to the queue with their attempts
     // open, so the same command resumes them as the same attempts.
-    Status w = store_->Begin();
+    // What the loop did so far goes out first: after Interrupt() the
+    // trials it assigned are queued again, so nothing may tell a runner
+    // otherwise.
+    Status w = loop_->Flush();
+    if (w.ok()) w = store_->Begin();
     int64_t requeued = study_->Interrupt();
     if (w.ok())
       w = store_->AddEvent(study_->id(), 0, "interrupted",
                            std::to_string(requeued) + " running trials re-queued", WallSeconds());
     if (w.ok()) w = store_->SetStudyStatus(study_->id(), "interrupted", WallSeconds());
-    // Flush: durable, and the files it replaced are gone.
-    if (w.ok()) w = loop_->Flush();
+    if (w.ok()) w = study_->write_error();
+    if (w.ok()) w = store_->Commit();
     Shutdown("the tuner was interrupted");
     fprintf(stderr,
             "\nsweep: interrupted; %lld running trials will resume when you run the same command "

@@ -37,6 +37,15 @@ class InstallTest(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             sweep = os.path.join(prefix, "bin", "sweep")
             self.assertTrue(os.access(os.path.join(prefix, "bin", "sweep-dashboard"), os.X_OK))
+            self.assertTrue(os.access(os.path.join(prefix, "bin", "sweep-export-model"), os.X_OK))
+            # `sweep export-model` runs the helper installed beside it: what
+            # answers is the helper's own error about the missing database.
+            r = subprocess.run([sweep, "export-model", "--db", os.path.join(tmp, "none.db"),
+                                "-o", os.path.join(tmp, "m.onnx")],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertNotIn("cannot start", r.stderr)
+            self.assertIn("none.db", r.stderr)
             # The man page and the completions, where man, bash-completion and
             # zsh look, the same as the installed binary prints.
             for path, args in (("share/man/man1/sweep.1", ["man"]),

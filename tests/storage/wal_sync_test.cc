@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 
 #include "e2e/harness.h"
 #include "storage/store_fixture.h"
@@ -34,7 +35,7 @@ TEST_F(WalSyncTest, TicketsGrowAndEachBecomesDurableAndWakesThePoller) {
     fputs("bytes", f);
     fclose(f);
   }
-  auto w = WalSync::Start(db);
+  auto w = WalSync::Start(db, db + "-wal");
   ASSERT_TRUE(w.ok()) << w.status().message();
   EXPECT_EQ((*w)->durable(), 0u);
   EXPECT_FALSE(Readable((*w)->fd(), 0));
@@ -63,7 +64,7 @@ TEST_F(WalSyncTest, AFailedSyncIsFinal) {
   ASSERT_LT(path.size(), sizeof addr.sun_path);
   std::strcpy(addr.sun_path, path.c_str());
   ASSERT_EQ(bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0) << strerror(errno);
-  auto w = WalSync::Start(db);
+  auto w = WalSync::Start(db, db + "-wal");
   ASSERT_TRUE(w.ok());
   Status st = (*w)->Wait((*w)->Request());
   EXPECT_EQ(st.code(), StatusCode::kIOError) << st.message();
@@ -79,11 +80,13 @@ TEST_F(WalSyncTest, AFailedSyncIsFinal) {
 TEST_F(WalSyncTest, ACommitThatDidNotWaitIsDurableOnceItsTicketIs) {
   auto s = Store::Open(db_);
   ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_TRUE((*s)->Begin().ok());
   auto id = (*s)->OpenStudy(study_);
   ASSERT_TRUE(id.ok()) << id.status().message();
   ASSERT_TRUE((*s)->Commit().ok());
   WalSync* sync = (*s)->durability();
   uint64_t before = sync->requested();
+  EXPECT_GE(before, 1u);
   EXPECT_EQ(sync->durable(), before);  // Commit waited
   ASSERT_TRUE((*s)->Begin().ok());
   ASSERT_TRUE((*s)->InsertTrial(*id, 0, Params(0.5), "{\"x1\": 0.5}", 1.0).ok());
@@ -99,6 +102,28 @@ TEST_F(WalSyncTest, ACommitThatDidNotWaitIsDurableOnceItsTicketIs) {
   // Another connection sees the row (a reader, or the next tuner after a
   // crash of this one).
   EXPECT_EQ(e2e::QueryInt(db_, "SELECT count(*) FROM trials"), 1);
+}
+
+TEST_F(WalSyncTest, ASymlinkedDatabaseIsSyncedWhereItsWalIs) {
+  // SQLite follows the link: the WAL lies beside the real file, and that is
+  // the one that must reach the disk.
+  std::filesystem::create_directories(dir_ / "real");
+  std::string real = (dir_ / "real" / "r.db").string(), link = (dir_ / "link.db").string();
+  {
+    auto s = Store::Open(real);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+  }
+  std::filesystem::create_symlink(real, link);
+  auto s = Store::Open(link);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_TRUE((*s)->Begin().ok());
+  auto id = (*s)->OpenStudy(study_);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  Status st = (*s)->Commit();
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_TRUE(std::filesystem::exists(real + "-wal"));
+  EXPECT_FALSE(std::filesystem::exists(link + "-wal"));
+  EXPECT_GE((*s)->durability()->durable(), 1u);
 }
 
 }  // namespace
