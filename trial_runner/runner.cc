@@ -173,6 +173,13 @@ class Runner {
       if (st.ok())
         st = sock_.SetBytes(ZMQ_CURVE_SECRETKEY, o_.keys->secret_key, "ZMQ_CURVE_SECRETKEY");
     }
+    if (st.ok() && o_.private_tuner) {
+      // A local runner starts while its tuner opens the database, before
+      // the socket is bound: it tries again every 5 ms at first, not every
+      // 100 ms (ZeroMQ's default), backing off to a second while refused.
+      st = sock_.SetInt(ZMQ_RECONNECT_IVL, 5, "ZMQ_RECONNECT_IVL");
+      if (st.ok()) st = sock_.SetInt(ZMQ_RECONNECT_IVL_MAX, 1000, "ZMQ_RECONNECT_IVL_MAX");
+    }
     if (st.ok()) st = sock_.Connect(o_.endpoint);
     if (!st.ok()) {
       LOG_ERROR << st.message();

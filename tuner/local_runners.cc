@@ -178,10 +178,14 @@ int LocalRunners::refused() const {
   return n;
 }
 
-void LocalRunners::StopAll(int grace_ms) {
+void LocalRunners::SignalAll() {
   for (auto& s : slots_) {
     if (s.pid > 0) kill(s.pid, SIGTERM);
   }
+}
+
+void LocalRunners::StopAll(int grace_ms) {
+  SignalAll();
   int64_t deadline = NowMs() + grace_ms;
   for (auto& s : slots_) {
     while (s.pid > 0) {

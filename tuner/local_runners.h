@@ -40,7 +40,10 @@ class LocalRunners {
   // Slots whose runner refused to start (exit code 2: a bad flag, no such
   // device); they are not restarted.
   int refused() const;
-  // SIGTERM, then SIGKILL after `grace_ms`.
+  // SIGTERM to every runner, without waiting (StopAll or the destructor
+  // waits).
+  void SignalAll();
+  // SIGTERM, then SIGKILL after `grace_ms`; reaps them all.
   void StopAll(int grace_ms);
   int count() const { return static_cast<int>(slots_.size()); }
 

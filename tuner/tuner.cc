@@ -56,6 +56,12 @@ class Tuner {
  public:
   explicit Tuner(const TunerOptions& o) : o_(o) {}
   ~Tuner() {
+    // The database closes (its last checkpoint) while the runners, told to
+    // stop, exit; then they are reaped.
+    loop_.reset();
+    study_.reset();
+    store_.reset();
+    local_.reset();
     dispatcher_.reset();  // closes the private socket first
     if (!private_dir_.empty()) {
       unlink((private_dir_ + "/tuner.sock").c_str());
@@ -74,7 +80,9 @@ class Tuner {
   std::string JoinHint() const;
   Status Turn();
   void Housekeeping();
-  void StartLocalRunners(const pb::Study& study);
+  // Starts the local runners, connecting to `endpoint`: the private socket's
+  // (private_dir_ set), else the bound one with keys the dispatcher admits.
+  void StartLocalRunners(const pb::Study& study, const std::string& endpoint);
   int Shutdown(const std::string& reason);
   void PrintSummary();
   ProgressCounts Counts() const {
@@ -146,17 +154,23 @@ Status Tuner::Setup() {
   }
   std::set<std::string> allowed;
   RETURN_IF_ERROR(LoadKeys(&d, &allowed));
+  // Local runners on the private socket start first, so that their process
+  // start (the cost of loading a sweep binary) overlaps the database's
+  // opening; they connect once the socket is bound (runner.cc retries every
+  // few ms). A study found complete, or a database another tuner holds,
+  // stops them again.
+  if (!private_dir_.empty()) StartLocalRunners(study, d.private_bind);
   // The database before the bind: its lock refuses a second tuner before
   // that one can take over the first one's endpoint (an ipc:// file).
   ASSIGN_OR_RETURN(store_, Store::Open(o_.db_path));
   ASSIGN_OR_RETURN(dispatcher_, Dispatcher::Listen(d));
   for (const auto& k : allowed) dispatcher_->AllowKey(k);
   if (d.curve) server_public_key_ = d.curve->public_key;
-  // Local runners start now, while the study opens: a process start costs
-  // about as much as opening it, and their handshake waits for the first
-  // turn (up to 30 s, the dispatcher's handshake limit). A study found
-  // complete stops them again.
-  StartLocalRunners(study);
+  // Without a private socket, local runners need the bound endpoint and
+  // keys the dispatcher admits: they start now, while the study opens (their
+  // handshake waits for the first turn, up to 30 s, the dispatcher's
+  // handshake limit).
+  if (private_dir_.empty()) StartLocalRunners(study, LocalConnectEndpoint(dispatcher_->endpoint()));
   // This tuner holds the lock: no other study of the database runs now.
   RETURN_IF_ERROR(store_->Begin());
   RETURN_IF_ERROR(store_->InterruptRunningStudies(WallSeconds()));
@@ -263,7 +277,7 @@ void Tuner::Housekeeping() {
   if (progress_ && progress_->Due()) progress_->Update(Counts());
 }
 
-void Tuner::StartLocalRunners(const pb::Study& study) {
+void Tuner::StartLocalRunners(const pb::Study& study, const std::string& endpoint) {
   int n = o_.local_runners < 0 ? static_cast<int>(std::thread::hardware_concurrency())
                                : o_.local_runners;
   // GPU runners: one per set of gpus_per_trial devices, trials_per_gpu
@@ -287,12 +301,8 @@ void Tuner::StartLocalRunners(const pb::Study& study) {
     LOG_INFO << "no local runners; waiting for runners to connect";
     return;
   }
-  const bool private_socket = !dispatcher_->private_endpoint().empty();
-  local_ =
-      std::make_unique<LocalRunners>(o_.exe,
-                                     private_socket ? dispatcher_->private_endpoint()
-                                                    : LocalConnectEndpoint(dispatcher_->endpoint()),
-                                     n, o_.heartbeat_ms);
+  const bool private_socket = !private_dir_.empty();
+  local_ = std::make_unique<LocalRunners>(o_.exe, endpoint, n, o_.heartbeat_ms);
   // Without --gpus, local runners train on the CPU (one per core).
   for (int i = 0; i < n; ++i) {
     std::vector<std::string> args = gpu_args.empty() ? std::vector<std::string>{"--backend", "cpu"}
@@ -314,7 +324,9 @@ void Tuner::StartLocalRunners(const pb::Study& study) {
 
 int Tuner::Shutdown(const std::string& reason) {
   if (dispatcher_) dispatcher_->Shutdown(reason);
-  if (local_) local_->StopAll(2000);
+  // They exit while the summary prints and the database closes; ~Tuner
+  // reaps them.
+  if (local_) local_->SignalAll();
   if (progress_) progress_->Clear();
   return 0;
 }
