@@ -171,7 +171,10 @@ class StudyAdminTest(unittest.TestCase):
         self.addCleanup(log.close)
         tuner = subprocess.Popen([SWEEP, "run", self.study_file("slow", step_ms=400, trials=50),
                                   "--db", self.db, "--local-runners", "1", "--progress", "plain"],
-                                 stdout=log, stderr=log, start_new_session=True)
+                                 stdout=log, stderr=log, start_new_session=True,
+                                 # The tuner is killed below: its private socket's
+                                 # folder stays in this test's folder, not in /tmp.
+                                 env=dict(os.environ, TMPDIR=self.tmp.name))
 
         def stop():
             if tuner.poll() is None:
