@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -19,9 +20,13 @@ class StoreFixture : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = std::filesystem::temp_directory_path() /
-           ("sweep_" + std::string(info->test_suite_name()) + "_" + std::to_string(getpid()) + "_" +
-            info->name());
+    // One folder, never nested: a parameterized suite's name has a '/'
+    // (EveryEarlierVersion/MigrationTest), and a folder made above this
+    // one's would stay behind.
+    std::string name = "sweep_" + std::string(info->test_suite_name()) + "_" +
+                       std::to_string(getpid()) + "_" + info->name();
+    std::replace(name.begin(), name.end(), '/', '_');
+    dir_ = std::filesystem::temp_directory_path() / name;
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     db_ = (dir_ / "r.db").string();
