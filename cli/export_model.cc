@@ -8,15 +8,12 @@
 #include "cli/format.h"
 #include "cli/trial_model.h"
 #include "nn/export/onnx_model.h"
-#include "storage/reader.h"
 
 namespace sweep {
 
 Status ExportModel(const std::string& db, const std::vector<std::string>& trial,
                    const std::string& output) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, Reader::Open(db));
-  ASSIGN_OR_RETURN(TrialRef ref, ResolveModelTrial(*reader, trial));
-  ASSIGN_OR_RETURN(std::unique_ptr<TrialModel> t, LoadTrialModel(*reader, ref));
+  ASSIGN_OR_RETURN(std::unique_ptr<TrialModel> t, LoadTrialModel(db, trial));
   const std::string name = t->ref.study.name + "-trial-" + std::to_string(t->ref.number);
   ASSIGN_OR_RETURN(std::string bytes, nn::ExportOnnx(t->trainer->model(), t->data, name));
   // Written beside the target, then renamed: never half a model file.

@@ -23,12 +23,6 @@ int Fail(const Status& st) {
   return 1;
 }
 
-Result<std::unique_ptr<TrialModel>> Load(const ModelCommands& m) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, Reader::Open(m.db));
-  ASSIGN_OR_RETURN(TrialRef ref, ResolveModelTrial(*reader, m.trial));
-  return LoadTrialModel(*reader, ref);
-}
-
 // In its own binary, beside this one (cli/export_model.h says why).
 int Export(const std::string& self_exe, const ModelCommands& m) {
   std::string helper = self_exe.substr(0, self_exe.rfind('/') + 1) + "sweep-export-model";
@@ -68,7 +62,7 @@ Result<nn::Examples> Inputs(const TrialModel& t, const std::string& path) {
 }
 
 Status Predict(const ModelCommands& m) {
-  ASSIGN_OR_RETURN(std::unique_ptr<TrialModel> t, Load(m));
+  ASSIGN_OR_RETURN(std::unique_ptr<TrialModel> t, LoadTrialModel(m.db, m.trial));
   ASSIGN_OR_RETURN(nn::Examples x, Inputs(*t, m.input));
   const nn::Splits& d = t->data;
   const bool regression = d.problem == nn::Problem::kRegression;

@@ -81,4 +81,11 @@ Result<std::unique_ptr<TrialModel>> LoadTrialModel(Reader& reader, const TrialRe
   return m;
 }
 
+Result<std::unique_ptr<TrialModel>> LoadTrialModel(const std::string& db,
+                                                   const std::vector<std::string>& args) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, Reader::Open(db));
+  ASSIGN_OR_RETURN(TrialRef ref, ResolveModelTrial(*reader, args));
+  return LoadTrialModel(*reader, ref);
+}
+
 }  // namespace sweep

@@ -30,4 +30,9 @@ Result<TrialRef> ResolveModelTrial(Reader& reader, const std::vector<std::string
 
 Result<std::unique_ptr<TrialModel>> LoadTrialModel(Reader& reader, const TrialRef& ref);
 
+// Both of the above on database `db`, read-only: what export-model and
+// predict load.
+Result<std::unique_ptr<TrialModel>> LoadTrialModel(const std::string& db,
+                                                   const std::vector<std::string>& args);
+
 }  // namespace sweep

@@ -40,13 +40,14 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   if (main_file == nullptr || *main_file == '\0')
     return Status::Internal(path + ": SQLite names no file for the database");
   ASSIGN_OR_RETURN(s->wal_sync_, WalSync::Start(main_file, sqlite3_filename_wal(main_file)));
-  RETURN_IF_ERROR(s->Migrate().Wrap(path));
-  if (s->migrated_) RETURN_IF_ERROR(s->wal_sync_->Wait(s->wal_sync_->Request()).Wrap(path));
+  auto migrated = s->Migrate();
+  if (!migrated.ok()) return migrated.status().Wrap(path);
+  if (*migrated) RETURN_IF_ERROR(s->wal_sync_->Wait(s->wal_sync_->Request()).Wrap(path));
   RETURN_IF_ERROR(s->PrepareAll().Wrap(path));
   return s;
 }
 
-Status Store::Migrate() {
+Result<bool> Store::Migrate() {
   ASSIGN_OR_RETURN(Stmt v, Stmt::Prepare(db(), "PRAGMA user_version"));
   ASSIGN_OR_RETURN(bool row, v.Step());
   int version = row ? static_cast<int>(v.Int(0)) : 0;
@@ -67,7 +68,7 @@ Status Store::Migrate() {
   ASSIGN_OR_RETURN(row, old.Step());
   bool crc32 = row && old.Int(0) > 0;
   old = Stmt();
-  if (version == static_cast<int>(migrations.size()) && !crc32) return Status::Ok();
+  if (version == static_cast<int>(migrations.size()) && !crc32) return false;
   // All pending migrations in one transaction: readers see the old schema or
   // the new one, never a half-built one.
   RETURN_IF_ERROR(Exec(db(), "BEGIN IMMEDIATE"));
@@ -89,8 +90,7 @@ Status Store::Migrate() {
     }
   }
   RETURN_IF_ERROR(Exec(db(), "COMMIT"));
-  migrated_ = true;
-  return Status::Ok();
+  return true;
 }
 
 Status Store::PrepareAll() {

@@ -148,7 +148,8 @@ class Store {
 
  private:
   Store() = default;
-  Status Migrate();
+  // Applies the missing migrations; true when it wrote any.
+  Result<bool> Migrate();
   Status PrepareAll();
 
   // Destroyed last: the lock outlives the connection.
@@ -158,7 +159,6 @@ class Store {
   // Destroyed before the connection, which checkpoints as it closes.
   std::unique_ptr<WalSync> wal_sync_;
   std::string path_;
-  bool migrated_ = false;  // Open wrote the schema
   bool in_tx_ = false;
   // Reports wait here and go to SQLite kReportBatch rows per INSERT (one
   // statement step instead of one per row), at the latest before COMMIT.

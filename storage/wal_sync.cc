@@ -58,6 +58,11 @@ uint64_t WalSync::requested() const {
   return requested_;
 }
 
+bool WalSync::Syncing() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return durable_ < requested_;
+}
+
 Status WalSync::error() const {
   std::lock_guard<std::mutex> lock(mu_);
   return error_;

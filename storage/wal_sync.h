@@ -41,6 +41,8 @@ class WalSync {
   uint64_t durable() const;
   // The ticket of the latest Request.
   uint64_t requested() const;
+  // Whether a requested sync has not finished yet.
+  bool Syncing() const;
   // Readable whenever durable() advanced or a sync failed; Drain() empties it.
   int fd() const { return event_fd_; }
   void Drain();

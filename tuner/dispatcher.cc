@@ -110,20 +110,18 @@ Status Dispatcher::Poll(int timeout_ms, int wake_fd) {
   int64_t before = NowMs();
   if (last_poll_ms_ > 0) Forgive(before - last_poll_ms_);
   zmq_pollitem_t items[4] = {{sock_.get(), 0, ZMQ_POLLIN, 0},
-                             {connections_->socket(), 0, ZMQ_POLLIN, 0},
-                             {nullptr, wake_fd, ZMQ_POLLIN, 0},
-                             {zap_ ? zap_->socket() : nullptr, 0, ZMQ_POLLIN, 0}};
-  // Unused items are left out: the wake fd when there is none, ZAP without CURVE.
-  if (wake_fd < 0) items[2] = items[3];
-  int count = 2 + (wake_fd >= 0) + (zap_ != nullptr);
+                             {connections_->socket(), 0, ZMQ_POLLIN, 0}};
+  int count = 2;
+  const int zap_at = zap_ ? count++ : -1;  // ZAP requests, with CURVE only
+  if (zap_) items[zap_at] = {zap_->socket(), 0, ZMQ_POLLIN, 0};
+  if (wake_fd >= 0) items[count++] = {nullptr, wake_fd, ZMQ_POLLIN, 0};
   if (zmq_poll(items, count, timeout_ms) < 0 && zmq_errno() != EINTR) return ZmqError("zmq_poll");
-  const zmq_pollitem_t& zap_item = items[count - 1];
   int64_t after = NowMs();
   Forgive(after - before - std::max(0, timeout_ms));
   last_poll_ms_ = after;
   // Connections first, so the handler judges a handshake with the count.
   if (items[1].revents & ZMQ_POLLIN) connections_->Serve();
-  if (zap_ && (zap_item.revents & ZMQ_POLLIN)) {
+  if (zap_ && (items[zap_at].revents & ZMQ_POLLIN)) {
     connections_->Serve();
     // Past the cap a new key waits; a key with a runner in (one coming back
     // to re-attach its trials) is still let in.

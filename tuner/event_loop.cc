@@ -57,9 +57,8 @@ Status EventLoop::Flush() {
 
 Status EventLoop::Turn(bool draining) {
   WalSync* sync = store_->durability();
-  bool syncing = sync->durable() < sync->requested();
   int timeout = std::max(10, heartbeat_ms_ / 10);
-  if (store_->in_transaction() && !syncing) timeout = 1;  // a commit is due soon
+  if (store_->in_transaction() && !sync->Syncing()) timeout = 1;  // a commit is due soon
   // The sync thread's event wakes the poll when a commit became durable.
   RETURN_IF_ERROR(dispatcher_->Poll(timeout, sync->fd()));
   RETURN_IF_ERROR(SendDurable());
@@ -70,7 +69,7 @@ Status EventLoop::Turn(bool draining) {
   dispatcher_->Assign();
   dispatcher_->Heartbeat();
   if (store_->in_transaction() &&
-      (sync->durable() < sync->requested() || NowUs() - last_commit_us_ < kCommitIntervalUs))
+      (sync->Syncing() || NowUs() - last_commit_us_ < kCommitIntervalUs))
     return Status::Ok();
   return Commit();
 }

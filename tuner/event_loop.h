@@ -2,8 +2,8 @@
 // serves, over one Store. Each turn polls the socket, handles a batch of
 // messages, commits it in one transaction (group commit), and acknowledges
 // and assigns only once that commit is durable; the disk syncs one commit
-// while the loop handles the next batch (storage/wal_sync.h). `sweep run` composes it with one study; tests
-// compose it with several.
+// while the loop handles the next batch (storage/wal_sync.h). `sweep run`
+// composes it with one study; tests compose it with several.
 // REQUIRES: external synchronization (one thread runs it).
 #pragma once
 

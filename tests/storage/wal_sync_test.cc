@@ -47,6 +47,7 @@ TEST_F(WalSyncTest, TicketsGrowAndEachBecomesDurableAndWakesThePoller) {
   Status st = (*w)->Wait(b);
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_GE((*w)->durable(), b);
+  EXPECT_FALSE((*w)->Syncing());
   EXPECT_TRUE(Readable((*w)->fd(), 1000));
   (*w)->Drain();
   EXPECT_FALSE(Readable((*w)->fd(), 0));
