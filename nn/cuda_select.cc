@@ -4,14 +4,11 @@
 // runners never load the CUDA, cuBLAS, cuDNN and NCCL libraries (about
 // 0.15 s per process). Without CUDA at build time the entry points exist but
 // say so: `--backend cuda` is a clear error, never a fall-back to the CPU.
-#include <dlfcn.h>
-#include <unistd.h>
-
-#include <climits>
 #include <mutex>
 
 #include "nn/backend.h"
 #include "nn/dist/nccl.h"
+#include "nn/module_loader.h"
 
 namespace sweep::nn {
 
@@ -40,46 +37,33 @@ struct CudaModule {
   AllReduce* (*make_allreduce)(Backend* const*, int, char*, size_t) = nullptr;
 };
 
-std::string ExeDir() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string path(buf, static_cast<size_t>(n));
-  return path.substr(0, path.rfind('/'));
-}
-
-// Looks in $SWEEP_CUDA_MODULE, where the build put it, beside the binary,
-// in ../lib, then the library path.
+// Looks in $SWEEP_CUDA_MODULE, beside the binary, in ../lib, where the
+// build put it, then the library path (module_loader.h).
 const CudaModule& Module() {
   static CudaModule m;
   static std::once_flag once;
   std::call_once(once, [] {
-    std::vector<std::string> tries;
-    if (const char* env = getenv("SWEEP_CUDA_MODULE")) tries.push_back(env);
-    tries.push_back(SWEEP_CUDA_MODULE_PATH);
-    tries.push_back(ExeDir() + "/libsweep_nn_cuda.so");
-    tries.push_back(ExeDir() + "/../lib/libsweep_nn_cuda.so");
-    tries.push_back("libsweep_nn_cuda.so");
-    for (const auto& path : tries) {
-      if (path.find('/') != std::string::npos && access(path.c_str(), F_OK) != 0) continue;
-      m.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (m.handle) break;
-      m.error = dlerror();  // e.g. a CUDA library it needs is missing
-    }
-    if (!m.handle) {
-      if (m.error.empty()) m.error = "libsweep_nn_cuda.so not found";
-      m.error = "cannot load the CUDA backend: " + m.error;
+    const std::string file = "libsweep_nn_cuda.so";
+    Result<void*> handle =
+        OpenModule(file, "SWEEP_CUDA_MODULE", SWEEP_CUDA_MODULE_PATH, "the CUDA backend");
+    if (!handle.ok()) {
+      m.error = handle.status().message();
       return;
     }
-    m.device_count = reinterpret_cast<int (*)()>(dlsym(m.handle, "sweep_cuda_device_count"));
-    m.make_backend = reinterpret_cast<Backend* (*)(int, char*, size_t)>(
-        dlsym(m.handle, "sweep_cuda_make_backend"));
-    m.make_allreduce = reinterpret_cast<AllReduce* (*)(Backend* const*, int, char*, size_t)>(
-        dlsym(m.handle, "sweep_cuda_make_allreduce"));
-    if (!m.device_count || !m.make_backend || !m.make_allreduce) {
-      m.error = "cannot load the CUDA backend: libsweep_nn_cuda.so lacks its entry points";
-      m.handle = nullptr;
+    Result<void*> count = ModuleSymbol(*handle, "sweep_cuda_device_count", file);
+    Result<void*> backend = ModuleSymbol(*handle, "sweep_cuda_make_backend", file);
+    Result<void*> allreduce = ModuleSymbol(*handle, "sweep_cuda_make_allreduce", file);
+    for (const Result<void*>* r : {&count, &backend, &allreduce}) {
+      if (!r->ok()) {
+        m.error = "cannot load the CUDA backend: " + r->status().message();
+        return;
+      }
     }
+    m.device_count = reinterpret_cast<int (*)()>(*count);
+    m.make_backend = reinterpret_cast<Backend* (*)(int, char*, size_t)>(*backend);
+    m.make_allreduce =
+        reinterpret_cast<AllReduce* (*)(Backend* const*, int, char*, size_t)>(*allreduce);
+    m.handle = *handle;
   });
   return m;
 }

@@ -13,8 +13,9 @@ done
 rm -rf gpu-bundle
 mkdir -p gpu-bundle/bin gpu-bundle/lib
 cp build/cli/sweep build/tests/cuda_backend_test build/bench/train_bench gpu-bundle/bin/
-# The CUDA backend is a module the binaries dlopen; it goes beside them.
-cp build/nn/libsweep_nn_cuda.so gpu-bundle/bin/
+# The CUDA backend and the CPU convolutions are modules the binaries dlopen;
+# they go beside them.
+cp build/nn/libsweep_nn_cuda.so build/nn/libsweep_nn_dnnl.so gpu-bundle/bin/
 strip --strip-debug gpu-bundle/bin/* 2>/dev/null || true
 skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libcuda\.|libcudart|libcublas|libcudnn|libnccl|libnvrtc|libnvJitLink)'
 for f in gpu-bundle/bin/*; do

@@ -1,6 +1,8 @@
 // Results database: schema, migrations and the tuner's writes.
 #include "storage/sqlite_store.h"
 
+#include <sys/stat.h>
+
 #include <cmath>
 
 #include "common/clock.h"
@@ -14,6 +16,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   // The lock comes first: a second tuner is refused before it reads or
   // writes anything.
   ASSIGN_OR_RETURN(s->lock_, DbLock::Acquire(path));
+  struct stat before;
+  const bool created = stat(path.c_str(), &before) != 0 || before.st_size == 0;
   ASSIGN_OR_RETURN(s->db_, Connection::Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
   sqlite3* db = s->db();
   sqlite3_busy_timeout(db, 5000);
@@ -23,9 +27,14 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   // around checkpoints but not at each commit; WalSync fdatasyncs the WAL
   // after commits, off this thread, so a commit survives power loss, not
   // only a crash of the process, once its ticket is durable.
-  RETURN_IF_ERROR(
-      Exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
-          .Wrap(path));
+  // A new database is made with synchronous=OFF: SQLite's own syncs while
+  // it is made (the switch to WAL through a rollback journal, four; the new
+  // WAL's header and its folder, two) would only repeat what WalSync's first
+  // sync does once the schema is in: sync the database file, its folder and
+  // the WAL.
+  RETURN_IF_ERROR(Exec(db, std::string("PRAGMA synchronous=") + (created ? "OFF" : "NORMAL") +
+                               "; PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;")
+                      .Wrap(path));
   {
     ASSIGN_OR_RETURN(Stmt mode, Stmt::Prepare(db, "PRAGMA journal_mode"));
     ASSIGN_OR_RETURN(bool row, mode.Step());
@@ -42,7 +51,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   ASSIGN_OR_RETURN(s->wal_sync_, WalSync::Start(main_file, sqlite3_filename_wal(main_file)));
   auto migrated = s->Migrate();
   if (!migrated.ok()) return migrated.status().Wrap(path);
-  if (*migrated) RETURN_IF_ERROR(s->wal_sync_->Wait(s->wal_sync_->Request()).Wrap(path));
+  if (created) RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous=NORMAL").Wrap(path));
+  // Synced beside what follows (opening the study, binding the socket):
+  // every later commit's ticket comes after this one, so nothing is
+  // acknowledged before the new schema is on disk.
+  if (*migrated || created) s->wal_sync_->Request();
   RETURN_IF_ERROR(s->PrepareAll().Wrap(path));
   return s;
 }

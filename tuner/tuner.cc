@@ -178,7 +178,9 @@ Status Tuner::Setup() {
                                           o_.db_path + ".logs"));
   RETURN_IF_ERROR(study_->write_error());
   if (!o_.from.empty()) RETURN_IF_ERROR(SeedStudy(study));
-  RETURN_IF_ERROR(store_->Commit());
+  // Synced beside the first turns: what the loop acknowledges waits for
+  // later commits' tickets, and a ticket covers every commit before it.
+  RETURN_IF_ERROR(store_->CommitNoWait().status());
   ProgressCounts c = study_->Counts();
   if (study_->trials().size() > 0) {
     LOG_INFO << "resuming study '" << study.name() << "' from " << o_.db_path << ": " << c.completed

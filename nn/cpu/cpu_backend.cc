@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "nn/backend.h"
-#include "nn/cpu/dnnl_conv.h"
+#include "nn/cpu/dnnl_conv_module.h"
 #include "nn/cpu/ops.h"
 
 extern "C" {
@@ -145,7 +145,7 @@ class CpuBackend : public Backend {
 
  private:
   int threads_;
-  cpu::DnnlConv conv_;  // its primitives and scratch, per geometry
+  cpu::DnnlConvModule conv_;  // its primitives and scratch, per geometry
 };
 
 }  // namespace

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """`cmake --install` puts a working sweep on PATH: into a temporary prefix,
 `sweep --version` runs from there, `sweep dashboard` finds the
-sweep-dashboard installed beside it (it serves a real database), and the man
-page and the bash and zsh completions are where their tools look.
+sweep-dashboard installed beside it (it serves a real database), a CNN
+trains on the oneDNN module installed in ../lib, and the man page and the
+bash and zsh completions are where their tools look.
 Usage: install_test.py CMAKE BUILD_DIR SWEEP_BINARY
 """
 
 import os
+import random
+import struct
 import subprocess
 import sys
 import tempfile
@@ -26,6 +29,28 @@ parameters:
   x1: {type: float, min: -5, max: 10}
   x2: {type: float, min: 0, max: 15}
 """
+
+
+CNN_STUDY = """name: cnn
+objective: {metric: val_accuracy, goal: maximize}
+task:
+  train: {data_dir: %s, model: cnn, epochs: 1, validation: 16, batch_size: 16, conv_blocks: 1,
+          kernel_size: 3}
+algorithm: {type: random, max_trials: 1}
+seed: 1
+parameters:
+  lr: {type: float, min: 0.01, max: 0.1, log: true}
+"""
+
+
+def write_idx(folder, prefix, n, side, rng):
+    """n random side x side images and labels 0..9, as IDX files."""
+    with open(os.path.join(folder, prefix + "-images-idx3-ubyte"), "wb") as f:
+        f.write(struct.pack(">IIII", 0x803, n, side, side))
+        f.write(bytes(rng.randrange(256) for _ in range(n * side * side)))
+    with open(os.path.join(folder, prefix + "-labels-idx1-ubyte"), "wb") as f:
+        f.write(struct.pack(">II", 0x801, n))
+        f.write(bytes(rng.randrange(10) for _ in range(n)))
 
 
 class InstallTest(unittest.TestCase):
@@ -69,6 +94,22 @@ class InstallTest(unittest.TestCase):
                                 "--progress", "plain"], capture_output=True, text=True, env=env,
                                timeout=120)
             self.assertEqual(r.returncode, 0, r.stderr)
+            # The CPU convolutions are a module the installed sweep opens
+            # from ../lib the first time a runner trains a CNN.
+            self.assertTrue(os.path.isfile(os.path.join(prefix, "lib", "libsweep_nn_dnnl.so")))
+            data = os.path.join(tmp, "idx")
+            os.mkdir(data)
+            rng = random.Random(7)
+            write_idx(data, "train", 64, 12, rng)
+            write_idx(data, "t10k", 16, 12, rng)
+            cnn = os.path.join(tmp, "cnn.yaml")
+            with open(cnn, "w") as f:
+                f.write(CNN_STUDY % data)
+            r = subprocess.run(["sweep", "run", cnn, "--db", os.path.join(tmp, "cnn.db"),
+                                "--local-runners", "1", "--progress", "plain"],
+                               capture_output=True, text=True, env=env, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("1 completed", r.stdout)
             dash = subprocess.Popen(["sweep", "dashboard", "--db", db, "--bind", "127.0.0.1:0"],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                     env=env)

@@ -1,7 +1,8 @@
 // The CPU backend's oneDNN convolution against the im2col + GEMM reference
 // (nn/cpu/conv.cc): forward, input, weight and bias gradients on several
 // geometries, repeat runs bit-identical, and a backward pass with no input
-// gradient (a network's first layer).
+// gradient (a network's first layer); and the same convolution as the CPU
+// backend holds it, opened from its module (libsweep_nn_dnnl.so).
 #include "nn/cpu/dnnl_conv.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "common/rng.h"
+#include "nn/cpu/dnnl_conv_module.h"
 #include "nn/cpu/ops.h"
 
 namespace sweep::nn {
@@ -36,7 +38,8 @@ struct Result {
   std::vector<float> y, dx, dw, db;
 };
 
-Result RunDnnl(cpu::DnnlConv& conv, const Window& g, const std::vector<float>& x,
+template <typename Conv>
+Result RunDnnl(Conv& conv, const Window& g, const std::vector<float>& x,
                const std::vector<float>& w, const std::vector<float>& b,
                const std::vector<float>& dy, bool want_dx) {
   Result r;
@@ -93,6 +96,14 @@ TEST_P(DnnlConvTest, MatchesIm2colReference) {
   EXPECT_EQ(first.dw, got.dw);
   EXPECT_EQ(first.db, got.db);
   for (float v : first.dx) ASSERT_EQ(v, -7.f);
+
+  // Through the module the backend opens: the same code, the same bits.
+  cpu::DnnlConvModule loaded;
+  Result via = RunDnnl(loaded, g, x, w, b, dy, true);
+  EXPECT_EQ(via.y, got.y);
+  EXPECT_EQ(via.dx, got.dx);
+  EXPECT_EQ(via.dw, got.dw);
+  EXPECT_EQ(via.db, got.db);
 }
 
 Window Geometry(int n, int c, int h, int w, int k, int stride, int pad, int oc) {
