@@ -52,9 +52,14 @@ Result<WorkFolder> WorkFolder::Open(const std::string& base) {
   std::string tmpl = base + "/" + kPrefix + "XXXXXX";
   if (!mkdtemp(tmpl.data()))
     return PosixError("cannot make a folder for command trials in", base, errno);
-  int fd =
-      open((tmpl + kLockName).c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  // The lock is taken under another name and then renamed into place, so
+  // that no other runner's RemoveStale ever finds a .lock that is not held
+  // yet (two runners starting together once removed each other's folder
+  // between the open and the flock).
+  std::string making = tmpl + kLockName + "-new";
+  int fd = open(making.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+      rename(making.c_str(), (tmpl + kLockName).c_str()) != 0) {
     int err = errno;
     if (fd >= 0) close(fd);
     RemoveTree(tmpl);
