@@ -10,10 +10,12 @@
 
 namespace sweep::nn {
 
-// Opens `file_name` (e.g. "libsweep_nn_dnnl.so"), looking at $env_var,
-// beside the running binary, in ../lib beside it (where `cmake --install`
-// puts it), at `build_path` (where the build put it), then on the library
-// path. `what` names the module in the error ("the CUDA backend").
+// Opens `file_name` (e.g. "libsweep_nn_dnnl.so"): the file $env_var names
+// when it is set (and nothing else); otherwise the first that exists of:
+// beside the running binary, ../lib beside it (where `cmake --install` puts
+// it), `build_path` (where the build put it). A file that exists but does
+// not load is an error naming it and why. Only when none exists is the
+// library path searched. `what` names the module in errors.
 Result<void*> OpenModule(const std::string& file_name, const char* env_var, const char* build_path,
                          const std::string& what);
 

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <ctime>
 #include <vector>
 
 #include "common/log.h"
@@ -34,7 +35,17 @@ void RemoveStale(const std::string& base) {
     struct stat st;
     if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) continue;
     int fd = open((dir + kLockName).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) continue;  // not one of ours, or still being made
+    if (fd < 0) {
+      // Still being made, or its runner died between taking the lock under
+      // its first name and renaming it: a minute later, unheld, it is stale.
+      std::string making = dir + kLockName + "-new";
+      struct stat lst;
+      if (lstat(making.c_str(), &lst) != 0 || !S_ISREG(lst.st_mode) ||
+          time(nullptr) - lst.st_mtime < 60)
+        continue;
+      fd = open(making.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0) continue;
+    }
     if (flock(fd, LOCK_EX | LOCK_NB) == 0) stale.push_back(dir);
     close(fd);
   }

@@ -384,6 +384,16 @@ int Tuner::Run() {
     st = Turn();
     if (!st.ok()) {
       Shutdown("the tuner hit an error");
+      if (!store_->durability()->error().ok()) {
+        // A failed sync: what was acknowledged before it is on disk; nothing
+        // after it is trusted to be.
+        fprintf(stderr,
+                "\nsweep: stopping: %s\nResults acknowledged before this are safe in %s; nothing "
+                "later is known to be on disk. Fix the disk, then run the same command to "
+                "resume.\n",
+                st.message().c_str(), o_.db_path.c_str());
+        return 1;
+      }
       fprintf(stderr,
               "\nsweep: stopping: %s\nCommitted results are safe in %s; run the same command to "
               "resume.\n",

@@ -2,7 +2,7 @@
 // which live in a module of their own (libsweep_nn_dnnl.so, dnnl_entry.cc)
 // opened the first time a process convolves on the CPU. The tuner, the CLI
 // and runners of MLPs, synthetic objectives or programs never load oneDNN
-// (about 3 ms of every process start). A module that cannot be loaded is an
+// (about 1.7 ms of CPU at every process start). A module that cannot be loaded is an
 // error naming why, thrown from the first convolution like oneDNN's own
 // errors; never a fall-back to another implementation.
 #pragma once

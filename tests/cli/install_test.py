@@ -105,11 +105,23 @@ class InstallTest(unittest.TestCase):
             cnn = os.path.join(tmp, "cnn.yaml")
             with open(cnn, "w") as f:
                 f.write(CNN_STUDY % data)
+            # The loader's log of each process says which file was opened:
+            # the installed one, not the build tree's (which still exists).
+            ld_log = os.path.join(tmp, "ld")
             r = subprocess.run(["sweep", "run", cnn, "--db", os.path.join(tmp, "cnn.db"),
                                 "--local-runners", "1", "--progress", "plain"],
-                               capture_output=True, text=True, env=env, timeout=120)
+                               capture_output=True, text=True, timeout=120,
+                               env=dict(env, LD_DEBUG="files", LD_DEBUG_OUTPUT=ld_log))
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("1 completed", r.stdout)
+            opened = ""
+            for name in os.listdir(tmp):
+                if name.startswith("ld."):
+                    with open(os.path.join(tmp, name), errors="replace") as f:
+                        opened += "".join(l for l in f if "libsweep_nn_dnnl" in l)
+            installed = os.path.join(prefix, "bin", "..", "lib", "libsweep_nn_dnnl.so")
+            self.assertIn("file=" + installed, opened)
+            self.assertNotIn(os.path.join(BUILD, "nn"), opened)
             dash = subprocess.Popen(["sweep", "dashboard", "--db", db, "--bind", "127.0.0.1:0"],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                     env=env)

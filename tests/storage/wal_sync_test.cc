@@ -127,5 +127,24 @@ TEST_F(WalSyncTest, ASymlinkedDatabaseIsSyncedWhereItsWalIs) {
   EXPECT_GE((*s)->durability()->durable(), 1u);
 }
 
+TEST_F(WalSyncTest, ANewDatabaseIsMadeWithoutSyncsAndThenSyncedAsUsual) {
+  // Made with synchronous=OFF; left at OFF, checkpoints would copy pages
+  // into the database file without syncing it before reusing the WAL.
+  std::string path = (dir_ / "new.db").string();
+  auto s = Store::Open(path);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto mode = Stmt::Prepare((*s)->db(), "PRAGMA synchronous");
+  ASSERT_TRUE(mode.ok());
+  auto row = mode->Step();
+  ASSERT_TRUE(row.ok() && *row);
+  EXPECT_EQ(mode->Int(0), 1) << "not synchronous=NORMAL";
+  mode = Stmt();
+  // The schema's sync was asked for, and it ends.
+  WalSync* w = (*s)->durability();
+  ASSERT_GE(w->requested(), 1u);
+  Status st = w->Wait(w->requested());
+  EXPECT_TRUE(st.ok()) << st.message();
+}
+
 }  // namespace
 }  // namespace sweep
