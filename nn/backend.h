@@ -38,6 +38,7 @@ class Backend {
   // Memory. Alloc returns zeroed memory.
   virtual float* Alloc(size_t n) = 0;
   virtual void Free(float* p) = 0;
+  // Both return when the copy is done: `host` may be reused at once.
   virtual void ToHost(const float* src, float* host, size_t n) = 0;
   virtual void FromHost(const float* host, float* dst, size_t n) = 0;
   virtual void Zero(float* p, size_t n) = 0;

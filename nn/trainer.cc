@@ -107,7 +107,9 @@ Trainer::Trainer(const TrainConfig& config, Backend* backend, const Splits* data
     backends_.push_back(MakeCpuBackend(1));
     replicas_.push_back(Build(c_, backends_.back().get(), *data_, model_.get()));
   }
-  replica_batches_.resize(replicas_.size() + 1);
+  // One batch buffer per part of a step: CPU replicas, or GPU ranks (sized
+  // above; never shrink it to the CPU count, which is 1 on CUDA).
+  replica_batches_.resize(std::max(replica_batches_.size(), replicas_.size() + 1));
   if (!replicas_.empty())
     pool_ = std::make_unique<StepPool>(static_cast<int>(replicas_.size()) + 1);
 }

@@ -78,6 +78,11 @@ class Runner {
       if (items[0].revents & ZMQ_POLLIN) ReadSocket();
       if (exit_code_ >= 0) break;
       int64_t now = NowMs();
+      if (ending_since_ms_ > 0 &&
+          (unacked_.empty() || now - ending_since_ms_ > int64_t{o_.heartbeat_ms} * o_.liveness)) {
+        exit_code_ = 3;  // not 2: a local runner is restarted
+        break;
+      }
       if (slot_ && slot_->abandoned &&
           now - slot_->abandoned_at_ms > int64_t{o_.heartbeat_ms} * o_.liveness) {
         LOG_ERROR << "trial " << slot_->assign.number() << " did not stop within "
@@ -288,11 +293,12 @@ class Runner {
   void DrainWorker() {
     if (!slot_) return;
     std::deque<pb::Envelope> out;
-    bool finished;
+    bool finished, end_runner;
     {
       std::lock_guard<std::mutex> lock(slot_->mu);
       out.swap(slot_->out);
       finished = slot_->finished;
+      end_runner = slot_->end_runner;
     }
     for (auto& env : out) {
       if (slot_->abandoned) break;
@@ -301,7 +307,13 @@ class Runner {
     if (finished) {
       bool abandoned = slot_->abandoned;
       slot_.reset();
-      if (abandoned) {
+      if (end_runner) {
+        // The trial's result is out; take no other trial and end once the
+        // tuner has it (Run's loop), or after the liveness window.
+        LOG_ERROR << "this runner's CUDA context may be broken; it ends once its last result "
+                     "is acknowledged";
+        ending_since_ms_ = NowMs();
+      } else if (abandoned) {
         // Say we are idle (and hold nothing), so the tuner can reassign.
         if (sock_) SendHello();
       } else if (!pending_.empty()) {
@@ -410,6 +422,7 @@ class Runner {
   }
 
   void StartTrial(const pb::Assign& a) {
+    if (ending_since_ms_ > 0) return;  // ending: the tuner re-queues it when we go
     if (slot_) {
       // The tuner queues the next trial ahead when trials are short.
       pending_.push_back(a);
@@ -450,6 +463,7 @@ class Runner {
   int connections_ = 0;
   int exit_code_ = -1;
   int64_t last_tick_ms_ = 0;
+  int64_t ending_since_ms_ = 0;  // a task asked the runner to end (TaskResult::end_runner)
   int missed_ = 0;
   bool reconnect_now_ = false;  // the tuner said to come back later
   bool heard_since_tick_ = false;

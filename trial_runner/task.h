@@ -37,6 +37,10 @@ struct TaskResult {
   std::vector<pb::Metric> metrics;  // final metrics
   std::string error;                // for TRIAL_OUTCOME_FAILED
   int64_t step = 0;                 // last step reported
+  // The process cannot run another trial (its GPU context is broken): the
+  // runner ends once this result is acknowledged, and a fresh one (local
+  // runners are restarted) takes its place.
+  bool end_runner = false;
 };
 
 // Runs the task an assignment names (dispatches on assign.task().kind()).

@@ -13,6 +13,7 @@
 
 #include "common/train_knobs.h"
 #include "common/values.h"
+#include "nn/cuda/cuda_error.h"
 #include "nn/data/data_source.h"
 #include "nn/data/mnist.h"
 
@@ -291,11 +292,19 @@ TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
       threads > 0 ? threads
                   : std::max(own, std::min(ctx->MaxCpuThreads(), config->batch_size / 32));
   // A device error (out of GPU memory, a lost device) fails this trial with
-  // its message; the runner goes on to the next one.
+  // its message; after out of memory the runner goes on to the next one,
+  // after any other CUDA error it ends (nn/cuda/cuda_error.h).
   try {
     return Train(a, ctx, *config, &*data, fail);
   } catch (const std::length_error& e) {  // a model too big to build (nn::Model::Finalize)
     return fail(e.what());
+  } catch (const nn::CudaError& e) {
+    if (!e.context_lost()) return fail(std::string("device error: ") + e.what());
+    TaskResult r = fail(std::string("device error: ") + e.what() +
+                        " (the runner's CUDA context may be broken: it ends, and a fresh runner "
+                        "takes its place)");
+    r.end_runner = true;
+    return r;
   } catch (const std::exception& e) {
     return fail(std::string("device error: ") + e.what());
   }

@@ -127,6 +127,10 @@ void RunTrial(const std::shared_ptr<TrialSlot>& slot) {
   f->set_error(ValidUtf8(result.error));  // may quote a program's output
   f->set_step(result.step);
   for (const auto& m : result.metrics) *f->add_metrics() = m;
+  if (result.end_runner) {
+    std::lock_guard<std::mutex> lock(slot->mu);
+    slot->end_runner = true;
+  }
   slot->Push(std::move(env), true);
 }
 

@@ -27,6 +27,7 @@ struct TrialSlot {
   std::mutex mu;
   std::deque<pb::Envelope> out;  // guarded by mu
   bool finished = false;         // guarded by mu
+  bool end_runner = false;       // guarded by mu: TaskResult::end_runner
   int64_t acked_step = 0;        // guarded by mu: the tuner's decision is in up to here
   std::condition_variable decided;
   int wake_fd = -1;

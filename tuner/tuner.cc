@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <thread>
@@ -279,6 +280,18 @@ void Tuner::Housekeeping() {
   if (progress_ && progress_->Due()) progress_->Update(Counts());
 }
 
+namespace {
+
+// Whether an NVIDIA MPS control daemon is up: its pipe in
+// $CUDA_MPS_PIPE_DIRECTORY, by default /tmp/nvidia-mps.
+bool MpsRunning() {
+  const char* dir = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
+  std::string pipe = std::string(dir && *dir ? dir : "/tmp/nvidia-mps") + "/control";
+  return access(pipe.c_str(), F_OK) == 0;
+}
+
+}  // namespace
+
 void Tuner::StartLocalRunners(const pb::Study& study, const std::string& endpoint) {
   int n = o_.local_runners < 0 ? static_cast<int>(std::thread::hardware_concurrency())
                                : o_.local_runners;
@@ -298,6 +311,14 @@ void Tuner::StartLocalRunners(const pb::Study& study, const std::string& endpoin
     n = static_cast<int>(gpu_args.size());
     LOG_INFO << "starting " << n << " GPU runners (" << o_.gpus.size() << " GPUs, " << per
              << " per trial, " << o_.trials_per_gpu << " trials per GPU)";
+    if (o_.trials_per_gpu > 1 && !MpsRunning()) {
+      // Measured on an H200 (bench/RESULTS.md): 8 small MLP trials on one
+      // GPU gave 0.94x one trial's samples/s by time-slicing, 6.4x with MPS.
+      LOG_WARN << o_.trials_per_gpu
+               << " trials per GPU take turns on it unless the NVIDIA MPS daemon runs "
+                  "(nvidia-cuda-mps-control -d; docs/gpu.md): without it they are no faster "
+                  "than one at a time";
+    }
   }
   if (n <= 0) {
     LOG_INFO << "no local runners; waiting for runners to connect";

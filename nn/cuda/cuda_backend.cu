@@ -62,8 +62,13 @@ CudaBackend::~CudaBackend() {
 
 void CudaBackend::BindThread() { SWEEP_CUDA(cudaSetDevice(device_)); }
 std::string CudaBackend::Describe() const {
-  return "cuda:" + std::to_string(device_) + " (" + name_ + ", cuDNN " +
-         std::to_string(cudnnGetVersion()) + ")";
+  // Short: it ends up in the tuner's "runner joined" line.
+  int runtime = 0;
+  cudaRuntimeGetVersion(&runtime);
+  const size_t cudnn = cudnnGetVersion();
+  return "cuda:" + std::to_string(device_) + " (" + name_ + ", CUDA " + std::to_string(runtime) +
+         ", cuDNN " + std::to_string(cudnn) +
+         (cudnn == CUDNN_VERSION ? "" : " built with " + std::to_string(CUDNN_VERSION)) + ")";
 }
 
 float* CudaBackend::Alloc(size_t n) {
@@ -86,7 +91,7 @@ void CudaBackend::ToHost(const float* src, float* host, size_t n) {
 }
 void CudaBackend::FromHost(const float* host, float* dst, size_t n) {
   SWEEP_CUDA(cudaMemcpyAsync(dst, host, n * sizeof(float), cudaMemcpyHostToDevice, stream_));
-  // The host buffer may be reused at once by the caller.
+  // The caller may free or reuse `host` at once.
   SWEEP_CUDA(cudaStreamSynchronize(stream_));
 }
 void CudaBackend::Zero(float* p, size_t n) {

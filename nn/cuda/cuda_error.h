@@ -1,7 +1,11 @@
 // The error the CUDA backend throws from inside an operation (out of memory,
 // a lost device, a cuDNN or cuBLAS failure). Backend operations return
 // nothing, so this unwinds to the task, which fails the trial with the
-// message; the runner process and its next trial are unaffected.
+// message. Out of memory leaves the process's CUDA context usable, so the
+// runner goes on to its next trial; any other error may have broken the
+// context for good (an illegal address or a failed launch is sticky: every
+// later call fails too), so context_lost() is true and the runner ends after
+// the trial's result is acknowledged, for a fresh process to take its place.
 #pragma once
 
 #include <stdexcept>
@@ -11,7 +15,12 @@ namespace sweep::nn {
 
 class CudaError : public std::runtime_error {
  public:
-  explicit CudaError(const std::string& what) : std::runtime_error(what) {}
+  explicit CudaError(const std::string& what, bool context_lost = false)
+      : std::runtime_error(what), context_lost_(context_lost) {}
+  bool context_lost() const { return context_lost_; }
+
+ private:
+  bool context_lost_;
 };
 
 }  // namespace sweep::nn

@@ -29,19 +29,22 @@ inline unsigned Blocks(size_t n) {
 inline void CheckCuda(cudaError_t e, const char* what, const char* file, int line) {
   if (e == cudaSuccess) return;
   throw CudaError(std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e) + " (" + what +
-                  " at " + file + ":" + std::to_string(line) + ")");
+                      " at " + file + ":" + std::to_string(line) + ")",
+                  e != cudaErrorMemoryAllocation);
 }
 
 inline void CheckCublas(cublasStatus_t s, const char* what, const char* file, int line) {
   if (s == CUBLAS_STATUS_SUCCESS) return;
   throw CudaError("cuBLAS error " + std::to_string(static_cast<int>(s)) + " (" + what + " at " +
-                  file + ":" + std::to_string(line) + ")");
+                      file + ":" + std::to_string(line) + ")",
+                  s != CUBLAS_STATUS_ALLOC_FAILED);
 }
 
 inline void CheckCudnn(cudnnStatus_t s, const char* what, const char* file, int line) {
   if (s == CUDNN_STATUS_SUCCESS) return;
   throw CudaError(std::string("cuDNN: ") + cudnnGetErrorString(s) + " (" + what + " at " + file +
-                  ":" + std::to_string(line) + ")");
+                      ":" + std::to_string(line) + ")",
+                  s != CUDNN_STATUS_ALLOC_FAILED);
 }
 
 #define GRID_STRIDE(i, n)                                                 \

@@ -20,7 +20,11 @@ namespace {
 class CudaTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device visible: GPU test skipped";
+    if (CudaDeviceCount() == 0) {
+      // Say why: no device, or a module that did not load (a missing
+      // libcudnn.so.9 reads differently from an empty machine).
+      GTEST_SKIP() << "GPU test skipped: " << MakeCudaBackend(0).status().message();
+    }
     auto b = MakeCudaBackend(0);
     ASSERT_TRUE(b.ok()) << b.status().message();
     gpu_ = std::move(b).value();
@@ -34,21 +38,27 @@ class CudaTest : public ::testing::Test {
     return v;
   }
 
-  // Device copies of host data on both backends.
+  // Device copies of host data on both backends. Made in place and never
+  // copied: it owns its buffers. (It was built as a temporary and copied,
+  // so the temporary's destructor freed both buffers the copy went on to
+  // use; the first run on a GPU aborted with a corrupt heap.)
   struct Pair {
+    Pair(Backend* cpu_backend, Backend* gpu_backend, size_t size)
+        : cpu(cpu_backend), gpu(gpu_backend), c(cpu->Alloc(size)), g(gpu->Alloc(size)), n(size) {}
+    Pair(const Pair&) = delete;
+    Pair& operator=(const Pair&) = delete;
+    ~Pair() {
+      cpu->Free(c);
+      gpu->Free(g);
+    }
     Backend* cpu;
     Backend* gpu;
     float* c;
     float* g;
     size_t n;
-    ~Pair() {
-      cpu->Free(c);
-      gpu->Free(g);
-    }
   };
   std::unique_ptr<Pair> Both(const std::vector<float>& host) {
-    auto p = std::make_unique<Pair>(Pair{cpu_.get(), gpu_.get(), cpu_->Alloc(host.size()),
-                                         gpu_->Alloc(host.size()), host.size()});
+    auto p = std::make_unique<Pair>(cpu_.get(), gpu_.get(), host.size());
     cpu_->FromHost(host.data(), p->c, host.size());
     gpu_->FromHost(host.data(), p->g, host.size());
     return p;
