@@ -9,6 +9,7 @@
 #                                toolkit or the nvidia-* wheels of PyTorch);
 #                                lib/fallback/ holds libstdc++, libgcc_s and
 #                                libz, used only where the machine lacks them
+#                                (gpu-check.sh asks ldconfig)
 #   gpu-bundle/fashion-mnist/    the data set, for the real sweeps
 # Compressed, so that the bundle, the data set and the tree fit the 64 MiB a
 # device call carries.
@@ -33,11 +34,10 @@ fallback='^(libstdc\+\+|libgcc_s|libz\.)'
 for f in "$stage"/bin/*; do
   ldd "$f" | awk '/=> \// {print $1, $3}' | while read -r name path; do
     [[ "$name" =~ $skip ]] && continue
-    if [[ "$name" =~ $fallback ]]; then
-      cp -L -n "$path" "$stage/lib/fallback/"
-    else
-      cp -L -n "$path" "$stage/lib/"
-    fi
+    dest="$stage/lib"
+    [[ "$name" =~ $fallback ]] && dest="$stage/lib/fallback"
+    # (not cp -n: from coreutils 9.2 it fails when the file is there)
+    [ -e "$dest/$name" ] || cp -L "$path" "$dest/$name"
   done
 done
 strip --strip-unneeded "$stage"/lib/*.so* 2>/dev/null || true

@@ -148,6 +148,9 @@ class Runner {
 
  private:
   bool Connect() {
+    // Ending, the runner waits a liveness window for its last result's Ack
+    // on this connection: the window a lost connection used up restarts.
+    if (ending_since_ms_ > 0) ending_since_ms_ = NowMs();
     if (o_.private_tuner) {
       // The folder is checked again before every connection: the path is
       // what ZeroMQ connects to, and the folder could have gone meanwhile.

@@ -300,9 +300,13 @@ TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
     return fail(e.what());
   } catch (const nn::CudaError& e) {
     if (!e.context_lost()) return fail(std::string("device error: ") + e.what());
+    // Not necessarily this trial's fault (another process's fault under
+    // MPS, a GPU error): the attempt is lost and retried on a fresh runner,
+    // and fails once its retries are spent.
     TaskResult r = fail(std::string("device error: ") + e.what() +
                         " (the runner's CUDA context may be broken: it ends, and a fresh runner "
                         "takes its place)");
+    r.outcome = pb::TRIAL_OUTCOME_LOST;
     r.end_runner = true;
     return r;
   } catch (const std::exception& e) {

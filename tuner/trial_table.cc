@@ -10,8 +10,12 @@ namespace sweep {
 void TrialTable::Account(const Trial& t, int delta) {
   counts_[static_cast<size_t>(t.status)] += delta;
   if (delta > 0 && t.status == TrialStatus::kCompleted && t.value) {
+    // A tie goes to the lower id, as `sweep best` and the other readers
+    // rank (storage/reader.cc), whichever of the two completed first.
     const Trial* b = best();
-    if (!b || (maximize_ ? *t.value > *b->value : *t.value < *b->value)) best_id_ = t.id;
+    if (!b || (maximize_ ? *t.value > *b->value : *t.value < *b->value) ||
+        (*t.value == *b->value && t.id < b->id))
+      best_id_ = t.id;
   }
 }
 

@@ -313,11 +313,11 @@ void Tuner::StartLocalRunners(const pb::Study& study, const std::string& endpoin
              << " per trial, " << o_.trials_per_gpu << " trials per GPU)";
     if (o_.trials_per_gpu > 1 && !MpsRunning()) {
       // Measured on an H200 (bench/RESULTS.md): 8 small MLP trials on one
-      // GPU gave 0.94x one trial's samples/s by time-slicing, 6.4x with MPS.
+      // GPU gave 1.36x one trial's samples/s time-sliced, 5.35x with MPS.
       LOG_WARN << o_.trials_per_gpu
                << " trials per GPU take turns on it unless the NVIDIA MPS daemon runs "
-                  "(nvidia-cuda-mps-control -d; docs/gpu.md): without it they are no faster "
-                  "than one at a time";
+                  "(nvidia-cuda-mps-control -d; docs/gpu.md): without it they gain little over "
+                  "one at a time";
     }
   }
   if (n <= 0) {

@@ -74,11 +74,14 @@ std::string CudaBackend::Describe() const {
 float* CudaBackend::Alloc(size_t n) {
   void* p = nullptr;
   cudaError_t e = cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(float));
-  if (e != cudaSuccess) {
+  if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // clear it: the device stays usable
     throw CudaError("out of GPU memory allocating " + std::to_string(n * sizeof(float) >> 20) +
                     " MiB on cuda:" + std::to_string(device_) + " (" + cudaGetErrorString(e) + ")");
   }
+  // Anything else is an earlier fault showing up here (a sticky error that
+  // cudaGetLastError cannot clear): the context is broken.
+  SWEEP_CUDA(e);
   SWEEP_CUDA(cudaMemsetAsync(p, 0, std::max<size_t>(n, 1) * sizeof(float), stream_));
   return static_cast<float*>(p);
 }

@@ -4,8 +4,9 @@
 // message. Out of memory leaves the process's CUDA context usable, so the
 // runner goes on to its next trial; any other error may have broken the
 // context for good (an illegal address or a failed launch is sticky: every
-// later call fails too), so context_lost() is true and the runner ends after
-// the trial's result is acknowledged, for a fresh process to take its place.
+// later call fails too), so context_lost() is true: the attempt is lost
+// (retried), and the runner ends once the tuner has acknowledged that, for
+// a fresh process to take its place.
 #pragma once
 
 #include <stdexcept>

@@ -66,6 +66,21 @@ TEST(TrialTableTest, TheBestIsDerivedFromCompletedTrials) {
   EXPECT_EQ(table.Count(TrialStatus::kCompleted), 3);
 }
 
+// The tuner's summary and `sweep best` named different trials when two
+// tied (an H200 run: trial 2 completed first, trial 0 later with the same
+// val_accuracy; the reader ranks ties by id).
+TEST(TrialTableTest, ATieGoesToTheLowerIdWhicheverCompletedFirst) {
+  TrialTable table(/*maximize=*/true);
+  Trial& late = table.Insert(Make(1, TrialStatus::kRunning));
+  table.Insert(Make(3, TrialStatus::kCompleted, 0.914));
+  late.value = 0.914;
+  table.Transition(&late, TrialStatus::kCompleted);
+  ASSERT_NE(table.best(), nullptr);
+  EXPECT_EQ(table.best()->id, 1);
+  table.Insert(Make(2, TrialStatus::kCompleted, 0.914));
+  EXPECT_EQ(table.best()->id, 1);
+}
+
 TEST(TrialTableTest, AnOrphanedCheckpointIsHandedBackForDeletion) {
   TrialTable table(false);
   Trial& t = table.Insert(Make(1, TrialStatus::kRunning));
