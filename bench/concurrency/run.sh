@@ -5,7 +5,8 @@
 # core, as before lending; with one runner the two are the same). Alternates the two for each runner count, ROUNDS
 # times. Prints one JSON line per run.
 # Usage: bench/concurrency/run.sh [ROUNDS] [STUDY...]   (default: 1 round of
-# examples/fashion_mnist_mlp.yaml)
+# examples/fashion_mnist_mlp.yaml); RUNNERS="2 4" picks the runner counts
+# (default "1 2 4").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=1
@@ -24,7 +25,7 @@ for study in "${studies[@]}"; do
   sed '0,/^  train {$/s//  train {\n    threads: 1/' "$work/$name.pbtxt" > "$work/$name-fixed.pbtxt"
   grep -q "threads: 1" "$work/$name-fixed.pbtxt" || { echo "cannot fix threads in $study" >&2; exit 1; }
   for r in $(seq "$rounds"); do
-    for n in 1 2 4; do
+    for n in ${RUNNERS:-1 2 4}; do
       for mode in lent fixed; do
         # One runner has every core to itself either way.
         [ "$n" = 1 ] && [ $mode = fixed ] && continue
