@@ -85,20 +85,23 @@ print(":".join(dirs))
 PYEOF
 )
 fi
-# The fallbacks only for what the machine lacks: LD_LIBRARY_PATH comes before
-# the system's folders, so a fallback there would always win.
-if [ -n "$LIBS" ]; then
-  for f in "$LIBS"/fallback/*; do
-    [ -e "$f" ] || continue
-    ldconfig -p 2>/dev/null | grep -q "^[[:space:]]*$(basename "$f") " && rm -f "$f"
-  done
-fi
 # For our binaries only (Python keeps the machine's own libraries); no empty
 # entries, which would mean the current folder.
 OURS_LD=$(echo "$LIBS:/usr/local/cuda/lib64:$TORCH_LIBS:${LIBS:+$LIBS/fallback}" | tr -s ':' | sed 's/^://; s/:$//')
 OURS=(env LD_LIBRARY_PATH="$OURS_LD" SWEEP_CUDA_MODULE="$BIN/libsweep_nn_cuda.so"
   SWEEP_DNNL_MODULE="$BIN/libsweep_nn_dnnl.so" NCCL_SOCKET_IFNAME=lo NCCL_DEBUG=WARN
   OPENBLAS_NUM_THREADS=1)
+# The fallbacks (libstdc++, libgcc_s, libz) only where the machine's own will
+# not do: LD_LIBRARY_PATH comes before the system's folders, so a fallback
+# there always wins. Each is set aside, and put back if anything then misses
+# a library or a symbol version.
+if [ -n "$LIBS" ]; then
+  for f in "$LIBS"/fallback/*; do
+    [ -e "$f" ] || continue
+    mv "$f" "$f.unused"
+    if "${OURS[@]}" ldd "$BIN"/* 2>&1 | grep -q "not found"; then mv "$f.unused" "$f"; fi
+  done
+fi
 # The last "samples_per_s" of a train_bench output, or the median of its
 # epochs 2.. (warm) when there are 3 or more.
 sps() {
@@ -117,7 +120,7 @@ say "$(ldd --version 2>&1 | head -1)"
 [ -n "$PY" ] && say "$("$PY" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version())' 2>&1 | tail -1)"
 say "$(grep -m1 'model name' /proc/cpuinfo), $(nproc) cores"
 say "OpenBLAS core: $(env OPENBLAS_VERBOSE=2 "${OURS[@]}" "$BIN/train_bench" --help 2>&1 | grep -i -m1 core)"
-say "LD for ours: $OURS_LD (fallbacks used: $(ls "$LIBS/fallback" 2>/dev/null | tr '\n' ' '))"
+say "LD for ours: $OURS_LD (fallbacks used: $(ls "$LIBS/fallback" 2>/dev/null | grep -v unused | tr '\n' ' '))"
 say '```'
 missing=$("${OURS[@]}" ldd "$BIN"/* 2>&1 | grep -E "not found|version .* not found" | sort -u)
 if [ -n "$missing" ]; then
@@ -214,7 +217,7 @@ run_sweep() {
   done_n=$("${OURS[@]}" "$BIN/sweep" trials --db "$work/$name.db" --status completed --format csv 2>/dev/null | tail -n +2 | wc -l)
   best=$("${OURS[@]}" "$BIN/sweep" best --db "$work/$name.db" --format json 2>/dev/null | tr -d '\n' | grep -o '"test_accuracy": *[0-9.]*' | head -1)
   say "| $name | $* | rc $rc | ${wall} s | $done_n completed | best: ${best:-none} |"
-  [ $rc -eq 0 ] || [ "$name" = cpu ] || status=1
+  [ $rc -eq 0 ] || { [ "$name" = cpu ] && [ $rc -eq 124 ]; } || status=1
 }
 
 if want sweep; then
@@ -265,10 +268,13 @@ pack() {
     base_wall=$wall_rate
     base_sum=$sum
   fi
-  say "| $k | $mps | $wall | $wall_rate | $(awk "BEGIN {printf \"%.2f\", $wall_rate / $base_wall}") | $(printf %.0f "$sum") | $(awk "BEGIN {printf \"%.2f\", $sum / $base_sum}") |"
+  local rw=n/a rs=n/a
+  [ -n "$base_wall" ] && rw=$(awk "BEGIN {printf \"%.2f\", $wall_rate / $base_wall}")
+  [ -n "$base_sum" ] && rs=$(awk "BEGIN {printf \"%.2f\", $sum / $base_sum}")
+  say "| $k | $mps | $wall | $wall_rate | $rw | $(printf %.0f "$sum") | $rs |"
 }
-base_wall=1
-base_sum=1
+base_wall=""
+base_sum=""
 for k in 1 2 4 8; do pack "$k" no; done
 MPS=$(command -v nvidia-cuda-mps-control || ls /usr/local/nvidia/bin/nvidia-cuda-mps-control 2>/dev/null || true)
 if [ -n "$MPS" ] && [ $((deadline - SECONDS)) -gt 60 ]; then
@@ -276,8 +282,8 @@ if [ -n "$MPS" ] && [ $((deadline - SECONDS)) -gt 60 ]; then
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
   if timeout 15 "$MPS" -d >> "$D" 2>&1; then
     sleep 1
-    base_wall=1
-    base_sum=1
+    base_wall=""
+    base_sum=""
     for k in 1 2 4 8; do pack "$k" yes; done
     echo quit | timeout 15 "$MPS" >> "$D" 2>&1
     cat "$CUDA_MPS_LOG_DIRECTORY"/control.log >> "$D" 2>/dev/null

@@ -78,8 +78,9 @@ class Runner {
       if (items[0].revents & ZMQ_POLLIN) ReadSocket();
       if (exit_code_ >= 0) break;
       int64_t now = NowMs();
-      if (ending_since_ms_ > 0 &&
-          (unacked_.empty() || now - ending_since_ms_ > int64_t{o_.heartbeat_ms} * o_.liveness)) {
+      const int64_t window = int64_t{o_.heartbeat_ms} * o_.liveness;
+      if (ending_since_ms_ > 0 && (unacked_.empty() || now - ending_since_ms_ > window ||
+                                   now - ending_first_ms_ > 2 * window)) {
         exit_code_ = 3;  // not 2: a local runner is restarted
         break;
       }
@@ -149,7 +150,8 @@ class Runner {
  private:
   bool Connect() {
     // Ending, the runner waits a liveness window for its last result's Ack
-    // on this connection: the window a lost connection used up restarts.
+    // on this connection: the window a lost connection used up restarts
+    // (at most two windows in all, so that it ends with no tuner too).
     if (ending_since_ms_ > 0) ending_since_ms_ = NowMs();
     if (o_.private_tuner) {
       // The folder is checked again before every connection: the path is
@@ -315,7 +317,7 @@ class Runner {
         // tuner has it (Run's loop), or after the liveness window.
         LOG_ERROR << "this runner's CUDA context may be broken; it ends once its last result "
                      "is acknowledged";
-        ending_since_ms_ = NowMs();
+        ending_since_ms_ = ending_first_ms_ = NowMs();
       } else if (abandoned) {
         // Say we are idle (and hold nothing), so the tuner can reassign.
         if (sock_) SendHello();
@@ -467,6 +469,7 @@ class Runner {
   int exit_code_ = -1;
   int64_t last_tick_ms_ = 0;
   int64_t ending_since_ms_ = 0;  // a task asked the runner to end (TaskResult::end_runner)
+  int64_t ending_first_ms_ = 0;  // ... first at this time
   int missed_ = 0;
   bool reconnect_now_ = false;  // the tuner said to come back later
   bool heard_since_tick_ = false;

@@ -26,25 +26,35 @@ inline unsigned Blocks(size_t n) {
 #define SWEEP_CUBLAS(expr) ::sweep::nn::cuda::CheckCublas((expr), #expr, __FILE__, __LINE__)
 #define SWEEP_CUDNN(expr) ::sweep::nn::cuda::CheckCudnn((expr), #expr, __FILE__, __LINE__)
 
+// Whether the process's CUDA context is still usable after an error: a
+// sticky error (an illegal address, a failed launch, ECC) makes every later
+// call fail too, so a device sync tells them apart. An error the call's own
+// arguments caused (an invalid value, a shape cuDNN does not support) leaves
+// the context usable: the trial fails and the runner goes on.
+inline bool ContextLost() {
+  cudaGetLastError();  // clear a non-sticky error, if that is what it was
+  return cudaDeviceSynchronize() != cudaSuccess;
+}
+
 inline void CheckCuda(cudaError_t e, const char* what, const char* file, int line) {
   if (e == cudaSuccess) return;
   throw CudaError(std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e) + " (" + what +
                       " at " + file + ":" + std::to_string(line) + ")",
-                  e != cudaErrorMemoryAllocation);
+                  e != cudaErrorMemoryAllocation && ContextLost());
 }
 
 inline void CheckCublas(cublasStatus_t s, const char* what, const char* file, int line) {
   if (s == CUBLAS_STATUS_SUCCESS) return;
   throw CudaError("cuBLAS error " + std::to_string(static_cast<int>(s)) + " (" + what + " at " +
                       file + ":" + std::to_string(line) + ")",
-                  s != CUBLAS_STATUS_ALLOC_FAILED);
+                  s != CUBLAS_STATUS_ALLOC_FAILED && ContextLost());
 }
 
 inline void CheckCudnn(cudnnStatus_t s, const char* what, const char* file, int line) {
   if (s == CUDNN_STATUS_SUCCESS) return;
   throw CudaError(std::string("cuDNN: ") + cudnnGetErrorString(s) + " (" + what + " at " + file +
                       ":" + std::to_string(line) + ")",
-                  s != CUDNN_STATUS_ALLOC_FAILED);
+                  s != CUDNN_STATUS_ALLOC_FAILED && ContextLost());
 }
 
 #define GRID_STRIDE(i, n)                                                 \
