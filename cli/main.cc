@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   nn::StopIdleBlasThreads();
   for (int i = 1; i < argc; ++i) {
     if (argv[i][0] == '-') continue;
-    if (std::string(argv[i]) == "runner") nn::EnsurePassiveOpenMp(argv);
+    if (std::string(argv[i]) == "runner") nn::EnsureTrainingEnvironment(argv);
     break;
   }
   CLI::App app{"sweep: hyperparameter search on your own machines"};

@@ -119,12 +119,17 @@ int CudaDeviceCount();
 // True when this build includes the CUDA backend.
 bool HaveCudaBackend();
 
-// OpenMP threads that spin after each parallel region starve OpenBLAS's
-// threads on small machines (2 threads ran 3x slower than 1); libgomp reads
-// its wait policy only at start-up, so a process that trains calls this first
-// thing in main(): it re-executes itself once with OMP_WAIT_POLICY=PASSIVE
-// unless the variable is already set. On failure it carries on as it is.
-void EnsurePassiveOpenMp(char** argv);
+// What a process that trains needs set before its libraries load, so it
+// calls this first thing in main(): it re-executes itself once with
+// - OMP_WAIT_POLICY=PASSIVE, unless the variable is set: OpenMP threads that
+//   spin after each parallel region starve OpenBLAS's threads on small
+//   machines (2 threads ran 3x slower than 1), and libgomp reads its wait
+//   policy only at start-up;
+// - OPENBLAS_CORETYPE=Haswell, unless the variable is set, when OpenBLAS
+//   fell back to kernels without AVX2 on a CPU that has it (a CPU newer than
+//   the OpenBLAS, or a VM that hides the model: nn/cpu/blas_core.h).
+// On failure it carries on as it is.
+void EnsureTrainingEnvironment(char** argv);
 
 // OpenBLAS starts its worker threads when the process loads, and each spins
 // (sched_yield) for about 0.1 s of CPU before it sleeps: a tax on every
@@ -133,5 +138,7 @@ void EnsurePassiveOpenMp(char** argv);
 // OpenBLAS starts them again when the CPU backend sets its thread count
 // (openblas_set_num_threads), or at its first threaded call.
 void StopIdleBlasThreads();
+// The kernels OpenBLAS picked for this CPU ("Haswell", "Zen", ...).
+const char* BlasCoreName();
 
 }  // namespace sweep::nn

@@ -20,7 +20,7 @@ Status ResolveTrainDevice(const RunnerOptions& o, std::string* description) {
     if (!o.gpus.empty() && o.backend == "cpu")
       return Status::InvalidArgument("--gpus makes no sense with --backend cpu");
     SetTrainDevice({});
-    *description = "cpu";
+    *description = std::string("cpu (OpenBLAS ") + nn::BlasCoreName() + ")";
     return Status::Ok();
   }
   if (!nn::HaveCudaBackend()) {

@@ -14,7 +14,7 @@
 using namespace sweep::nn;
 
 int main(int argc, char** argv) {
-  EnsurePassiveOpenMp(argv);  // as `sweep runner` does
+  EnsureTrainingEnvironment(argv);  // as `sweep runner` does
   CLI::App app{"nn training benchmark"};
   std::string model = "mlp", dir = kDefaultFashionMnistDir;
   int epochs = 1, threads = 1, batch = 128, validation = 0;

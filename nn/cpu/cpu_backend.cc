@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "nn/backend.h"
+#include "nn/cpu/blas_core.h"
 #include "nn/cpu/dnnl_conv_module.h"
 #include "nn/cpu/ops.h"
 
@@ -150,10 +151,18 @@ class CpuBackend : public Backend {
 
 }  // namespace
 
-void EnsurePassiveOpenMp(char** argv) {
-  if (getenv("OMP_WAIT_POLICY") != nullptr) return;
-  setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-  execv("/proc/self/exe", argv);
+void EnsureTrainingEnvironment(char** argv) {
+  bool again = false;
+  if (getenv("OMP_WAIT_POLICY") == nullptr) {
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    again = true;
+  }
+  if (const char* core = cpu::BlasCoreToRequest()) {
+    // Set now, so the next start does not ask again.
+    setenv("OPENBLAS_CORETYPE", core, 1);
+    again = true;
+  }
+  if (again) execv("/proc/self/exe", argv);
 }
 
 void StopIdleBlasThreads() { blas_thread_shutdown_(); }
