@@ -84,10 +84,8 @@ class Runner {
         exit_code_ = 3;  // not 2: a local runner is restarted
         break;
       }
-      if (slot_ && slot_->abandoned &&
-          now - slot_->abandoned_at_ms > int64_t{o_.heartbeat_ms} * o_.liveness) {
-        LOG_ERROR << "trial " << slot_->assign.number() << " did not stop within "
-                  << o_.heartbeat_ms * o_.liveness / 1000
+      if (slot_ && slot_->abandoned && now - slot_->abandoned_at_ms > window) {
+        LOG_ERROR << "trial " << slot_->assign.number() << " did not stop within " << window / 1000
                   << " s after it was cancelled; exiting so a fresh runner can take over";
         std::_Exit(3);  // the hung task still holds the worker thread
       }

@@ -292,8 +292,9 @@ TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
       threads > 0 ? threads
                   : std::max(own, std::min(ctx->MaxCpuThreads(), config->batch_size / 32));
   // A device error (out of GPU memory, a lost device) fails this trial with
-  // its message; after out of memory the runner goes on to the next one,
-  // after any other CUDA error it ends (nn/cuda/cuda_error.h).
+  // its message and the runner goes on to the next one, unless the error
+  // broke the CUDA context: then the attempt is lost and the runner ends
+  // (nn/cuda/cuda_error.h).
   try {
     return Train(a, ctx, *config, &*data, fail);
   } catch (const std::length_error& e) {  // a model too big to build (nn::Model::Finalize)

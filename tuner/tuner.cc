@@ -280,17 +280,14 @@ void Tuner::Housekeeping() {
   if (progress_ && progress_->Due()) progress_->Update(Counts());
 }
 
-namespace {
-
 // Whether an NVIDIA MPS control daemon is up: its pipe in
-// $CUDA_MPS_PIPE_DIRECTORY, by default /tmp/nvidia-mps.
+// $CUDA_MPS_PIPE_DIRECTORY, by default /tmp/nvidia-mps. (Still inside this
+// file's unnamed namespace, with the Tuner.)
 bool MpsRunning() {
   const char* dir = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
   std::string pipe = std::string(dir && *dir ? dir : "/tmp/nvidia-mps") + "/control";
   return access(pipe.c_str(), F_OK) == 0;
 }
-
-}  // namespace
 
 void Tuner::StartLocalRunners(const pb::Study& study, const std::string& endpoint) {
   int n = o_.local_runners < 0 ? static_cast<int>(std::thread::hardware_concurrency())

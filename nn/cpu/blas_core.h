@@ -1,8 +1,8 @@
 // Which OpenBLAS kernels a training process should ask for. OpenBLAS picks
 // its kernels by the CPU's model, and an OpenBLAS older than the CPU (or a
 // VM that hides the model, as the H200 machine's did) falls back to
-// generic SSE3 kernels ("Prescott"), 2-3x slower for our MLP (bench/RESULTS.md)
-// on a CPU that has AVX2 and FMA. OpenBLAS reads OPENBLAS_CORETYPE only
+// generic SSE3 kernels ("Prescott"), 3.2-3.9x slower for our MLP on an AVX2
+// machine (bench/RESULTS.md) than the kernels it has. OpenBLAS reads OPENBLAS_CORETYPE only
 // when it loads, so EnsureTrainingEnvironment (nn/backend.h) sets it before
 // its one re-execution.
 #pragma once
