@@ -124,6 +124,13 @@ pb::Metric ValueMetric(double v) {
 
 }  // namespace
 
+bool IsInstantSyntheticTask(const pb::Assign& assign) {
+  if (!assign.task().has_synthetic()) return false;
+  const pb::SyntheticTask& t = assign.task().synthetic();
+  return t.step_ms() <= 0 && t.crash_prob() <= 0 && t.hang_prob() <= 0 &&
+         t.steps() <= kInstantMaxSteps && assign.decision_steps_size() == 0;
+}
+
 TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx) {
   const pb::SyntheticTask& task = assign.task().synthetic();
   TaskResult result;

@@ -27,5 +27,10 @@ double CurveStep(const std::vector<double>& x, double v);
 double Curve(const std::vector<double>& x, int64_t t);  // t steps from the start
 
 TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx);
+// Whether the synthetic trial finishes in microseconds without waiting for
+// the tuner: no sleep per step, no rung to wait at, no injected crash or
+// hang, and at most kInstantMaxSteps reports.
+constexpr int64_t kInstantMaxSteps = 1000;
+bool IsInstantSyntheticTask(const pb::Assign& assign);
 
 }  // namespace sweep

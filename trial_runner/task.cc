@@ -17,4 +17,6 @@ TaskResult RunTask(const pb::Assign& assign, TaskContext* ctx) {
   return r;
 }
 
+bool RunsOnSocketThread(const pb::Assign& assign) { return IsInstantSyntheticTask(assign); }
+
 }  // namespace sweep

@@ -45,5 +45,9 @@ struct TaskResult {
 
 // Runs the task an assignment names (dispatches on assign.task().kind()).
 TaskResult RunTask(const pb::Assign& assign, TaskContext* ctx);
+// Whether the task is over faster than a hand-off to another thread costs
+// and never blocks (an instant synthetic trial): the runner's socket thread
+// runs it itself, so it can never silence the heartbeat.
+bool RunsOnSocketThread(const pb::Assign& assign);
 
 }  // namespace sweep

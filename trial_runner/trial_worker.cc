@@ -30,8 +30,9 @@ void TrialSlot::Push(pb::Envelope env, bool last) {
     out.push_back(std::move(env));
     finished = finished || last;
   }
-  // One wake-up per batch: the socket thread takes the whole queue.
-  if (was_empty) {
+  // One wake-up per batch: the socket thread takes the whole queue (none
+  // when the socket thread runs the trial itself).
+  if (was_empty && wake_fd >= 0) {
     uint64_t one = 1;
     ssize_t ignored = write(wake_fd, &one, sizeof one);
     (void)ignored;
@@ -110,6 +111,8 @@ class WorkerContext : public TaskContext {
   std::string oversize_;  // worker thread only
 };
 
+}  // namespace
+
 void RunTrial(const std::shared_ptr<TrialSlot>& slot) {
   WorkerContext ctx(slot);
   if (slot->cores) slot->cores->SetBusy(true);
@@ -133,8 +136,6 @@ void RunTrial(const std::shared_ptr<TrialSlot>& slot) {
   }
   slot->Push(std::move(env), true);
 }
-
-}  // namespace
 
 Worker::Worker() {
   std::thread([this] { Loop(); }).detach();

@@ -30,7 +30,7 @@ struct TrialSlot {
   bool end_runner = false;       // guarded by mu: TaskResult::end_runner
   int64_t acked_step = 0;        // guarded by mu: the tuner's decision is in up to here
   std::condition_variable decided;
-  int wake_fd = -1;
+  int wake_fd = -1;  // written once per batch of messages; -1: nobody waits
   // The host's cores, when this runner shares them with other local
   // runners: the worker holds its busy lock while the task runs.
   std::shared_ptr<CoreShare> cores;
@@ -40,6 +40,10 @@ struct TrialSlot {
   // Called by the worker: queues a message (`last`: the trial's Final).
   void Push(pb::Envelope env, bool last);
 };
+
+// Runs the slot's trial to its end on the calling thread: its messages,
+// the Final last, are in slot->out when it returns.
+void RunTrial(const std::shared_ptr<TrialSlot>& slot);
 
 // One long-lived thread runs the trials, one at a time. It is detached: a
 // task that hangs forever cannot block the process from exiting. Never

@@ -87,5 +87,30 @@ TEST(SyntheticTest, CurveResumesFromItsCheckpointAtADecisionStep) {
   EXPECT_NE(refused.error.find("cannot resume"), std::string::npos);
 }
 
+// Only trials that cannot block or take long run on the runner's socket
+// thread; everything else keeps the worker, so the heartbeat never stops.
+TEST(SyntheticTest, OnlyInstantTrialsRunOnTheSocketThread) {
+  pb::Assign a = CurveAssign(0.3, 10);
+  EXPECT_TRUE(RunsOnSocketThread(a));
+  pb::Assign slow = a;
+  slow.mutable_task()->mutable_synthetic()->set_step_ms(1);
+  EXPECT_FALSE(RunsOnSocketThread(slow));
+  pb::Assign rung = a;
+  rung.add_decision_steps(3);  // waits for the tuner's decision
+  EXPECT_FALSE(RunsOnSocketThread(rung));
+  pb::Assign crash = a;
+  crash.mutable_task()->mutable_synthetic()->set_crash_prob(0.5);
+  EXPECT_FALSE(RunsOnSocketThread(crash));
+  pb::Assign hang = a;
+  hang.mutable_task()->mutable_synthetic()->set_hang_prob(0.5);
+  EXPECT_FALSE(RunsOnSocketThread(hang));
+  pb::Assign longer = a;
+  longer.mutable_task()->mutable_synthetic()->set_steps(kInstantMaxSteps + 1);
+  EXPECT_FALSE(RunsOnSocketThread(longer));
+  pb::Assign train;
+  train.mutable_task()->mutable_train();
+  EXPECT_FALSE(RunsOnSocketThread(train));
+}
+
 }  // namespace
 }  // namespace sweep
