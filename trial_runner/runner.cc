@@ -1,6 +1,7 @@
 // The runner's socket loop: registration, heartbeats and liveness (Paranoid
 // Pirate), reconnects with back-off, and the messages between the tuner and
-// the worker thread (trial_worker.h).
+// the thread that runs the trial: the worker (trial_worker.h), or this one
+// for an instant trial (RunsOnSocketThread).
 #include "trial_runner/runner.h"
 
 #include <sys/eventfd.h>
@@ -78,7 +79,8 @@ class Runner {
       DrainWorker();
       if (items[0].revents & ZMQ_POLLIN) {
         ReadSocket();
-        DrainWorker();  // a trial this thread ran on an Assign (RunsOnSocketThread)
+        // A trial this thread ran on an Assign (RunsOnSocketThread).
+        if (exit_code_ < 0) DrainWorker();
       }
       if (exit_code_ >= 0) break;
       int64_t now = NowMs();
@@ -444,21 +446,18 @@ class Runner {
     slot_->assign = a;
     slot_->assign.set_threads_hint(
         o_.threads > 0 ? o_.threads : static_cast<int>(std::thread::hardware_concurrency()));
-    slot_->wake_fd = wake_fd_;
+    // Short and never blocking: run here, with no hand-off to the worker and
+    // back and nobody to wake (DrainWorker sends what it produced).
+    const bool here = RunsOnSocketThread(a);
+    slot_->wake_fd = here ? -1 : wake_fd_;
     slot_->cores = cores_;
-    // Said before the worker begins, so the message is in ZeroMQ's queue
+    // Said before the task begins, so the message is in ZeroMQ's queue
     // before the task can crash the process.
     pb::Envelope started;
     started.mutable_started()->set_trial_id(a.trial_id());
     started.mutable_started()->set_lease(a.lease());
     Send(&started);
-    if (RunsOnSocketThread(a)) {
-      // Over in microseconds: a hand-off to the worker and back would cost
-      // more than the trial (DrainWorker sends what it produced).
-      slot_->wake_fd = -1;
-      RunTrial(slot_);
-      return;
-    }
+    if (here) return RunTrial(slot_);
     worker_->Start(slot_);
   }
 

@@ -30,7 +30,7 @@ TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx);
 // Whether the synthetic trial finishes in microseconds without waiting for
 // the tuner: no sleep per step, no rung to wait at, no injected crash or
 // hang, and at most kInstantMaxSteps reports.
-constexpr int64_t kInstantMaxSteps = 1000;
+constexpr int64_t kInstantMaxSteps = 100;
 bool IsInstantSyntheticTask(const pb::Assign& assign);
 
 }  // namespace sweep

@@ -1,4 +1,5 @@
-// What a trial runs. A task runs on its own thread; it reports steps through
+// What a trial runs. A task runs on the runner's worker thread (an instant
+// one on its socket thread: RunsOnSocketThread); it reports steps through
 // TaskContext and returns its final result. Tasks never touch sockets.
 #pragma once
 
@@ -45,9 +46,10 @@ struct TaskResult {
 
 // Runs the task an assignment names (dispatches on assign.task().kind()).
 TaskResult RunTask(const pb::Assign& assign, TaskContext* ctx);
-// Whether the task is over faster than a hand-off to another thread costs
-// and never blocks (an instant synthetic trial): the runner's socket thread
-// runs it itself, so it can never silence the heartbeat.
+// Whether the task is short and never blocks (an instant synthetic trial: no
+// sleep, no rung to wait at, at most kInstantMaxSteps reports): the runner's
+// socket thread runs it itself, without the hand-offs to the worker thread
+// and back (most of what a benchmark trial cost: bench/RESULTS.md).
 bool RunsOnSocketThread(const pb::Assign& assign);
 
 }  // namespace sweep

@@ -1,5 +1,6 @@
 // The worker thread: runs a trial's task and turns what it reports into
-// messages for the socket thread.
+// messages for the socket thread (RunTrial also runs an instant trial on the
+// socket thread itself).
 #include "trial_runner/trial_worker.h"
 
 #include <unistd.h>
@@ -108,7 +109,7 @@ class WorkerContext : public TaskContext {
  private:
   int Own() const { return std::max(1, slot_->assign.threads_hint()); }
   std::shared_ptr<TrialSlot> slot_;
-  std::string oversize_;  // worker thread only
+  std::string oversize_;  // the thread that runs the trial only
 };
 
 }  // namespace

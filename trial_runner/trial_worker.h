@@ -21,7 +21,7 @@ struct TrialSlot {
   pb::Assign assign;
   std::atomic<bool> stop{false};
   std::atomic<int64_t> last_step{0};
-  uint64_t log_seq = 0;    // worker thread only: the last Log batch numbered
+  uint64_t log_seq = 0;    // the trial's thread only: the last Log batch numbered
   bool abandoned = false;  // socket thread only: drop whatever the worker still sends
   int64_t abandoned_at_ms = 0;
   std::mutex mu;

@@ -10,19 +10,12 @@
 #include <cmath>
 #include <vector>
 
-#include "common/rng.h"
 #include "nn/cpu/dnnl_conv_module.h"
 #include "nn/cpu/ops.h"
+#include "nn/random_floats.h"
 
 namespace sweep::nn {
 namespace {
-
-std::vector<float> Random(size_t n, uint64_t seed) {
-  Rng r(seed);
-  std::vector<float> v(n);
-  for (auto& x : v) x = static_cast<float>(2 * r.Uniform() - 1);
-  return v;
-}
 
 // Largest |a - b| relative to the largest |b| (1 when b is all zero).
 double RelDiff(const std::vector<float>& a, const std::vector<float>& b) {
@@ -72,10 +65,10 @@ class DnnlConvTest : public ::testing::TestWithParam<Window> {};
 
 TEST_P(DnnlConvTest, MatchesIm2colReference) {
   const Window g = GetParam();
-  auto x = Random(static_cast<size_t>(g.n) * g.c * g.h * g.w, 1);
-  auto w = Random(static_cast<size_t>(g.oc) * g.c * g.k * g.k, 2);
-  auto b = Random(g.oc, 3);
-  auto dy = Random(static_cast<size_t>(g.n) * g.oc * g.OutH() * g.OutW(), 4);
+  auto x = RandomFloats(static_cast<size_t>(g.n) * g.c * g.h * g.w, 1);
+  auto w = RandomFloats(static_cast<size_t>(g.oc) * g.c * g.k * g.k, 2);
+  auto b = RandomFloats(g.oc, 3);
+  auto dy = RandomFloats(static_cast<size_t>(g.n) * g.oc * g.OutH() * g.OutW(), 4);
   cpu::DnnlConv conv;
   Result got = RunDnnl(conv, g, x, w, b, dy, true);
   Result want = RunReference(g, x, w, b, dy);

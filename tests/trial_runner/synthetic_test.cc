@@ -89,7 +89,7 @@ TEST(SyntheticTest, CurveResumesFromItsCheckpointAtADecisionStep) {
 
 // Only trials that cannot block or take long run on the runner's socket
 // thread; everything else keeps the worker, so the heartbeat never stops.
-TEST(SyntheticTest, OnlyInstantTrialsRunOnTheSocketThread) {
+TEST(SyntheticTest, RunsOnSocketThreadOnlyForInstantTrials) {
   pb::Assign a = CurveAssign(0.3, 10);
   EXPECT_TRUE(RunsOnSocketThread(a));
   pb::Assign slow = a;
