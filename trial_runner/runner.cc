@@ -26,6 +26,7 @@
 #include "trial_runner/command_task.h"
 #include "trial_runner/core_share.h"
 #include "trial_runner/runner_setup.h"
+#include "trial_runner/runner_socket.h"
 #include "trial_runner/task.h"
 #include "trial_runner/train_task.h"
 #include "trial_runner/trial_worker.h"
@@ -166,41 +167,16 @@ class Runner {
         return false;
       }
     }
-    auto sock = ZmqSocket::Open(ctx_, ZMQ_DEALER);
+    std::string id =
+        o_.name + "#" + std::to_string(++connections_) + "-" +
+        std::to_string(
+            SplitMix64(static_cast<uint64_t>(NowMs()) ^ static_cast<uint64_t>(getpid())) % 100000);
+    auto sock = ConnectToTuner(ctx_, o_, id);
     if (!sock.ok()) {
       LOG_ERROR << sock.status().message();
       return false;
     }
     sock_ = std::move(sock).value();
-    std::string id =
-        o_.name + "#" + std::to_string(++connections_) + "-" +
-        std::to_string(
-            SplitMix64(static_cast<uint64_t>(NowMs()) ^ static_cast<uint64_t>(getpid())) % 100000);
-    Status st = sock_.SetBytes(ZMQ_ROUTING_ID, id, "ZMQ_ROUTING_ID");
-    if (st.ok()) st = sock_.SetInt(ZMQ_LINGER, 0, "ZMQ_LINGER");
-    if (st.ok())
-      st = sock_.SetInt64(ZMQ_MAXMSGSIZE, static_cast<int64_t>(kMaxMessageBytes), "ZMQ_MAXMSGSIZE");
-    if (st.ok() && o_.keys) {
-      st = sock_.SetBytes(ZMQ_CURVE_SERVERKEY, o_.server_key, "ZMQ_CURVE_SERVERKEY");
-      if (st.ok())
-        st = sock_.SetBytes(ZMQ_CURVE_PUBLICKEY, o_.keys->public_key, "ZMQ_CURVE_PUBLICKEY");
-      if (st.ok())
-        st = sock_.SetBytes(ZMQ_CURVE_SECRETKEY, o_.keys->secret_key, "ZMQ_CURVE_SECRETKEY");
-    }
-    if (st.ok() && o_.private_tuner) {
-      // A local runner starts while its tuner opens the database, before
-      // the socket is bound: it tries again after 1, 2 and then every 4 ms
-      // (a refused connect to a local socket costs microseconds), not every
-      // 100 ms (ZeroMQ's default). A longer back-off would keep a runner
-      // that was ready early waiting after the bind, on every start.
-      st = sock_.SetInt(ZMQ_RECONNECT_IVL, 1, "ZMQ_RECONNECT_IVL");
-      if (st.ok()) st = sock_.SetInt(ZMQ_RECONNECT_IVL_MAX, 4, "ZMQ_RECONNECT_IVL_MAX");
-    }
-    if (st.ok()) st = sock_.Connect(o_.endpoint);
-    if (!st.ok()) {
-      LOG_ERROR << st.message();
-      return false;
-    }
     last_tick_ms_ = NowMs();
     missed_ = 0;
     heard_since_tick_ = false;
