@@ -1,6 +1,7 @@
 // The runner process: a DEALER that pulls trials from a tuner, runs each on a
-// worker thread (an instant one on its socket thread), streams its reports, and keeps heart-beating
-// meanwhile (Paranoid Pirate: liveness in missed beats, reconnect with back-off).
+// worker thread (an instant one on its socket thread), streams its reports,
+// and keeps heart-beating meanwhile (Paranoid Pirate: liveness in missed
+// beats, reconnect with back-off).
 #pragma once
 
 #include <optional>
