@@ -223,11 +223,16 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, nn::DataSpec* data, 
                                                 {{"default", nn::WeightInit::kFanIn},
                                                  {"he", nn::WeightInit::kHe},
                                                  {"xavier", nn::WeightInit::kXavier}}));
-  ASSIGN_OR_RETURN(c.augment, Word<nn::Augment>("augment", k.Get<std::string>("augment"),
-                                                {{"none", nn::Augment::kNone},
-                                                 {"flip", nn::Augment::kFlip},
-                                                 {"crop", nn::Augment::kCrop},
-                                                 {"flip+crop", nn::Augment::kFlipCrop}}));
+  ASSIGN_OR_RETURN(c.augment,
+                   Word<nn::Augment>("augment", k.Get<std::string>("augment"),
+                                     {{"none", nn::Augment::kNone},
+                                      {"flip", nn::Augment::kFlip},
+                                      {"crop", nn::Augment::kCrop},
+                                      {"flip+crop", nn::Augment::kFlipCrop},
+                                      {"erase", nn::Augment::kErase},
+                                      {"flip+erase", nn::Augment::kFlipErase},
+                                      {"crop+erase", nn::Augment::kCropErase},
+                                      {"flip+crop+erase", nn::Augment::kFlipCropErase}}));
   // The seed comes from task.train or the trial, not from a parameter.
   c.seed = t.has_seed() ? t.seed() : a.seed();
   ASSIGN_OR_RETURN(std::string default_dir,

@@ -35,7 +35,8 @@ def npy(path, a):
 
 
 def case(sweep, work, name, study, feed, predict_input):
-    """Runs a study, exports and predicts; `feed` is the raw ONNX input."""
+    """Runs a study, exports and predicts; `feed` is the raw ONNX input (or a
+    dict of inputs: "input" for numbers, "text" for text columns)."""
     path = os.path.join(work, name + ".yaml")
     with open(path, "w") as f:
         f.write(study)
@@ -48,7 +49,7 @@ def case(sweep, work, name, study, feed, predict_input):
     header, rows = rows[0], rows[1:]
     sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
     meta = sess.get_modelmeta().custom_metadata_map
-    got = sess.run(None, {"input": feed})
+    got = sess.run(None, feed if isinstance(feed, dict) else {"input": feed})
     worst = 0.0
     agree = 0
     if meta["problem"] == "regression":
@@ -149,6 +150,38 @@ seed: 2
 parameters:
   hidden_units: {type: int, min: 8, max: 32}
 """, feed, os.path.join(work, "gaps.csv"))
+
+    # Text columns (a string input, one-hot encoded inside): scikit-learn's
+    # diabetes rows with sex written as a word and age as a decade ("40s"),
+    # predicting the progression from them and the other eight columns.
+    with gzip.open(raw, "rt") as f:
+        x = np.loadtxt(f, dtype=np.float64)
+    target = np.loadtxt(os.path.join(SK, "diabetes_target.csv.gz"))
+    sex = np.where(x[:, 1] == 1, "female", "male")
+    decade = np.array([f"{int(v // 10) * 10}s" for v in x[:, 0]])
+    with open(os.path.join(work, "diabetes_text.csv"), "w") as f:
+        f.write("age,sex,bmi,bp,s1,s2,s3,s4,s5,s6,progression\n")
+        for i in range(len(x)):
+            nums = ",".join(f"{v:.9g}" for v in x[i, 2:])
+            f.write(f"{decade[i]},{sex[i]},{nums},{target[i]:.9g}\n")
+    feed = {"input": np.array([[float(f"{v:.9g}") for v in row] for row in x[:, 2:]],
+                              dtype=np.float32),
+            "text": np.array([[d, s] for d, s in zip(decade, sex)], dtype=object)}
+    ok &= case(sweep, work, "diabetes_text", """name: diabetes-text
+objective: {metric: val_rmse, goal: minimize}
+task:
+  train:
+    problem: regression
+    data: {csv: {train: diabetes_text.csv, label: progression}}
+    model: mlp
+    epochs: 20
+    batch_size: 32
+    optimizer: adam
+algorithm: {type: random, max_trials: 2}
+seed: 4
+parameters:
+  lr: {type: float, min: 0.001, max: 0.01, log: true}
+""", feed, os.path.join(work, "diabetes_text.csv"))
 
     # A CNN on 16x16x3 float images (channels last) and one on uint8 images.
     for dtype in ("float32", "uint8"):

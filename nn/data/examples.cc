@@ -68,8 +68,9 @@ std::vector<int32_t> EpochOrder(int n, uint64_t seed, int64_t epoch) {
 
 namespace {
 
-// Copies one example into `dst`, flipped and shifted as `augment` draws;
-// `norm` maps a source value to the network's input.
+// Copies one example into `dst`, flipped, shifted and erased as `augment`
+// draws; `norm` maps a source value to the network's input. Erasing draws
+// last, so flips and shifts are the same with or without it.
 template <typename T, typename Norm>
 void Place(const T* src, int c, int h, int w, Augment augment, uint64_t key, Norm norm,
            float* dst) {
@@ -82,13 +83,26 @@ void Place(const T* src, int c, int h, int w, Augment augment, uint64_t key, Nor
     dy = static_cast<int>(rng.Next() % (2 * pad + 1)) - pad;
     dx = static_cast<int>(rng.Next() % (2 * pad + 1)) - pad;
   }
+  // The erased rectangle [ey, ey + eh) x [ex, ex + ew); empty when not drawn.
+  int ey = 0, ex = 0, eh = 0, ew = 0;
+  if ((static_cast<int>(augment) & static_cast<int>(Augment::kErase)) && (rng.Next() & 1)) {
+    const double area = (0.02 + 0.38 * rng.Uniform()) * h * w;
+    const double aspect =
+        std::exp(std::log(0.3) + (std::log(1 / 0.3) - std::log(0.3)) * rng.Uniform());
+    eh = std::clamp(static_cast<int>(std::lround(std::sqrt(area * aspect))), 1, h);
+    ew = std::clamp(static_cast<int>(std::lround(std::sqrt(area / aspect))), 1, w);
+    ey = static_cast<int>(rng.Next() % static_cast<uint64_t>(h - eh + 1));
+    ex = static_cast<int>(rng.Next() % static_cast<uint64_t>(w - ew + 1));
+  }
   for (int ch = 0; ch < c; ++ch) {
     for (int y = 0; y < h; ++y) {
       for (int x = 0; x < w; ++x) {
         int sy = y + dy, sx = (flip ? w - 1 - x : x) + dx;
-        // Padding is background (a zero value), normalised like any other.
+        // Padding is background (a zero value), normalised like any other;
+        // an erased pixel is the training mean, 0 once normalised.
         T v = (sy >= 0 && sy < h && sx >= 0 && sx < w) ? src[(ch * h + sy) * w + sx] : T{0};
-        dst[(ch * h + y) * w + x] = norm(v);
+        const bool erased = y >= ey && y < ey + eh && x >= ex && x < ex + ew;
+        dst[(ch * h + y) * w + x] = erased ? 0.f : norm(v);
       }
     }
   }

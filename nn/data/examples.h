@@ -65,7 +65,19 @@ Status CarveValidation(const Examples& all, int validation, uint64_t seed, Split
 // Sets mean and stddev from the training pixels (none: unchanged).
 void PixelStatistics(Splits* s);
 
-enum class Augment { kNone = 0, kFlip = 1, kCrop = 2, kFlipCrop = 3 };
+// Bits: flip left-right, shift by up to ±2 pixels (crop), and random
+// erasing (Zhong et al. 2017): half the images get one rectangle of 2-40% of
+// their area, aspect ratio 0.3-3.3, set to the training mean.
+enum class Augment {
+  kNone = 0,
+  kFlip = 1,
+  kCrop = 2,
+  kFlipCrop = 3,
+  kErase = 4,
+  kFlipErase = 5,
+  kCropErase = 6,
+  kFlipCropErase = 7,
+};
 
 // Writes normalised float examples for `indices` into `out` (NCHW), and
 // their labels (classification) or targets (regression) into whichever of

@@ -30,6 +30,32 @@ class Graph {
     return t->name();
   }
   std::string Constant(const std::string& hint, float v) { return Constant(hint, {}, {v}); }
+  std::string Int64Constant(const std::string& hint, int64_t v) {
+    TensorProto* t = g_->add_initializer();
+    t->set_name(Fresh(hint));
+    t->set_data_type(TensorProto::INT64);
+    t->add_int64_data(v);
+    return t->name();
+  }
+  // ai.onnx.ml's OneHotEncoder: a string tensor [N] to [N, categories] 0/1
+  // floats; a string that is none of them gives all zeros.
+  std::string OneHot(const std::string& input, const std::vector<std::string>& categories) {
+    onnx::NodeProto* n = g_->add_node();
+    n->set_op_type("OneHotEncoder");
+    n->set_domain("ai.onnx.ml");
+    n->set_name(Fresh("OneHotEncoder"));
+    n->add_input(input);
+    n->add_output(Fresh("OneHotEncoder_out"));
+    AttributeProto* cats = n->add_attribute();
+    cats->set_name("cats_strings");
+    cats->set_type(AttributeProto::STRINGS);
+    for (const auto& c : categories) cats->add_strings(c);
+    AttributeProto* zeros = n->add_attribute();
+    zeros->set_name("zeros");
+    zeros->set_type(AttributeProto::INT);
+    zeros->set_i(1);
+    return n->output(0);
+  }
   // One node; returns its output's name (`out` where given).
   std::string Node(const std::string& op, std::vector<std::string> inputs,
                    std::vector<std::pair<std::string, std::vector<int64_t>>> ints = {},
@@ -98,38 +124,65 @@ Result<std::string> PrepareInput(Graph* g, const Splits& d, onnx::GraphProto* pr
     std::string t = g->Node("Sub", {"input", g->Constant("mean", {f}, d.input_mean)});
     return g->Node("Mul", {t, g->Constant("scale", {f}, d.input_scale)});
   }
+  // A table: numeric columns come in as floats ("input"), text columns as
+  // strings ("text"), each in file order.
   const TableEncoding& e = *d.table;
   std::vector<float> mean, stddev;
+  int64_t text_columns = 0, categories = 0;
   for (const auto& c : e.columns) {
-    if (!c.numeric) {
-      return Status::FailedPrecondition("column '" + c.name +
-                                        "' is text: a model with one-hot text inputs cannot be "
-                                        "exported to ONNX yet (ignore the column to export)");
+    if (c.numeric) {
+      mean.push_back(static_cast<float>(c.mean));
+      stddev.push_back(static_cast<float>(c.stddev));
+    } else {
+      ++text_columns;
+      categories += static_cast<int64_t>(c.categories.size());
     }
-    mean.push_back(static_cast<float>(c.mean));
-    stddev.push_back(static_cast<float>(c.stddev));
   }
   const int64_t f = static_cast<int64_t>(mean.size()), features = e.features();
-  Value(proto->add_input(), "input", TensorProto::FLOAT, {f});
-  std::string z = g->Node("Sub", {"input", g->Constant("mean", {f}, mean)});
-  z = g->Node("Div", {z, g->Constant("stddev", {f}, stddev)});
-  // A missing cell (NaN) is the training mean: 0 once standardised.
-  std::string nan = g->Node("IsNaN", {"input"});
-  z = g->Node("Where", {nan, g->Constant("zero", 0.f), z});
-  if (features == f) return z;
-  // Missing indicators follow their columns: two 0/1 matrices place the
-  // standardised values and the indicators into the feature vector.
-  std::vector<float> place(static_cast<size_t>(f * features)), flag(place.size());
-  int64_t at = 0;
-  for (int64_t k = 0; k < f; ++k) {
-    place[static_cast<size_t>(k * features + at++)] = 1;
-    if (e.columns[static_cast<size_t>(k)].indicator)
-      flag[static_cast<size_t>(k * features + at++)] = 1;
+  std::string z, nan;
+  if (f > 0) {
+    Value(proto->add_input(), "input", TensorProto::FLOAT, {f});
+    z = g->Node("Sub", {"input", g->Constant("mean", {f}, mean)});
+    z = g->Node("Div", {z, g->Constant("stddev", {f}, stddev)});
+    // A missing cell (NaN) is the training mean: 0 once standardised.
+    nan = g->Node("IsNaN", {"input"});
+    z = g->Node("Where", {nan, g->Constant("zero", 0.f), z});
+    if (features == f) return z;
   }
-  std::string values = g->Node("MatMul", {z, g->Constant("place", {f, features}, place)});
-  std::string ind = g->Node("Cast", {nan}, {{"to", {TensorProto::FLOAT}}});
-  ind = g->Node("MatMul", {ind, g->Constant("flags", {f, features}, flag)});
-  return g->Node("Add", {values, ind});
+  if (text_columns > 0) Value(proto->add_input(), "text", TensorProto::STRING, {text_columns});
+  // Standardised values, missing indicators and one-hot text features each
+  // go to their places in the feature vector through a 0/1 matrix.
+  std::vector<float> place(static_cast<size_t>(f * features)), flag(place.size()),
+      text_place(static_cast<size_t>(categories * features));
+  std::vector<std::string> one_hots;
+  int64_t at = 0, k = 0, j = 0, cat = 0;
+  for (const auto& c : e.columns) {
+    if (c.numeric) {
+      place[static_cast<size_t>(k * features + at++)] = 1;
+      if (c.indicator) flag[static_cast<size_t>(k * features + at++)] = 1;
+      ++k;
+      continue;
+    }
+    std::string column =
+        g->Node("Gather", {"text", g->Int64Constant("column", j++)}, {{"axis", {1}}});
+    one_hots.push_back(g->OneHot(column, c.categories));
+    for (size_t v = 0; v < c.categories.size(); ++v)
+      text_place[static_cast<size_t>(cat++ * features + at++)] = 1;
+  }
+  std::string out;
+  if (f > 0) {
+    out = g->Node("MatMul", {z, g->Constant("place", {f, features}, place)});
+    std::string ind = g->Node("Cast", {nan}, {{"to", {TensorProto::FLOAT}}});
+    ind = g->Node("MatMul", {ind, g->Constant("flags", {f, features}, flag)});
+    out = g->Node("Add", {out, ind});
+  }
+  if (categories > 0) {
+    std::string hot =
+        one_hots.size() == 1 ? one_hots[0] : g->Node("Concat", one_hots, {{"axis", {1}}});
+    hot = g->Node("MatMul", {hot, g->Constant("text_place", {categories, features}, text_place)});
+    out = out.empty() ? hot : g->Node("Add", {out, hot});
+  }
+  return out;
 }
 
 std::vector<float> Slice(const std::vector<float>& v, size_t at, size_t n) {
@@ -147,6 +200,15 @@ Result<std::string> ExportOnnx(Model& model, const Splits& d, const std::string&
   onnx::OperatorSetIdProto* opset = m.add_opset_import();
   opset->set_domain("");
   opset->set_version(17);
+  if (d.table) {
+    for (const auto& c : d.table->columns) {
+      if (c.numeric) continue;
+      onnx::OperatorSetIdProto* ml = m.add_opset_import();
+      ml->set_domain("ai.onnx.ml");
+      ml->set_version(1);
+      break;
+    }
+  }
   onnx::GraphProto* proto = m.mutable_graph();
   proto->set_name(name);
   Graph g(proto);
@@ -264,12 +326,20 @@ Result<std::string> ExportOnnx(Model& model, const Splits& d, const std::string&
     c->set_value(names + "]");
   }
   if (d.table) {
-    std::string cols = "[";
-    for (size_t k = 0; k < d.table->columns.size(); ++k)
-      cols += (k ? ", " : "") + JsonString(d.table->columns[k].name);
+    // The columns of "input" (numeric) and of "text", in file order.
+    std::string cols[2] = {"[", "["};
+    for (const auto& column : d.table->columns) {
+      std::string& list = cols[column.numeric ? 0 : 1];
+      list += (list.size() > 1 ? ", " : "") + JsonString(column.name);
+    }
     auto* c = m.add_metadata_props();
     c->set_key("input_columns");
-    c->set_value(cols + "]");
+    c->set_value(cols[0] + "]");
+    if (cols[1].size() > 1) {
+      auto* t = m.add_metadata_props();
+      t->set_key("text_columns");
+      t->set_value(cols[1] + "]");
+    }
   }
   try {
     onnx::checker::check_model(m);

@@ -2,11 +2,14 @@
 // ONNX checker before it is returned), with its input preparation and its
 // class names inside, so it takes the same raw inputs as the training data:
 //
-// - tables: one float32 input "input" of N x F, the numeric feature columns
-//   in file order (a CSV table's numeric columns; NaN for a missing cell
-//   where the study fills them with the mean); standardisation (and the
-//   missing indicators) happen inside. A CSV table with text columns cannot
-//   be exported yet: their one-hot encoding needs string inputs.
+// - tables: a float32 input "input" of N x F, the numeric feature columns
+//   in file order (NaN for a missing cell where the study fills them with
+//   the mean), and, when the table has text columns, a string input "text"
+//   of N x T, the text columns in file order, each cell as the CSV has it
+//   without surrounding spaces. Standardisation, the missing indicators and
+//   the one-hot encoding (ai.onnx.ml's OneHotEncoder; a value not seen in
+//   training is all zeros, as in training) happen inside. The metadata's
+//   "input_columns" and "text_columns" name the columns.
 // - images: float32 N x H x W x C in the data's own units (pixels 0-255 for
 //   byte images), normalised inside and transposed to channels first.
 //

@@ -4,9 +4,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
 
 #include "nn/data/mnist.h"
 
@@ -78,6 +80,56 @@ TEST(DataTest, EpochOrderIsASeededPermutation) {
   std::vector<int32_t> sorted = a;
   std::sort(sorted.begin(), sorted.end());
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(sorted[i], i);
+}
+
+// Random erasing blanks one rectangle of 2-40% of the image, set to the
+// mean (0 once normalised), in about half the images, and leaves the flips
+// and shifts drawn without it as they were.
+TEST(DataTest, EraseBlanksOneRectangleInAboutHalfTheImages) {
+  const int n = 400, h = 28, w = 28;
+  Examples s;
+  s.n = n;
+  s.h = h;
+  s.w = w;
+  // An asymmetric image with no pixel that normalises to 0.
+  for (int i = 0; i < n; ++i)
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) s.pixels.push_back(static_cast<uint8_t>(1 + (9 * x + y) % 120));
+  s.labels.assign(n, 0);
+  std::vector<int32_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::vector<float> out(idx.size() * h * w), flipped(out.size()), plain(out.size());
+  std::vector<int32_t> labels(n);
+  MakeBatch(s, idx, 0, n, 0.5f, 0.25f, Augment::kFlipErase, 3, 1, out.data(), labels.data());
+  MakeBatch(s, idx, 0, n, 0.5f, 0.25f, Augment::kFlip, 3, 1, flipped.data(), labels.data());
+  MakeBatch(s, idx, 0, n, 0.5f, 0.25f, Augment::kNone, 3, 1, plain.data(), labels.data());
+  EXPECT_NE(flipped, plain);
+  int erased_images = 0;
+  for (int i = 0; i < n; ++i) {
+    const float* img = out.data() + static_cast<size_t>(i) * h * w;
+    int zeros = 0, y0 = h, y1 = -1, x0 = w, x1 = -1;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const float v = img[y * w + x];
+        if (v == 0.f) {
+          ++zeros;
+          y0 = std::min(y0, y), y1 = std::max(y1, y), x0 = std::min(x0, x), x1 = std::max(x1, x);
+        } else {
+          ASSERT_EQ(v, flipped[static_cast<size_t>(i) * h * w + y * w + x]);
+        }
+      }
+    if (zeros == 0) continue;
+    ++erased_images;
+    EXPECT_EQ(zeros, (y1 - y0 + 1) * (x1 - x0 + 1)) << "image " << i << " is not one rectangle";
+    EXPECT_GE(zeros, 0.02 * h * w * 0.5) << "image " << i;  // rounding of the sides
+    EXPECT_LE(zeros, 0.40 * h * w * 1.25) << "image " << i;
+  }
+  EXPECT_GT(erased_images, n / 2 - 60);
+  EXPECT_LT(erased_images, n / 2 + 60);
+  // Seeded: the same call gives the same bits.
+  std::vector<float> again(out.size());
+  MakeBatch(s, idx, 0, n, 0.5f, 0.25f, Augment::kFlipErase, 3, 1, again.data(), labels.data());
+  EXPECT_EQ(out, again);
 }
 
 TEST(DataTest, FashionMnistFromDebian) {

@@ -1,4 +1,5 @@
-// The ONNX export: an MLP from a CSV table (with missing-value indicators),
+// The ONNX export: an MLP from a CSV table (with missing-value indicators,
+// and with text columns as a string input),
 // a regression MLP and a CNN on 32x32x3 arrays (batch norm, GELU, average
 // pools) each pass the ONNX checker (ExportOnnx runs it) and carry their
 // inputs, outputs and class names. That onnxruntime computes what nn/ does
@@ -115,8 +116,61 @@ TEST(OnnxExportTest, AnMlpOnATableWithMissingCellsPassesTheChecker) {
        {"IsNaN", "Where", "MatMul", "Gemm", "BatchNormalization", "LeakyRelu", "Softmax", "ArgMax"})
     EXPECT_TRUE(Has(ops, op)) << op;
   EXPECT_FALSE(Has(ops, "Dropout"));  // the identity at inference
+}
 
-  // A text column cannot be an ONNX float input yet: a clear refusal.
+// Text columns come in as strings and are one-hot encoded inside, numeric
+// columns as floats; a table of text alone has only the string input.
+TEST(OnnxExportTest, TextColumnsAreAStringInputEncodedInside) {
+  Folder f;
+  std::string csv = "colour,size,shape,y\n";
+  Rng rng(3);
+  for (int i = 0; i < 60; ++i) {
+    csv += std::string(i % 2 ? "red" : "blue") + "," + std::to_string(rng.Uniform()) + "," +
+           (i % 3   ? "round"
+            : i % 5 ? "square"
+                    : "flat") +
+           "," + (i % 3 ? "a" : "b") + "\n";
+  }
+  DataSpec spec;
+  spec.files.mutable_csv()->set_train(f.Write("mixed.csv", csv));
+  spec.files.mutable_csv()->set_label("y");
+  auto data = Carve(spec);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  ASSERT_EQ(data->feature_names,
+            (std::vector<std::string>{"colour=blue", "colour=red", "size", "shape=flat",
+                                      "shape=round", "shape=square"}));
+  TrainConfig c;
+  c.hidden_units = 8;
+  c.epochs = 1;
+  c.batch_size = 16;
+  auto b = MakeCpuBackend(1);
+  Trainer t(c, b.get(), &*data);
+  t.RunEpoch();
+  auto bytes = ExportOnnx(t.model(), *data, "mixed");
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  onnx::ModelProto m = Parse(*bytes);
+  ASSERT_EQ(m.graph().input_size(), 2);
+  EXPECT_EQ(m.graph().input(0).name(), "input");
+  EXPECT_EQ(m.graph().input(0).type().tensor_type().shape().dim(1).dim_value(), 1);
+  EXPECT_EQ(m.graph().input(1).name(), "text");
+  EXPECT_EQ(m.graph().input(1).type().tensor_type().elem_type(), onnx::TensorProto::STRING);
+  EXPECT_EQ(m.graph().input(1).type().tensor_type().shape().dim(1).dim_value(), 2);
+  EXPECT_EQ(Meta(m, "input_columns"), "[\"size\"]");
+  EXPECT_EQ(Meta(m, "text_columns"), "[\"colour\", \"shape\"]");
+  // One encoder per text column, with the training categories in order.
+  std::vector<std::vector<std::string>> encoders;
+  for (const auto& n : m.graph().node()) {
+    if (n.op_type() != "OneHotEncoder") continue;
+    EXPECT_EQ(n.domain(), "ai.onnx.ml");
+    for (const auto& a : n.attribute())
+      if (a.name() == "cats_strings") encoders.emplace_back(a.strings().begin(), a.strings().end());
+  }
+  EXPECT_EQ(encoders,
+            (std::vector<std::vector<std::string>>{{"blue", "red"}, {"flat", "round", "square"}}));
+  bool ml_imported = false;
+  for (const auto& o : m.opset_import()) ml_imported |= o.domain() == "ai.onnx.ml";
+  EXPECT_TRUE(ml_imported);
+
   std::string text = "colour,y\n";
   for (int i = 0; i < 20; ++i)
     text += std::string(i % 2 ? "red" : "blue") + "," + (i % 3 ? "a" : "b") + "\n";
@@ -126,10 +180,12 @@ TEST(OnnxExportTest, AnMlpOnATableWithMissingCellsPassesTheChecker) {
   auto td = Carve(ts);
   ASSERT_TRUE(td.ok()) << td.status().message();
   Trainer tt(c, b.get(), &*td);
-  auto refused = ExportOnnx(tt.model(), *td, "text");
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("column 'colour' is text"), std::string::npos)
-      << refused.status().message();
+  auto only_text = ExportOnnx(tt.model(), *td, "text");
+  ASSERT_TRUE(only_text.ok()) << only_text.status().message();
+  onnx::ModelProto mt = Parse(*only_text);
+  ASSERT_EQ(mt.graph().input_size(), 1);
+  EXPECT_EQ(mt.graph().input(0).name(), "text");
+  EXPECT_EQ(Meta(mt, "input_columns"), "[]");
 }
 
 TEST(OnnxExportTest, ARegressionMlpHasOnePredictionOutput) {
