@@ -1,5 +1,7 @@
-"""Optuna 5's TPESampler (default settings) on bench/search/tpe.py's synthetic
+"""Optuna 5's TPESampler (default settings) on bench/search/tpe.py's
 objectives, for side-by-side runs. Run by tpe.py in bench/.venv-optuna5.
+For `mlp` each trial trains sweep's own nn/ MLP through a one-trial `sweep
+run` (the binary in $SWEEP_BIN) and scores 1 - val_accuracy.
 
 Usage: optuna_tpe.py OBJECTIVE TRIALS WORKERS SEED [SEED ...]
 Prints one JSON line per seed: {"seed": s, "values": [v0, v1, ...]}, the
@@ -9,7 +11,11 @@ storage, where the sampler's default constant liar applies.
 """
 import json
 import math
+import os
+import sqlite3
+import subprocess
 import sys
+import tempfile
 
 import optuna
 
@@ -40,8 +46,40 @@ def rosenbrock(x):
     return sum(100 * (x[i + 1] - x[i] ** 2) ** 2 + (1 - x[i]) ** 2 for i in range(len(x) - 1))
 
 
+# bench/search/run.py's TASKS["mlp"], one point at a time.
+MLP_TASK = ("task:\n  train: {model: mlp, epochs: 9, validation: 50000, hidden_layers: 1, "
+            "lr_schedule: constant, threads: 1}")
+
+
+def mlp(trial, seed):
+    point = {"lr": trial.suggest_float("lr", 1e-3, 0.5, log=True),
+             "momentum": trial.suggest_float("momentum", 0.0, 0.95),
+             "batch_size": trial.suggest_categorical("batch_size", [32, 64, 128, 256, 512]),
+             "hidden_units": trial.suggest_int("hidden_units", 16, 512, log=True),
+             "dropout": trial.suggest_float("dropout", 0.0, 0.5)}
+    with tempfile.TemporaryDirectory() as work:
+        study, db = os.path.join(work, "s.yaml"), os.path.join(work, "s.db")
+        with open(study, "w") as f:
+            f.write("name: mlp-point\nobjective: {metric: val_accuracy, goal: maximize}\n"
+                    f"{MLP_TASK}\nalgorithm: {{type: grid}}\n"
+                    f"seed: {seed * 1000 + trial.number}\nparameters:\n")
+            for k, v in point.items():
+                f.write(f"  {k}: {{type: categorical, values: [{v!r}]}}\n")
+        subprocess.run([os.environ["SWEEP_BIN"], "run", study, "--db", db, "--local-runners", "1",
+                        "--progress", "plain"], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        row = con.execute("SELECT value FROM trials WHERE status = 'completed'").fetchone()
+        con.close()
+    if row is None or row[0] is None:
+        raise RuntimeError(f"sweep trained no network for {point}")
+    return 1 - row[0]
+
+
 # The same spaces as tpe.py's studies.
-def objective_for(name):
+def objective_for(name, seed):
+    if name == "mlp":
+        return lambda t: mlp(t, seed)
     if name == "branin":
         return lambda t: branin(t.suggest_float("x1", -5, 10), t.suggest_float("x2", 0, 15))
     if name == "hartmann6":
@@ -53,8 +91,8 @@ def objective_for(name):
 
 def main():
     name, trials, workers = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    objective = objective_for(name)
     for seed in map(int, sys.argv[4:]):
+        objective = objective_for(name, seed)
         study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=seed))
         study.optimize(objective, n_trials=trials, n_jobs=workers)
         values = [None] * trials

@@ -1,10 +1,16 @@
 #!/usr/bin/python3
 """bench/search/tpe.py: sweep's TPE against Optuna 5's TPESampler (default
 settings, PyPI, in bench/.venv-optuna5, made if missing) and against random
-search, on the same synthetic objectives and trial counts, in one run.
+search, on the same objectives and trial counts, in one run.
 
 Usage: bench/search/tpe.py [--seeds 20] [--trials 100] [--workers 1,4]
                            [--objectives branin,hartmann6,rosenbrock4] [--out DIR]
+Objectives: the synthetic branin, hartmann6 and rosenbrock4, and `mlp`, the
+scheduler benchmark's Fashion-MNIST MLP space (bench/search/run.py; 9 epochs
+on 10,000 images, scored on 50,000), minimising 1 - val_accuracy. For `mlp`
+each Optuna trial trains the same network with sweep's own nn/, through a
+one-trial `sweep run` (a grid of one point) whose seed is its trial's; it
+is slow (run it as `--objectives mlp --seeds 10 --trials 40`).
 sweep runs each study with `--local-runners W` (real runners over ZeroMQ);
 Optuna runs study.optimize(n_jobs=W) on one shared in-memory storage (its
 default constant liar applies). Both minimise. For each objective, number
@@ -26,7 +32,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from run import fmt, quartiles  # noqa: E402  (the scheduler benchmark's statistics)
+from run import TASKS, fmt, quartiles  # noqa: E402  (the scheduler benchmark's)
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 SWEEP = os.path.join(ROOT, "build", "cli", "sweep")
 VENV = os.path.join(ROOT, "bench", ".venv-optuna5")
@@ -47,15 +53,23 @@ def ensure_venv():
     return py
 
 
-def run_sweep(objective, algo, trials, workers, seed, work):
+def study_lines(objective, algo, trials, seed):
+    if objective == "mlp":  # maximises val_accuracy; read back as 1 - val_accuracy
+        t = TASKS["mlp"]
+        return [f"name: mlp-{algo}", f"objective: {{metric: {t['metric']}, goal: {t['goal']}}}",
+                t["task"], f"algorithm: {{type: {algo}, max_trials: {trials}}}", f"seed: {seed}",
+                "parameters:", t["params"].rstrip("\n")]
     function, params = OBJECTIVES[objective]
     lines = [f"name: {objective}-{algo}", "objective: {metric: value, goal: minimize}",
              f"task: {{synthetic: {{function: {function}}}}}",
              f"algorithm: {{type: {algo}, max_trials: {trials}}}", f"seed: {seed}", "parameters:"]
-    lines += [f"  {n}: {{type: float, min: {lo}, max: {hi}}}" for n, lo, hi in params]
+    return lines + [f"  {n}: {{type: float, min: {lo}, max: {hi}}}" for n, lo, hi in params]
+
+
+def run_sweep(objective, algo, trials, workers, seed, work):
     study = os.path.join(work, "study.yaml")
     with open(study, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(study_lines(objective, algo, trials, seed)) + "\n")
     db = os.path.join(work, "s.db")
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(db + suffix):
@@ -66,16 +80,17 @@ def run_sweep(objective, algo, trials, workers, seed, work):
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     values = [None] * trials
     for number, value in con.execute("SELECT number, value FROM trials WHERE status = 'completed'"):
-        if number < trials:
-            values[number] = value
+        if number < trials and value is not None:
+            values[number] = 1 - value if objective == "mlp" else value
     con.close()
     return values
 
 
 def run_optuna(py, objective, trials, workers, seeds):
+    env = dict(os.environ, SWEEP_BIN=SWEEP)
     out = subprocess.run([py, os.path.join(HERE, "optuna_tpe.py"), objective, str(trials),
                           str(workers)] + [str(s) for s in seeds], check=True,
-                         capture_output=True, text=True).stdout
+                         capture_output=True, text=True, env=env).stdout
     runs = {}
     for line in out.splitlines():
         r = json.loads(line)
