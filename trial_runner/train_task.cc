@@ -223,16 +223,13 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, nn::DataSpec* data, 
                                                 {{"default", nn::WeightInit::kFanIn},
                                                  {"he", nn::WeightInit::kHe},
                                                  {"xavier", nn::WeightInit::kXavier}}));
-  ASSIGN_OR_RETURN(c.augment,
-                   Word<nn::Augment>("augment", k.Get<std::string>("augment"),
-                                     {{"none", nn::Augment::kNone},
-                                      {"flip", nn::Augment::kFlip},
-                                      {"crop", nn::Augment::kCrop},
-                                      {"flip+crop", nn::Augment::kFlipCrop},
-                                      {"erase", nn::Augment::kErase},
-                                      {"flip+erase", nn::Augment::kFlipErase},
-                                      {"crop+erase", nn::Augment::kCropErase},
-                                      {"flip+crop+erase", nn::Augment::kFlipCropErase}}));
+  {
+    const std::string word = k.Get<std::string>("augment");
+    std::optional<nn::Augment> augment = nn::ParseAugment(word);
+    // Not a join of flip, crop and erase: the knob table's error names it.
+    if (!augment) return Word<nn::Augment>("augment", word, {}).status();
+    c.augment = *augment;
+  }
   // The seed comes from task.train or the trial, not from a parameter.
   c.seed = t.has_seed() ? t.seed() : a.seed();
   ASSIGN_OR_RETURN(std::string default_dir,

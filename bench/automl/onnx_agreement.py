@@ -3,8 +3,8 @@
 
 Usage: onnx_agreement.py SWEEP WORKDIR  (onnx_agreement.sh makes the virtual
 environment with onnxruntime and calls this). For each case: a small `sweep
-run`, `sweep export-model` of the best trial, `sweep predict` on rows the
-network never trained on, and onnxruntime on the same raw rows. Prints one
+run`, `sweep export-model` of the best trial, `sweep predict` on raw rows
+(for most cases the training file itself), and onnxruntime on the same rows. Prints one
 line per case and exits 1 when any output differs by more than 1e-5 (relative
 to the value's size where it is above 1).
 """
@@ -159,14 +159,18 @@ parameters:
     target = np.loadtxt(os.path.join(SK, "diabetes_target.csv.gz"))
     sex = np.where(x[:, 1] == 1, "female", "male")
     decade = np.array([f"{int(v // 10) * 10}s" for v in x[:, 0]])
-    with open(os.path.join(work, "diabetes_text.csv"), "w") as f:
-        f.write("age,sex,bmi,bp,s1,s2,s3,s4,s5,s6,progression\n")
-        for i in range(len(x)):
-            nums = ",".join(f"{v:.9g}" for v in x[i, 2:])
-            f.write(f"{decade[i]},{sex[i]},{nums},{target[i]:.9g}\n")
+    # Predicted on the same rows, but every tenth with a sex training never
+    # saw (all zeros, in both).
+    unseen = np.where(np.arange(len(x)) % 10 == 0, "other", sex)
+    for name, sexes in (("diabetes_text.csv", sex), ("diabetes_text_predict.csv", unseen)):
+        with open(os.path.join(work, name), "w") as f:
+            f.write("age,sex,bmi,bp,s1,s2,s3,s4,s5,s6,progression\n")
+            for i in range(len(x)):
+                nums = ",".join(f"{v:.9g}" for v in x[i, 2:])
+                f.write(f"{decade[i]},{sexes[i]},{nums},{target[i]:.9g}\n")
     feed = {"input": np.array([[float(f"{v:.9g}") for v in row] for row in x[:, 2:]],
                               dtype=np.float32),
-            "text": np.array([[d, s] for d, s in zip(decade, sex)], dtype=object)}
+            "text": np.array([[d, s] for d, s in zip(decade, unseen)], dtype=object)}
     ok &= case(sweep, work, "diabetes_text", """name: diabetes-text
 objective: {metric: val_rmse, goal: minimize}
 task:
@@ -181,7 +185,7 @@ algorithm: {type: random, max_trials: 2}
 seed: 4
 parameters:
   lr: {type: float, min: 0.001, max: 0.01, log: true}
-""", feed, os.path.join(work, "diabetes_text.csv"))
+""", feed, os.path.join(work, "diabetes_text_predict.csv"))
 
     # A CNN on 16x16x3 float images (channels last) and one on uint8 images.
     for dtype in ("float32", "uint8"):

@@ -14,7 +14,7 @@ rounds=1
 if [[ "${1:-}" =~ ^[0-9]+$ ]]; then rounds=$1; shift; fi
 models=("$@")
 [ ${#models[@]} -eq 0 ] && models=(mlp cnn)
-threads=(${THREADS:-1 2})
+read -r -a threads <<< "${THREADS:-1 2}"
 debian_torch=${DEBIAN_TORCH:-1}
 if [ "$debian_torch" = 1 ]; then
   scripts/install-deps.sh python3-torch libopenblas0-pthread python3-venv

@@ -57,6 +57,26 @@ void PixelStatistics(Splits* s) {
   s->stddev = static_cast<float>(std::sqrt(std::max(1e-12, sq / n - (sum / n) * (sum / n))));
 }
 
+std::optional<Augment> ParseAugment(std::string_view word) {
+  if (word == "none") return Augment::kNone;
+  const std::pair<std::string_view, Augment> kBits[] = {
+      {"flip", Augment::kFlip}, {"crop", Augment::kCrop}, {"erase", Augment::kErase}};
+  int bits = 0;
+  size_t next = 0;  // bits are named in order, each at most once
+  while (!word.empty()) {
+    const size_t plus = word.find('+');
+    const std::string_view part = word.substr(0, plus);
+    while (next < std::size(kBits) && kBits[next].first != part) ++next;
+    if (next == std::size(kBits)) return std::nullopt;
+    bits |= static_cast<int>(kBits[next++].second);
+    if (plus == std::string_view::npos) break;
+    word.remove_prefix(plus + 1);
+    if (word.empty()) return std::nullopt;  // a trailing "+"
+  }
+  if (bits == 0) return std::nullopt;
+  return static_cast<Augment>(bits);
+}
+
 std::vector<int32_t> EpochOrder(int n, uint64_t seed, int64_t epoch) {
   std::vector<int32_t> order(n);
   std::iota(order.begin(), order.end(), 0);
@@ -78,14 +98,14 @@ void Place(const T* src, int c, int h, int w, Augment augment, uint64_t key, Nor
   bool flip = false;
   int dy = 0, dx = 0;
   Rng rng(key);
-  if (static_cast<int>(augment) & static_cast<int>(Augment::kFlip)) flip = rng.Next() & 1;
-  if (static_cast<int>(augment) & static_cast<int>(Augment::kCrop)) {
+  if (Has(augment, Augment::kFlip)) flip = rng.Next() & 1;
+  if (Has(augment, Augment::kCrop)) {
     dy = static_cast<int>(rng.Next() % (2 * pad + 1)) - pad;
     dx = static_cast<int>(rng.Next() % (2 * pad + 1)) - pad;
   }
   // The erased rectangle [ey, ey + eh) x [ex, ex + ew); empty when not drawn.
   int ey = 0, ex = 0, eh = 0, ew = 0;
-  if ((static_cast<int>(augment) & static_cast<int>(Augment::kErase)) && (rng.Next() & 1)) {
+  if (Has(augment, Augment::kErase) && (rng.Next() & 1)) {
     const double area = (0.02 + 0.38 * rng.Uniform()) * h * w;
     const double aspect =
         std::exp(std::log(0.3) + (std::log(1 / 0.3) - std::log(0.3)) * rng.Uniform());

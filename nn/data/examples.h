@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -66,8 +68,9 @@ Status CarveValidation(const Examples& all, int validation, uint64_t seed, Split
 void PixelStatistics(Splits* s);
 
 // Bits: flip left-right, shift by up to ±2 pixels (crop), and random
-// erasing (Zhong et al. 2017): half the images get one rectangle of 2-40% of
-// their area, aspect ratio 0.3-3.3, set to the training mean.
+// erasing (Zhong et al. 2017): half the images get one rectangle set to the
+// training mean, of 2-40% of their area and aspect ratio 0.3-3.3 as drawn
+// (the sides are then rounded to whole pixels and clamped to the image).
 enum class Augment {
   kNone = 0,
   kFlip = 1,
@@ -78,6 +81,14 @@ enum class Augment {
   kCropErase = 6,
   kFlipCropErase = 7,
 };
+
+inline bool Has(Augment set, Augment bit) {
+  return (static_cast<int>(set) & static_cast<int>(bit)) != 0;
+}
+
+// "none", or flip, crop and erase joined by "+" in that order (the words of
+// the `augment` knob); nullopt for anything else.
+std::optional<Augment> ParseAugment(std::string_view word);
 
 // Writes normalised float examples for `indices` into `out` (NCHW), and
 // their labels (classification) or targets (regression) into whichever of

@@ -5,6 +5,8 @@
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+
 #include "common/json.h"
 #include "nn/data/table_data.h"
 
@@ -30,11 +32,14 @@ class Graph {
     return t->name();
   }
   std::string Constant(const std::string& hint, float v) { return Constant(hint, {}, {v}); }
-  std::string Int64Constant(const std::string& hint, int64_t v) {
+  // An int64 constant: a scalar with no dims, else a list.
+  std::string Int64Constant(const std::string& hint, std::vector<int64_t> dims,
+                            const std::vector<int64_t>& values) {
     TensorProto* t = g_->add_initializer();
     t->set_name(Fresh(hint));
     t->set_data_type(TensorProto::INT64);
-    t->add_int64_data(v);
+    for (int64_t d : dims) t->add_dims(d);
+    for (int64_t v : values) t->add_int64_data(v);
     return t->name();
   }
   // ai.onnx.ml's OneHotEncoder: a string tensor [N] to [N, categories] 0/1
@@ -128,61 +133,56 @@ Result<std::string> PrepareInput(Graph* g, const Splits& d, onnx::GraphProto* pr
   // strings ("text"), each in file order.
   const TableEncoding& e = *d.table;
   std::vector<float> mean, stddev;
-  int64_t text_columns = 0, categories = 0;
+  std::vector<int64_t> flagged;  // the numeric columns (by index) with a missing indicator
+  int64_t text_columns = 0;
   for (const auto& c : e.columns) {
-    if (c.numeric) {
-      mean.push_back(static_cast<float>(c.mean));
-      stddev.push_back(static_cast<float>(c.stddev));
-    } else {
+    if (!c.numeric) {
       ++text_columns;
-      categories += static_cast<int64_t>(c.categories.size());
+      continue;
     }
+    if (c.indicator) flagged.push_back(static_cast<int64_t>(mean.size()));
+    mean.push_back(static_cast<float>(c.mean));
+    stddev.push_back(static_cast<float>(c.stddev));
   }
   const int64_t f = static_cast<int64_t>(mean.size()), features = e.features();
-  std::string z, nan;
+  std::vector<std::string> parts;  // laid side by side, then put in place
   if (f > 0) {
     Value(proto->add_input(), "input", TensorProto::FLOAT, {f});
-    z = g->Node("Sub", {"input", g->Constant("mean", {f}, mean)});
+    std::string z = g->Node("Sub", {"input", g->Constant("mean", {f}, mean)});
     z = g->Node("Div", {z, g->Constant("stddev", {f}, stddev)});
     // A missing cell (NaN) is the training mean: 0 once standardised.
-    nan = g->Node("IsNaN", {"input"});
+    std::string nan = g->Node("IsNaN", {"input"});
     z = g->Node("Where", {nan, g->Constant("zero", 0.f), z});
     if (features == f) return z;
+    parts.push_back(z);
+    if (!flagged.empty()) {
+      const int64_t n = static_cast<int64_t>(flagged.size());
+      std::string ind = g->Node("Cast", {nan}, {{"to", {TensorProto::FLOAT}}});
+      parts.push_back(
+          g->Node("Gather", {ind, g->Int64Constant("flagged", {n}, flagged)}, {{"axis", {1}}}));
+    }
   }
   if (text_columns > 0) Value(proto->add_input(), "text", TensorProto::STRING, {text_columns});
-  // Standardised values, missing indicators and one-hot text features each
-  // go to their places in the feature vector through a 0/1 matrix.
-  std::vector<float> place(static_cast<size_t>(f * features)), flag(place.size()),
-      text_place(static_cast<size_t>(categories * features));
-  std::vector<std::string> one_hots;
-  int64_t at = 0, k = 0, j = 0, cat = 0;
+  // Parts: the standardised numbers, the indicators, each text column
+  // one-hot. One Gather puts every feature in its place, as EncodeTable
+  // orders them (`source`: the feature's index among the parts).
+  const int64_t flags_at = f, text_at = f + static_cast<int64_t>(flagged.size());
+  std::vector<int64_t> source;
+  int64_t number = 0, flag = 0, text = 0, category = 0;
   for (const auto& c : e.columns) {
     if (c.numeric) {
-      place[static_cast<size_t>(k * features + at++)] = 1;
-      if (c.indicator) flag[static_cast<size_t>(k * features + at++)] = 1;
-      ++k;
+      source.push_back(number++);
+      if (c.indicator) source.push_back(flags_at + flag++);
       continue;
     }
     std::string column =
-        g->Node("Gather", {"text", g->Int64Constant("column", j++)}, {{"axis", {1}}});
-    one_hots.push_back(g->OneHot(column, c.categories));
-    for (size_t v = 0; v < c.categories.size(); ++v)
-      text_place[static_cast<size_t>(cat++ * features + at++)] = 1;
+        g->Node("Gather", {"text", g->Int64Constant("column", {}, {text++})}, {{"axis", {1}}});
+    parts.push_back(g->OneHot(column, c.categories));
+    for (size_t v = 0; v < c.categories.size(); ++v) source.push_back(text_at + category++);
   }
-  std::string out;
-  if (f > 0) {
-    out = g->Node("MatMul", {z, g->Constant("place", {f, features}, place)});
-    std::string ind = g->Node("Cast", {nan}, {{"to", {TensorProto::FLOAT}}});
-    ind = g->Node("MatMul", {ind, g->Constant("flags", {f, features}, flag)});
-    out = g->Node("Add", {out, ind});
-  }
-  if (categories > 0) {
-    std::string hot =
-        one_hots.size() == 1 ? one_hots[0] : g->Node("Concat", one_hots, {{"axis", {1}}});
-    hot = g->Node("MatMul", {hot, g->Constant("text_place", {categories, features}, text_place)});
-    out = out.empty() ? hot : g->Node("Add", {out, hot});
-  }
-  return out;
+  std::string all = parts.size() == 1 ? parts[0] : g->Node("Concat", parts, {{"axis", {1}}});
+  return g->Node("Gather", {all, g->Int64Constant("feature_order", {features}, source)},
+                 {{"axis", {1}}});
 }
 
 std::vector<float> Slice(const std::vector<float>& v, size_t at, size_t n) {
@@ -200,14 +200,11 @@ Result<std::string> ExportOnnx(Model& model, const Splits& d, const std::string&
   onnx::OperatorSetIdProto* opset = m.add_opset_import();
   opset->set_domain("");
   opset->set_version(17);
-  if (d.table) {
-    for (const auto& c : d.table->columns) {
-      if (c.numeric) continue;
-      onnx::OperatorSetIdProto* ml = m.add_opset_import();
-      ml->set_domain("ai.onnx.ml");
-      ml->set_version(1);
-      break;
-    }
+  if (d.table && std::any_of(d.table->columns.begin(), d.table->columns.end(),
+                             [](const ColumnCode& c) { return !c.numeric; })) {
+    onnx::OperatorSetIdProto* ml = m.add_opset_import();  // OneHotEncoder's
+    ml->set_domain("ai.onnx.ml");
+    ml->set_version(1);
   }
   onnx::GraphProto* proto = m.mutable_graph();
   proto->set_name(name);
@@ -332,9 +329,11 @@ Result<std::string> ExportOnnx(Model& model, const Splits& d, const std::string&
       std::string& list = cols[column.numeric ? 0 : 1];
       list += (list.size() > 1 ? ", " : "") + JsonString(column.name);
     }
-    auto* c = m.add_metadata_props();
-    c->set_key("input_columns");
-    c->set_value(cols[0] + "]");
+    if (cols[0].size() > 1) {
+      auto* c = m.add_metadata_props();
+      c->set_key("input_columns");
+      c->set_value(cols[0] + "]");
+    }
     if (cols[1].size() > 1) {
       auto* t = m.add_metadata_props();
       t->set_key("text_columns");

@@ -113,19 +113,29 @@ TEST(OnnxExportTest, AnMlpOnATableWithMissingCellsPassesTheChecker) {
   EXPECT_EQ(Meta(m, "input_columns"), "[\"a\", \"b\"]");
   auto ops = Ops(m);
   for (const char* op :
-       {"IsNaN", "Where", "MatMul", "Gemm", "BatchNormalization", "LeakyRelu", "Softmax", "ArgMax"})
+       {"IsNaN", "Where", "Gather", "Gemm", "BatchNormalization", "LeakyRelu", "Softmax", "ArgMax"})
     EXPECT_TRUE(Has(ops, op)) << op;
   EXPECT_FALSE(Has(ops, "Dropout"));  // the identity at inference
 }
 
+// The int64 constant whose name starts with `prefix`.
+std::vector<int64_t> Int64s(const onnx::ModelProto& m, const std::string& prefix) {
+  for (const auto& t : m.graph().initializer())
+    if (t.name().rfind(prefix, 0) == 0) return {t.int64_data().begin(), t.int64_data().end()};
+  ADD_FAILURE() << "no constant " << prefix;
+  return {};
+}
+
 // Text columns come in as strings and are one-hot encoded inside, numeric
-// columns as floats; a table of text alone has only the string input.
+// columns as floats (with missing indicators); one Gather puts the features
+// in training's order. A table of text alone has only the string input.
 TEST(OnnxExportTest, TextColumnsAreAStringInputEncodedInside) {
   Folder f;
-  std::string csv = "colour,size,shape,y\n";
+  std::string csv = "colour,size,weight,shape,y\n";
   Rng rng(3);
   for (int i = 0; i < 60; ++i) {
     csv += std::string(i % 2 ? "red" : "blue") + "," + std::to_string(rng.Uniform()) + "," +
+           (i % 4 ? std::to_string(rng.Uniform()) : "") + "," +
            (i % 3   ? "round"
             : i % 5 ? "square"
                     : "flat") +
@@ -134,11 +144,12 @@ TEST(OnnxExportTest, TextColumnsAreAStringInputEncodedInside) {
   DataSpec spec;
   spec.files.mutable_csv()->set_train(f.Write("mixed.csv", csv));
   spec.files.mutable_csv()->set_label("y");
+  spec.files.mutable_csv()->set_missing("mean");
   auto data = Carve(spec);
   ASSERT_TRUE(data.ok()) << data.status().message();
-  ASSERT_EQ(data->feature_names,
-            (std::vector<std::string>{"colour=blue", "colour=red", "size", "shape=flat",
-                                      "shape=round", "shape=square"}));
+  ASSERT_EQ(data->feature_names, (std::vector<std::string>{"colour=blue", "colour=red", "size",
+                                                           "weight", "weight_missing", "shape=flat",
+                                                           "shape=round", "shape=square"}));
   TrainConfig c;
   c.hidden_units = 8;
   c.epochs = 1;
@@ -151,12 +162,16 @@ TEST(OnnxExportTest, TextColumnsAreAStringInputEncodedInside) {
   onnx::ModelProto m = Parse(*bytes);
   ASSERT_EQ(m.graph().input_size(), 2);
   EXPECT_EQ(m.graph().input(0).name(), "input");
-  EXPECT_EQ(m.graph().input(0).type().tensor_type().shape().dim(1).dim_value(), 1);
+  EXPECT_EQ(m.graph().input(0).type().tensor_type().shape().dim(1).dim_value(), 2);
   EXPECT_EQ(m.graph().input(1).name(), "text");
   EXPECT_EQ(m.graph().input(1).type().tensor_type().elem_type(), onnx::TensorProto::STRING);
   EXPECT_EQ(m.graph().input(1).type().tensor_type().shape().dim(1).dim_value(), 2);
-  EXPECT_EQ(Meta(m, "input_columns"), "[\"size\"]");
+  EXPECT_EQ(Meta(m, "input_columns"), "[\"size\", \"weight\"]");
   EXPECT_EQ(Meta(m, "text_columns"), "[\"colour\", \"shape\"]");
+  // Laid side by side: size, weight (0-1), weight's indicator (2), colour's
+  // two categories (3-4), shape's three (5-7); put back in training order.
+  EXPECT_EQ(Int64s(m, "flagged"), (std::vector<int64_t>{1}));
+  EXPECT_EQ(Int64s(m, "feature_order"), (std::vector<int64_t>{3, 4, 0, 1, 2, 5, 6, 7}));
   // One encoder per text column, with the training categories in order.
   std::vector<std::vector<std::string>> encoders;
   for (const auto& n : m.graph().node()) {
@@ -185,7 +200,8 @@ TEST(OnnxExportTest, TextColumnsAreAStringInputEncodedInside) {
   onnx::ModelProto mt = Parse(*only_text);
   ASSERT_EQ(mt.graph().input_size(), 1);
   EXPECT_EQ(mt.graph().input(0).name(), "text");
-  EXPECT_EQ(Meta(mt, "input_columns"), "[]");
+  EXPECT_EQ(Meta(mt, "input_columns"), "");  // no numeric input, so no key
+  EXPECT_EQ(Int64s(mt, "feature_order"), (std::vector<int64_t>{0, 1}));
 }
 
 TEST(OnnxExportTest, ARegressionMlpHasOnePredictionOutput) {

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "common/rng.h"
+#include "common/train_knobs.h"
 #include "tuner/study_data.h"
 
 namespace sweep {
@@ -43,6 +44,25 @@ Result<nn::TrainConfig> Config(const pb::Assign& a) {
   nn::DataSpec data;
   int validation = 0, threads = 0;
   return TrainConfigFor(a, &data, &validation, &threads);
+}
+
+// Every word of the augment knob means its bits: flip 1, crop 2, erase 4.
+TEST(TrainTaskTest, EveryAugmentWordMapsToItsBits) {
+  const TrainKnob* knob = FindTrainKnob("augment");
+  ASSERT_NE(knob, nullptr);
+  ASSERT_EQ(knob->words.size(), 8u);
+  for (std::string_view word : knob->words) {
+    pb::Assign a = TrainAssign();
+    AddWord(&a, "augment", std::string(word));
+    AddWord(&a, "model", "cnn");
+    auto c = Config(a);
+    ASSERT_TRUE(c.ok()) << word << ": " << c.status().message();
+    int bits = 0;
+    if (word.find("flip") != std::string_view::npos) bits |= 1;
+    if (word.find("crop") != std::string_view::npos) bits |= 2;
+    if (word.find("erase") != std::string_view::npos) bits |= 4;
+    EXPECT_EQ(static_cast<int>(c->augment), bits) << word;
+  }
 }
 
 TEST(TrainTaskTest, KnownWordsMapToTheirSettings) {
