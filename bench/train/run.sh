@@ -8,6 +8,9 @@
 # Usage: [THREADS="1 2"] [DEBIAN_TORCH=1] bench/train/run.sh [ROUNDS] [mlp] [cnn]
 # THREADS picks the thread counts; DEBIAN_TORCH=0 leaves Debian's PyTorch 1.13
 # (and the --blas-threads variant) out, for a quick sweep-against-2.15 run.
+# EPOCHS (default 1) trains that many epochs per run and prints each epoch's
+# rate: an MLP epoch lasts under a second, so one epoch is at the mercy of a
+# shared VM's stalls; EPOCHS=5 gives five samples a run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=1
@@ -15,6 +18,7 @@ if [[ "${1:-}" =~ ^[0-9]+$ ]]; then rounds=$1; shift; fi
 models=("$@")
 [ ${#models[@]} -eq 0 ] && models=(mlp cnn)
 read -r -a threads <<< "${THREADS:-1 2}"
+epochs=${EPOCHS:-1}
 debian_torch=${DEBIAN_TORCH:-1}
 if [ "$debian_torch" = 1 ]; then
   scripts/install-deps.sh python3-torch libopenblas0-pthread python3-venv
@@ -31,12 +35,12 @@ for t in "${threads[@]}"; do build/bench/sgemm_peak "$t"; done
 for r in $(seq "$rounds"); do
   for m in "${models[@]}"; do
     for t in "${threads[@]}"; do
-      build/bench/train_bench --model "$m" --threads "$t"
+      build/bench/train_bench --model "$m" --threads "$t" --epochs "$epochs"
       if [ "$debian_torch" = 1 ] && [ "$t" -gt 1 ]; then
-        build/bench/train_bench --model "$m" --threads "$t" --blas-threads
+        build/bench/train_bench --model "$m" --threads "$t" --epochs "$epochs" --blas-threads
       fi
-      "$venv/bin/python" bench/train/torch_train.py "$m" "$t"
-      if [ "$debian_torch" = 1 ]; then /usr/bin/python3 bench/train/torch_train.py "$m" "$t"; fi
+      "$venv/bin/python" bench/train/torch_train.py "$m" "$t" "$epochs"
+      if [ "$debian_torch" = 1 ]; then /usr/bin/python3 bench/train/torch_train.py "$m" "$t" "$epochs"; fi
     done
   done
 done
