@@ -405,7 +405,7 @@ class YamlReader {
 }  // namespace
 
 Result<ParsedStudy> ParseStudyYaml(const std::string& text, const std::string& filename) {
-  ParsedStudy out{pb::Study(), SourceMap(filename)};
+  ParsedStudy out{pb::Study(), SourceMap(filename), {}};
   YAML::Node root;
   try {
     root = YAML::Load(text);
