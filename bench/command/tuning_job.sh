@@ -28,6 +28,13 @@
 # tuning_ray.py` with its imports, ray.init and ray.shutdown); inner_s is
 # what the peer times itself (Optuna: create_study + optimize; Ray:
 # tuner.fit()), "-" for sweep.
+# work_s: what the programs themselves spent, summed over every process of
+# the tool's run (train.py's start-up, imports and data, plus each finished
+# epoch, from its BENCH_TIMING_FILE lines); starts: how many train.py
+# processes ran; busy: work_s / (workers * wall_s), the share of the two
+# workers' time that went into the programs. A tool whose sampler chose
+# cheaper configurations does less work_s for the same epochs; a tool that
+# restarts programs pays start-ups; what is left is scheduling and waiting.
 # Each round runs the three tools one after another, rotating the order from
 # round to round; round R uses seed R (sweep's study seed, Optuna's and Ray's
 # sampler seeds, and train.py's torch seed: seed * 1000003 + trial id).
@@ -68,14 +75,20 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-results="$work/results.txt"   # lines: round tool best_val test_acc wall_s epochs trials inner_s
+results="$work/results.txt"   # lines: round tool best_val test_acc wall_s epochs trials inner_s work_s starts
 : > "$results"
 
 now() { date +%s.%N; }
 elapsed() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.3f}')" "$1" "$2"; }
-row() {  # round tool best_val test_acc wall_s epochs trials inner_s
+timing() {  # file -> "work_s starts" (see the header)
+  python3 -c "
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+print(f'{sum(float(v) for _, v in rows):.1f}', sum(1 for k, _ in rows if k == 'start_s'))" "$1"
+}
+row() {  # round tool best_val test_acc wall_s epochs trials inner_s work_s starts
   echo "$*" >> "$results"
-  python3 -c "import sys; a = sys.argv[1:]; print(f'{a[0]:>5} {a[1]:<7} {float(a[2]):>8.4f} {float(a[3]):>8.4f} {float(a[4]):>8.1f} {a[5]:>6} {a[6]:>6} {a[7]:>8}')" "$@"
+  python3 -c "import sys; a = sys.argv[1:]; print(f'{a[0]:>5} {a[1]:<7} {float(a[2]):>8.4f} {float(a[3]):>8.4f} {float(a[4]):>8.1f} {a[5]:>6} {a[6]:>6} {a[7]:>8} {float(a[8]):>7.1f} {a[9]:>6} {float(a[8]) / ($workers * float(a[4])):>5.2f}')" "$@"
 }
 no_orphans() {  # tool: no train.py may outlive the tool's command
   for _ in $(seq 50); do
@@ -88,13 +101,15 @@ no_orphans() {  # tool: no train.py may outlive the tool's command
 }
 
 run_sweep() {  # round
-  local r=$1 db="$work/sweep-$1.db"
-  "$py" - "$example" "$work/study-$r.json" "$py" "$train" "$TRAIN_LIMIT" "$r" <<'PY'
+  local r=$1 db="$work/sweep-$1.db" times="$work/timing-sweep-$1.txt"
+  : > "$times"
+  "$py" - "$example" "$work/study-$r.json" "$py" "$train" "$TRAIN_LIMIT" "$r" "$times" <<'PY'
 import json, sys, yaml
-src, dst, python, train, limit, seed = sys.argv[1:]
+src, dst, python, train, limit, seed, times = sys.argv[1:]
 study = yaml.safe_load(open(src))
 study["task"]["command"]["argv"] = [python, train]
-study["task"]["command"]["env"] = {"OMP_NUM_THREADS": "1", "TRAIN_LIMIT": limit}
+study["task"]["command"]["env"] = {"OMP_NUM_THREADS": "1", "TRAIN_LIMIT": limit,
+                                   "BENCH_TIMING_FILE": times}
 study["seed"] = int(seed)
 json.dump(study, open(dst, "w"), indent=1)
 PY
@@ -113,13 +128,14 @@ PY
   epochs=$(q "SELECT count(*) FROM reports WHERE metric = 'val_accuracy' AND step > 0")
   trials=$(q "SELECT count(*) FROM trials")
   # shellcheck disable=SC2086
-  row "$r" sweep $best "$(elapsed "$start" "$end")" "$epochs" "$trials" -
+  row "$r" sweep $best "$(elapsed "$start" "$end")" "$epochs" "$trials" - $(timing "$times")
 }
 
 run_peer() {  # round, tool, script
-  local r=$1 tool=$2 script=$3 start end line
+  local r=$1 tool=$2 script=$3 start end line times="$work/timing-$2-$1.txt"
+  : > "$times"
   start=$(now)
-  PYTHONPATH="$root/bench/command${PYTHONPATH:+:$PYTHONPATH}" "$py" "bench/command/$script" \
+  BENCH_TIMING_FILE="$times" PYTHONPATH="$root/bench/command${PYTHONPATH:+:$PYTHONPATH}" "$py" "bench/command/$script" \
     --python "$py" --seed "$r" --budget "$budget" --steps "$steps" --workers "$workers" >"$work/$tool.out" 2>"$work/$tool.log" \
     || { echo "$script failed:" >&2; tail -30 "$work/$tool.log" >&2; exit 1; }
   end=$(now)
@@ -127,13 +143,13 @@ run_peer() {  # round, tool, script
   line=$(grep "^RESULT $tool " "$work/$tool.out") || { echo "$script printed no RESULT line" >&2; cat "$work/$tool.out" >&2; exit 1; }
   # shellcheck disable=SC2086
   set -- $line   # RESULT tool best test epochs trials inner (split on purpose)
-  row "$r" "$tool" "$3" "$4" "$(elapsed "$start" "$end")" "$5" "$6" "$7"
+  row "$r" "$tool" "$3" "$4" "$(elapsed "$start" "$end")" "$5" "$6" "$7" $(timing "$times")
 }
 run_optuna() { run_peer "$1" optuna tuning_optuna.py; }
 run_ray() { run_peer "$1" ray tuning_ray.py; }
 
 echo "train.py: $py $train; TRAIN_LIMIT=$TRAIN_LIMIT; $steps epochs at most, budget $budget epochs, $workers workers; REPEAT=$REPEAT"
-echo "round tool    best_val test_acc   wall_s epochs trials  inner_s"
+echo "round tool    best_val test_acc   wall_s epochs trials  inner_s  work_s starts  busy"
 for round in $(seq "$REPEAT"); do
   k=${#tools[@]}
   for i in $(seq 0 $((k - 1))); do   # rotate the order: round 2 starts with the second tool, ...
@@ -142,14 +158,17 @@ for round in $(seq "$REPEAT"); do
 done
 
 echo "# medians over $REPEAT round(s)"
-python3 - "$results" <<'PY'
+python3 - "$results" "$workers" <<'PY'
 import math, statistics, sys
+WORKERS = int(sys.argv[2])
 rows = [l.split() for l in open(sys.argv[1])]
-print("tool    best_val test_acc   wall_s epochs trials")
+print("tool    best_val test_acc   wall_s epochs trials  work_s starts  busy")
 for tool in ["sweep", "optuna", "ray"]:
     mine = [r for r in rows if r[1] == tool]
     if not mine:
         continue
     med = lambda i: statistics.median(float(r[i]) for r in mine)
-    print(f"{tool:<7} {med(2):>8.4f} {med(3):>8.4f} {med(4):>8.1f} {med(5):>6g} {med(6):>6g}")
+    busy = statistics.median(float(r[8]) / (WORKERS * float(r[4])) for r in mine)
+    print(f"{tool:<7} {med(2):>8.4f} {med(3):>8.4f} {med(4):>8.1f} {med(5):>6g} {med(6):>6g} "
+          f"{med(8):>7.1f} {med(9):>6g} {busy:>5.2f}")
 PY

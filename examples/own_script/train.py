@@ -9,15 +9,23 @@ Needs PyTorch (Debian: python3-torch) and the Fashion-MNIST IDX files
 (Debian: dataset-fashion-mnist, in /usr/share/datasets/fashion-mnist).
 TRAIN_LIMIT=N in the environment trains on the first N training images only
 (for a quick try; the validation and test sets stay whole).
+BENCH_TIMING_FILE=PATH appends this process's start-up seconds (imports and
+data) and each epoch's seconds to PATH, one "start_s X" or "epoch_s X" line
+each (bench/command/tuning_job.sh sums them to see where each tool's wall
+time went).
 """
-import gzip
-import os
-import struct
-import sys
+import time
 
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
+_STARTED = time.perf_counter()
+
+import gzip  # noqa: E402
+import os  # noqa: E402
+import struct  # noqa: E402
+import sys  # noqa: E402
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
 import sweep_trial  # noqa: E402
@@ -76,6 +84,13 @@ def accuracy(model, data, batch=1000):
     return correct / len(x)
 
 
+def log_time(what, seconds):
+    path = os.environ.get("BENCH_TIMING_FILE")
+    if path:
+        with open(path, "a") as f:  # one short append per line: safe beside other processes
+            f.write(f"{what} {seconds:.4f}\n")
+
+
 def main():
     trial = sweep_trial.Trial(
         defaults={"lr": 0.05, "momentum": 0.9, "batch_size": 128, "channels": 16, "dropout": 0.2},
@@ -97,7 +112,9 @@ def main():
         start = trial.resume_step + 1
     x, y = train
     batch = int(p["batch_size"])
+    log_time("start_s", time.perf_counter() - _STARTED)
     for epoch in range(start, trial.steps + 1):
+        epoch_start = time.perf_counter()
         model.train()
         perm = torch.randperm(len(x))
         total = 0.0
@@ -109,6 +126,7 @@ def main():
             opt.step()
             total += loss.item() * len(idx)
         metrics = {"val_accuracy": accuracy(model, val), "train_loss": total / len(x)}
+        log_time("epoch_s", time.perf_counter() - epoch_start)
         if trial.should_checkpoint(epoch):
             folder = trial.checkpoint_folder(epoch)
             torch.save({"model": model.state_dict(), "opt": opt.state_dict()},
