@@ -182,6 +182,12 @@ def main():
                           for t, runs in curves.items()}
                 rows.append((objective, workers, finals, halves, seconds))
                 print(objective, workers, {t: fmt(q) for t, q in finals.items()}, flush=True)
+                # Written after every configuration: a long run that is cut
+                # off keeps what it finished.
+                write_results(args, traces, rows)
+
+
+def write_results(args, traces, rows):
     with open(os.path.join(args.out, "tpe-traces.json"), "w") as f:
         json.dump(traces, f)
     lines = [f"Best value (lower is better) over {args.seeds} seeds: median (quartiles), "
