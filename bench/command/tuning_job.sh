@@ -28,13 +28,15 @@
 # tuning_ray.py` with its imports, ray.init and ray.shutdown); inner_s is
 # what the peer times itself (Optuna: create_study + optimize; Ray:
 # tuner.fit()), "-" for sweep.
-# work_s: what the programs themselves spent, summed over every process of
-# the tool's run (train.py's start-up, imports and data, plus each finished
-# epoch, from its BENCH_TIMING_FILE lines); starts: how many train.py
+# work_s: what the programs themselves timed, summed over every process of
+# the tool's run (train.py's start-up after the interpreter's own, imports
+# and data; each finished epoch with its validation; checkpoint saves; the
+# final test pass: its BENCH_TIMING_FILE lines); starts: how many train.py
 # processes ran; busy: work_s / (workers * wall_s), the share of the two
 # workers' time that went into the programs. A tool whose sampler chose
 # cheaper configurations does less work_s for the same epochs; a tool that
-# restarts programs pays start-ups; what is left is scheduling and waiting.
+# restarts programs pays start-ups (in work_s); what is left is scheduling,
+# waiting, the interpreter's start and epochs cut short by a stop or pause.
 # Each round runs the three tools one after another, rotating the order from
 # round to round; round R uses seed R (sweep's study seed, Optuna's and Ray's
 # sampler seeds, and train.py's torch seed: seed * 1000003 + trial id).
@@ -127,8 +129,10 @@ PY
   [ -n "$best" ] || best="nan nan"
   epochs=$(q "SELECT count(*) FROM reports WHERE metric = 'val_accuracy' AND step > 0")
   trials=$(q "SELECT count(*) FROM trials")
+  local spent
+  spent=$(timing "$times")
   # shellcheck disable=SC2086
-  row "$r" sweep $best "$(elapsed "$start" "$end")" "$epochs" "$trials" - $(timing "$times")
+  row "$r" sweep $best "$(elapsed "$start" "$end")" "$epochs" "$trials" - $spent
 }
 
 run_peer() {  # round, tool, script
@@ -141,9 +145,11 @@ run_peer() {  # round, tool, script
   end=$(now)
   no_orphans "$tool"
   line=$(grep "^RESULT $tool " "$work/$tool.out") || { echo "$script printed no RESULT line" >&2; cat "$work/$tool.out" >&2; exit 1; }
+  local spent
+  spent=$(timing "$times")
   # shellcheck disable=SC2086
-  set -- $line   # RESULT tool best test epochs trials inner (split on purpose)
-  row "$r" "$tool" "$3" "$4" "$(elapsed "$start" "$end")" "$5" "$6" "$7" $(timing "$times")
+  set -- $line $spent  # RESULT tool best test epochs trials inner work starts (split on purpose)
+  row "$r" "$tool" "$3" "$4" "$(elapsed "$start" "$end")" "$5" "$6" "$7" "$8" "$9"
 }
 run_optuna() { run_peer "$1" optuna tuning_optuna.py; }
 run_ray() { run_peer "$1" ray tuning_ray.py; }

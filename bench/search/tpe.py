@@ -185,6 +185,8 @@ def main():
                 # Written after every configuration: a long run that is cut
                 # off keeps what it finished.
                 write_results(args, traces, rows)
+    with open(os.path.join(args.out, "tpe-summary.md")) as f:
+        print(f.read(), end="")
 
 
 def write_results(args, traces, rows):
@@ -203,7 +205,6 @@ def write_results(args, traces, rows):
                      f"{'yes' if s[1] < r[1] else 'NO'} |")
     with open(os.path.join(args.out, "tpe-summary.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
 
 
 if __name__ == "__main__":

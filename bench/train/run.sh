@@ -5,7 +5,7 @@
 # makes; its CPU convolutions run on oneDNN 3) and Debian's PyTorch 1.13 (on
 # libopenblas0-pthread), 1 and 2 threads each, alternating, ROUNDS times in
 # one run on one machine; plus the OpenBLAS SGEMM peak.
-# Usage: [THREADS="1 2"] [DEBIAN_TORCH=1] bench/train/run.sh [ROUNDS] [mlp] [cnn]
+# Usage: [THREADS="1 2"] [DEBIAN_TORCH=1] [EPOCHS=1] bench/train/run.sh [ROUNDS] [mlp] [cnn]
 # THREADS picks the thread counts; DEBIAN_TORCH=0 leaves Debian's PyTorch 1.13
 # (and the --blas-threads variant) out, for a quick sweep-against-2.15 run.
 # EPOCHS (default 1) trains that many epochs per run and prints each epoch's
@@ -32,7 +32,7 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import torch' 2>/dev/
 fi
 scripts/build.sh >/dev/null
 for t in "${threads[@]}"; do build/bench/sgemm_peak "$t"; done
-for r in $(seq "$rounds"); do
+for _ in $(seq "$rounds"); do
   for m in "${models[@]}"; do
     for t in "${threads[@]}"; do
       build/bench/train_bench --model "$m" --threads "$t" --epochs "$epochs"

@@ -9,10 +9,10 @@ Needs PyTorch (Debian: python3-torch) and the Fashion-MNIST IDX files
 (Debian: dataset-fashion-mnist, in /usr/share/datasets/fashion-mnist).
 TRAIN_LIMIT=N in the environment trains on the first N training images only
 (for a quick try; the validation and test sets stay whole).
-BENCH_TIMING_FILE=PATH appends this process's start-up seconds (imports and
-data) and each epoch's seconds to PATH, one "start_s X" or "epoch_s X" line
-each (bench/command/tuning_job.sh sums them to see where each tool's wall
-time went).
+BENCH_TIMING_FILE=PATH appends this process's seconds to PATH, a line each:
+"start_s X" (imports and data), "epoch_s X" (an epoch with its validation),
+"save_s X" (a checkpoint) and "final_s X" (the test pass).
+bench/command/tuning_job.sh sums them to see where each tool's wall time went.
 """
 import time
 
@@ -128,13 +128,18 @@ def main():
         metrics = {"val_accuracy": accuracy(model, val), "train_loss": total / len(x)}
         log_time("epoch_s", time.perf_counter() - epoch_start)
         if trial.should_checkpoint(epoch):
+            save_start = time.perf_counter()
             folder = trial.checkpoint_folder(epoch)
             torch.save({"model": model.state_dict(), "opt": opt.state_dict()},
                        os.path.join(folder, "state.pt"))
+            log_time("save_s", time.perf_counter() - save_start)
             trial.report(epoch, checkpoint=True, **metrics)
         else:
             trial.report(epoch, **metrics)
-    trial.final(test_accuracy=accuracy(model, test))
+    test_start = time.perf_counter()
+    test_accuracy = accuracy(model, test)
+    log_time("final_s", time.perf_counter() - test_start)
+    trial.final(test_accuracy=test_accuracy)
 
 
 if __name__ == "__main__":
