@@ -84,11 +84,12 @@ def accuracy(model, data, batch=1000):
     return correct / len(x)
 
 
-def log_time(what, seconds):
+def log_time(what, since):
+    """Appends "WHAT SECONDS" (seconds since `since`) to BENCH_TIMING_FILE, if set."""
     path = os.environ.get("BENCH_TIMING_FILE")
     if path:
         with open(path, "a") as f:  # one short append per line: safe beside other processes
-            f.write(f"{what} {seconds:.4f}\n")
+            f.write(f"{what} {time.perf_counter() - since:.4f}\n")
 
 
 def main():
@@ -112,7 +113,7 @@ def main():
         start = trial.resume_step + 1
     x, y = train
     batch = int(p["batch_size"])
-    log_time("start_s", time.perf_counter() - _STARTED)
+    log_time("start_s", _STARTED)
     for epoch in range(start, trial.steps + 1):
         epoch_start = time.perf_counter()
         model.train()
@@ -126,19 +127,19 @@ def main():
             opt.step()
             total += loss.item() * len(idx)
         metrics = {"val_accuracy": accuracy(model, val), "train_loss": total / len(x)}
-        log_time("epoch_s", time.perf_counter() - epoch_start)
+        log_time("epoch_s", epoch_start)
         if trial.should_checkpoint(epoch):
             save_start = time.perf_counter()
             folder = trial.checkpoint_folder(epoch)
             torch.save({"model": model.state_dict(), "opt": opt.state_dict()},
                        os.path.join(folder, "state.pt"))
-            log_time("save_s", time.perf_counter() - save_start)
+            log_time("save_s", save_start)
             trial.report(epoch, checkpoint=True, **metrics)
         else:
             trial.report(epoch, **metrics)
     test_start = time.perf_counter()
     test_accuracy = accuracy(model, test)
-    log_time("final_s", time.perf_counter() - test_start)
+    log_time("final_s", test_start)
     trial.final(test_accuracy=test_accuracy)
 
 
