@@ -45,6 +45,8 @@
 # Env: REPEAT=3 (rounds), TRAIN_LIMIT=10000 (training images per epoch; the
 #      validation and test sets stay whole: 10,000 images each),
 #      TOOLS="sweep optuna ray" (a subset to run),
+#      SWEEP_ALGORITHM=hyperband (or bohb: the same brackets, with each new
+#      configuration proposed by TPE once enough results are in),
 #      TUNING_VENV=bench/.venv-tuning (made if missing: torch 2.15.0, numpy,
 #      Optuna 5, Ray Tune).
 set -euo pipefail
@@ -53,6 +55,8 @@ root=$(pwd)
 REPEAT="${REPEAT:-3}"
 TRAIN_LIMIT="${TRAIN_LIMIT:-10000}"
 TOOLS="${TOOLS:-sweep optuna ray}"
+SWEEP_ALGORITHM="${SWEEP_ALGORITHM:-hyperband}"
+case "$SWEEP_ALGORITHM" in hyperband|bohb) ;; *) echo "SWEEP_ALGORITHM must be hyperband or bohb" >&2; exit 2;; esac
 TUNING_VENV="${TUNING_VENV:-bench/.venv-tuning}"
 export TRAIN_LIMIT
 read -r -a tools <<< "$TOOLS"
@@ -105,10 +109,11 @@ no_orphans() {  # tool: no train.py may outlive the tool's command
 run_sweep() {  # round
   local r=$1 db="$work/sweep-$1.db" times="$work/timing-sweep-$1.txt"
   : > "$times"
-  "$py" - "$example" "$work/study-$r.json" "$py" "$train" "$TRAIN_LIMIT" "$r" "$times" <<'PY'
+  "$py" - "$example" "$work/study-$r.json" "$py" "$train" "$TRAIN_LIMIT" "$r" "$times" "$SWEEP_ALGORITHM" <<'PY'
 import json, sys, yaml
-src, dst, python, train, limit, seed, times = sys.argv[1:]
+src, dst, python, train, limit, seed, times, algorithm = sys.argv[1:]
 study = yaml.safe_load(open(src))
+study["algorithm"]["type"] = algorithm
 study["task"]["command"]["argv"] = [python, train]
 study["task"]["command"]["env"] = {"OMP_NUM_THREADS": "1", "TRAIN_LIMIT": limit,
                                    "BENCH_TIMING_FILE": times}
@@ -154,7 +159,7 @@ run_peer() {  # round, tool, script
 run_optuna() { run_peer "$1" optuna tuning_optuna.py; }
 run_ray() { run_peer "$1" ray tuning_ray.py; }
 
-echo "train.py: $py $train; TRAIN_LIMIT=$TRAIN_LIMIT; $steps epochs at most, budget $budget epochs, $workers workers; REPEAT=$REPEAT"
+echo "train.py: $py $train; TRAIN_LIMIT=$TRAIN_LIMIT; sweep: $SWEEP_ALGORITHM; $steps epochs at most, budget $budget epochs, $workers workers; REPEAT=$REPEAT"
 echo "round tool    best_val test_acc   wall_s epochs trials  inner_s  work_s starts  busy"
 for round in $(seq "$REPEAT"); do
   k=${#tools[@]}

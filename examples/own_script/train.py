@@ -107,6 +107,9 @@ def main():
         state = torch.load(os.path.join(trial.resume_dir, "state.pt"))
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
+        # The random stream goes on where it stopped (the shuffles, dropout):
+        # a paused and resumed trial trains exactly as one run straight through.
+        torch.set_rng_state(state["rng"])
         for g in opt.param_groups:  # a PBT child keeps its own, perturbed values
             g["lr"] = float(p["lr"])
             g["momentum"] = float(p["momentum"])
@@ -131,7 +134,8 @@ def main():
         if trial.should_checkpoint(epoch):
             save_start = time.perf_counter()
             folder = trial.checkpoint_folder(epoch)
-            torch.save({"model": model.state_dict(), "opt": opt.state_dict()},
+            torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
+                        "rng": torch.get_rng_state()},
                        os.path.join(folder, "state.pt"))
             log_time("save_s", save_start)
             trial.report(epoch, checkpoint=True, **metrics)
