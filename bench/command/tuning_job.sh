@@ -4,7 +4,8 @@
 # by three tools with the same epoch budget, 2 workers at a time:
 #   sweep   Hyperband (examples/own_script/hyperband.yaml: reduction factor 3,
 #           9 epochs at most, paused trials resume from checkpoints; random
-#           sampling; one iteration = 17 trials, 69 epochs: `sweep plan`),
+#           sampling, or BOHB's proposals with SWEEP_ALGORITHM=bohb; one
+#           iteration = 17 trials, 69 epochs: `sweep plan`),
 #           `sweep run --local-runners 2`;
 #   optuna  Optuna 5, TPESampler (its default sampler) + HyperbandPruner
 #           (min_resource 1, max_resource 9, reduction factor 3), n_jobs=2,

@@ -107,9 +107,11 @@ def main():
         state = torch.load(os.path.join(trial.resume_dir, "state.pt"))
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
-        # The random stream goes on where it stopped (the shuffles, dropout):
-        # a paused and resumed trial trains exactly as one run straight through.
-        torch.set_rng_state(state["rng"])
+        # Its own checkpoint (a pause, a retry): the random stream goes on where
+        # it stopped (shuffles, dropout), so the trial trains exactly as one run
+        # straight through. A PBT child resuming its parent's keeps its own seed.
+        if state.get("trial") == trial.trial_id and "rng" in state:
+            torch.set_rng_state(state["rng"])
         for g in opt.param_groups:  # a PBT child keeps its own, perturbed values
             g["lr"] = float(p["lr"])
             g["momentum"] = float(p["momentum"])
@@ -135,7 +137,7 @@ def main():
             save_start = time.perf_counter()
             folder = trial.checkpoint_folder(epoch)
             torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
-                        "rng": torch.get_rng_state()},
+                        "rng": torch.get_rng_state(), "trial": trial.trial_id},
                        os.path.join(folder, "state.pt"))
             log_time("save_s", save_start)
             trial.report(epoch, checkpoint=True, **metrics)
