@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <deque>
@@ -81,7 +82,12 @@ class Attempt {
     auto spec = Spec();
     if (!spec.ok()) return Failed(spec.status().message());
     auto p = ProgramProcess::Start(*spec);
-    if (!p.ok()) return Failed(p.status().message());
+    if (!p.ok()) {
+      TaskResult r = Failed(p.status().message());
+      // Out of processes or descriptors here: another runner may do better.
+      if (p.status().code() == StatusCode::kUnavailable) r.outcome = pb::TRIAL_OUTCOME_LOST;
+      return r;
+    }
     process_ = std::move(p).value();
     started_ms_ = NowMs();
     Loop();
@@ -173,7 +179,11 @@ class Attempt {
     while (true) {
       int64_t now = NowMs();
       if (!terminating_ && ctx_->StopRequested()) BeginTerminate(now, grace_ms);
-      if (!terminating_ && timeout_ms > 0 && now - started_ms_ > timeout_ms) {
+      // started_ms_ moves on by each wait for the tuner's decision, so the
+      // timeout counts the program's own time; a program that has exited
+      // is past it.
+      if (!terminating_ && timeout_ms > 0 && !process_->exited() &&
+          now - started_ms_ > timeout_ms) {
         timed_out_ = true;
         BeginTerminate(now, grace_ms);
       }
@@ -355,12 +365,31 @@ class Attempt {
     ++reports_;
     last_metrics_ = metrics;
     FlushLog();  // the log up to this step arrives before its report
-    ctx_->Report(*step, metrics);
+    int64_t asked_ms = NowMs();
+    ctx_->Report(*step, metrics);  // at a decision step: until the tuner decides
+    started_ms_ += NowMs() - asked_ms;
   }
 
   void SendCheckpoint(int64_t step) {
     std::string folder = ckpt_dir_ + "/" + std::to_string(step);
-    auto bytes = PackFolder(folder, kMaxCheckpointBytes);
+    // The study's cap (resources.max_checkpoint_mb), checked while packing,
+    // so a folder over it is never read into memory.
+    int64_t cap = a_.max_checkpoint_bytes();
+    size_t max_bytes =
+        cap > 0 ? std::min(static_cast<size_t>(cap), kMaxCheckpointBytes) : kMaxCheckpointBytes;
+    auto bytes = PackFolder(folder, max_bytes);
+    if (!bytes.ok() && bytes.status().code() == StatusCode::kResourceExhausted) {
+      // As for a packed checkpoint over the cap (trial_worker.cc): the trial
+      // fails, and its program is ended.
+      if (oversize_.empty())
+        oversize_ =
+            "its checkpoint after step " + std::to_string(step) +
+            " is over the study's resources.max_checkpoint_mb (" +
+            FormatDouble(std::round(static_cast<double>(max_bytes) / (1 << 20) * 1000) / 1000) +
+            "): " + bytes.status().message();
+      BeginTerminate(NowMs(), cmd_.grace_s() * 1000);
+      return;
+    }
     if (!bytes.ok()) {
       Warn("step " + std::to_string(step) + " says checkpoint, but " + bytes.status().message());
       return;
@@ -386,6 +415,7 @@ class Attempt {
       r.outcome = pb::TRIAL_OUTCOME_CANCELLED;
       return r;
     }
+    if (!oversize_.empty()) return Failed(oversize_, last_step_);
     if (unkillable_) {
       r.outcome = pb::TRIAL_OUTCOME_LOST;
       r.error = "the program did not end " + std::to_string(kUnkillableMs / 1000) +
@@ -409,7 +439,9 @@ class Attempt {
                           " (print SWEEP_REPORT {\"step\": N, ...} lines on stdout)" + StderrTail(),
                       last_step_);
       }
-      for (const auto& m : last_metrics_) final_metrics_.emplace(m.name(), m);
+      // The last step's metrics win over step-less ones of the same name: the
+      // objective is the value the algorithm judged.
+      for (const auto& m : last_metrics_) final_metrics_[m.name()] = m;
       for (auto& [name, m] : final_metrics_) r.metrics.push_back(m);
       return r;
     }
@@ -430,6 +462,7 @@ class Attempt {
   std::unique_ptr<ProgramProcess> process_;
   int64_t started_ms_ = 0;
   bool terminating_ = false, killed_ = false, timed_out_ = false, unkillable_ = false;
+  std::string oversize_;  // why a checkpoint was over the study's cap
   int64_t kill_at_ms_ = 0;
   LineReader out_lines_, err_lines_;
   std::deque<std::string> stderr_tail_;

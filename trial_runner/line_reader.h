@@ -1,6 +1,6 @@
 // A program's output stream split into lines, each at most kMaxLineBytes: a
-// longer line is handed on cut (and flagged), and the rest of it skipped, so
-// no output can grow the runner's memory.
+// longer line is handed on cut (its first kMaxLineBytes, flagged), and the
+// rest of it skipped, so no output can grow the runner's memory.
 #pragma once
 
 #include <cstddef>
@@ -20,13 +20,15 @@ class LineReader {
         if (!skipping_) on_line(buf_, false);
         buf_.clear();
         skipping_ = false;
-      } else if (!skipping_) {
+      } else if (skipping_) {
+        continue;
+      } else if (buf_.size() == kMaxLineBytes) {
+        // One byte more than a line may hold: hand on what fits, cut.
+        on_line(buf_, true);
+        buf_.clear();
+        skipping_ = true;
+      } else {
         buf_.push_back(c);
-        if (buf_.size() >= kMaxLineBytes) {
-          on_line(buf_, true);
-          buf_.clear();
-          skipping_ = true;
-        }
       }
     }
   }

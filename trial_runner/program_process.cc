@@ -166,7 +166,8 @@ struct ChildArgs {
 }
 
 // argv[0] as execve needs it: a path, searched on the program's PATH. A
-// relative path is executed as given: the program starts in the workdir.
+// relative path, or a relative PATH entry, is taken from the workdir, where
+// the program starts, and executed as given.
 Result<std::string> ResolveProgram(const ProgramSpec& spec) {
   const std::string& name = spec.argv[0];
   if (name.find('/') != std::string::npos) {
@@ -183,14 +184,22 @@ Result<std::string> ResolveProgram(const ProgramSpec& spec) {
     size_t end = search.find(':', start);
     if (end == std::string::npos) end = search.size();
     std::string dir = search.substr(start, end - start);
-    if (dir.empty()) dir = spec.workdir;
+    if (dir.empty()) dir = ".";
     std::string path = dir + "/" + name;
+    // A relative entry is relative to the workdir, where execve runs.
+    std::string there = path[0] == '/' ? path : spec.workdir + "/" + path;
     struct stat st;
-    if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0)
+    if (stat(there.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(there.c_str(), X_OK) == 0)
       return path;
     start = end + 1;
   }
   return Status::NotFound("cannot run '" + name + "': not found on PATH (" + search + ")");
+}
+
+// A pipe or fork that failed: this runner is out of processes or
+// descriptors for now, which says nothing of the program.
+Status RunnerShort(const std::string& call, const std::string& what, int err) {
+  return Status::Unavailable(PosixError(call, what, err).message());
 }
 
 void CloseFd(int* fd) {
@@ -226,7 +235,7 @@ Result<std::unique_ptr<ProgramProcess>> ProgramProcess::Start(const ProgramSpec&
         close(pipes[i][0]);
         close(pipes[i][1]);
       }
-      return PosixError("pipe", "for the program", e);
+      return RunnerShort("pipe", "for the program", e);
     }
     // A runner started with stdio closed gets pipes at 0-2, which the
     // children's dup2 onto stdio would clobber: move them up.
@@ -261,7 +270,7 @@ Result<std::unique_ptr<ProgramProcess>> ProgramProcess::Start(const ProgramSpec&
   p->err_fd_ = err[0];
   if (watchdog < 0) {
     close(exec[0]);
-    return PosixError("fork", "the watchdog of " + spec.argv[0], fork_errno);
+    return RunnerShort("fork", "the watchdog of " + spec.argv[0], fork_errno);
   }
   p->watchdog_ = watchdog;
   Record r{};
@@ -270,7 +279,7 @@ Result<std::unique_ptr<ProgramProcess>> ProgramProcess::Start(const ProgramSpec&
   }
   if (n != sizeof r || r.tag != kPid) {
     close(exec[0]);
-    return PosixError("fork", "the program " + spec.argv[0], r.tag == kForkFailed ? r.value : EIO);
+    return RunnerShort("fork", "the program " + spec.argv[0], r.tag == kForkFailed ? r.value : EIO);
   }
   p->group_ = r.value;
   int exec_errno = 0;

@@ -32,7 +32,9 @@ struct ProgramSpec {
 class ProgramProcess {
  public:
   // Starts the program; an error says why it could not start (not found,
-  // not executable, a missing workdir).
+  // not executable, a missing workdir). kUnavailable: this runner could not
+  // make a pipe or fork (out of descriptors or processes), not the
+  // program's fault.
   static Result<std::unique_ptr<ProgramProcess>> Start(const ProgramSpec& spec);
   // Kills whatever is left of the group and reaps the watchdog.
   ~ProgramProcess();

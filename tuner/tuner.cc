@@ -204,6 +204,7 @@ Status Tuner::SeedStudy(const pb::Study& study) {
   ASSIGN_OR_RETURN(WarmStart w, SeedFromStudy(store_.get(), study_->id(), study, space, o_.from));
   LOG_INFO << "seeded study '" << study.name() << "' from " << o_.from << ": " << w.imported
            << " finished trials copied, " << w.skipped << " outside this search space skipped"
+           << (w.valueless ? ", " + std::to_string(w.valueless) + " without a value skipped" : "")
            << (w.unfinished ? ", " + std::to_string(w.unfinished) + " unfinished ones left out"
                             : "")
            << "; max_trials (" << study.algorithm().max_trials() << ") new trials follow";

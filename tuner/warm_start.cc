@@ -102,7 +102,11 @@ Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study&
     }
     // A completed trial without a value (its objective was NaN) tells the
     // model nothing it can rank.
-    if ((t.status == "completed" && !t.value) || !FitsSpace(space, t.params)) {
+    if (t.status == "completed" && !t.value) {
+      ++out.valueless;
+      continue;
+    }
+    if (!FitsSpace(space, t.params)) {
       ++out.skipped;
       continue;
     }
@@ -116,11 +120,12 @@ Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study&
                                         "', trial " + std::to_string(t.number) + ")",
                                     now));
   }
-  RETURN_IF_ERROR(store->AddEvent(study_id, 0, "warm_start",
-                                  "seeded from " + from + ": " + std::to_string(out.imported) +
-                                      " trials copied, " + std::to_string(out.skipped) +
-                                      " outside the search space skipped",
-                                  now));
+  RETURN_IF_ERROR(store->AddEvent(
+      study_id, 0, "warm_start",
+      "seeded from " + from + ": " + std::to_string(out.imported) + " trials copied, " +
+          std::to_string(out.skipped) + " outside the search space skipped" +
+          (out.valueless ? ", " + std::to_string(out.valueless) + " without a value skipped" : ""),
+      now));
   return out;
 }
 

@@ -17,6 +17,7 @@ struct WarmStart {
   std::string source;      // as the user named it
   int64_t imported = 0;    // trials copied in, numbered 0.. in the new study
   int64_t skipped = 0;     // finished trials whose parameters do not fit the space
+  int64_t valueless = 0;   // completed trials without a value (a NaN objective)
   int64_t unfinished = 0;  // trials of the source not finished (not copied)
 };
 

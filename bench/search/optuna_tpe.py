@@ -8,6 +8,10 @@ Prints one JSON line per seed: {"seed": s, "values": [v0, v1, ...]}, the
 objective of each trial in trial-number order (null for a failed one).
 WORKERS > 1 runs study.optimize(n_jobs=WORKERS) on one shared in-memory
 storage, where the sampler's default constant liar applies.
+OPTUNA_TPE (environment, optional): "n_ei_candidates=64,gamma=0.125" gives
+the sampler those settings instead of its defaults (gamma as sweep reads
+it: the good trials are min(ceil(gamma * n), 25)), for a control run with
+the same settings as sweep's --sweep-tpe.
 """
 import json
 import math
@@ -89,11 +93,25 @@ def objective_for(name, seed):
     raise SystemExit(f"unknown objective {name}")
 
 
+def sampler_settings():
+    kw = {}
+    for item in filter(None, os.environ.get("OPTUNA_TPE", "").split(",")):
+        key, value = (part.strip() for part in item.split("="))
+        if key == "n_ei_candidates":
+            kw[key] = int(value)
+        elif key == "gamma":
+            kw[key] = lambda n, g=float(value): min(math.ceil(g * n), 25)
+        else:
+            raise SystemExit(f"OPTUNA_TPE: unknown setting {key}")
+    return kw
+
+
 def main():
     name, trials, workers = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    kw = sampler_settings()
     for seed in map(int, sys.argv[4:]):
         objective = objective_for(name, seed)
-        study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=seed))
+        study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=seed, **kw))
         study.optimize(objective, n_trials=trials, n_jobs=workers)
         values = [None] * trials
         for t in study.trials:

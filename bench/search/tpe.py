@@ -5,6 +5,9 @@ search, on the same objectives and trial counts, in one run.
 
 Usage: bench/search/tpe.py [--seeds 20] [--trials 100] [--workers 1,4]
                            [--objectives branin,hartmann6,rosenbrock4] [--out DIR]
+                           [--sweep-tpe "n_ei_candidates: 64, gamma: 0.125"]
+--sweep-tpe: settings for sweep's TPE (the body of its `tpe:` map; default
+none: sweep's defaults, which are Optuna's). Optuna keeps its defaults.
 Objectives: the synthetic branin, hartmann6 and rosenbrock4, and `mlp`, the
 scheduler benchmark's Fashion-MNIST MLP space (bench/search/run.py; 9 epochs
 on 10,000 images, scored on 50,000), minimising 1 - val_accuracy. For `mlp`
@@ -53,23 +56,25 @@ def ensure_venv():
     return py
 
 
-def study_lines(objective, algo, trials, seed):
+def study_lines(objective, algo, trials, seed, tpe=""):
+    algorithm = f"algorithm: {{type: {algo}, max_trials: {trials}"
+    algorithm += f", tpe: {{{tpe}}}}}" if tpe and algo == "tpe" else "}"
     if objective == "mlp":  # maximises val_accuracy; read back as 1 - val_accuracy
         t = TASKS["mlp"]
         return [f"name: mlp-{algo}", f"objective: {{metric: {t['metric']}, goal: {t['goal']}}}",
-                t["task"], f"algorithm: {{type: {algo}, max_trials: {trials}}}", f"seed: {seed}",
+                t["task"], algorithm, f"seed: {seed}",
                 "parameters:", t["params"].rstrip("\n")]
     function, params = OBJECTIVES[objective]
     lines = [f"name: {objective}-{algo}", "objective: {metric: value, goal: minimize}",
              f"task: {{synthetic: {{function: {function}}}}}",
-             f"algorithm: {{type: {algo}, max_trials: {trials}}}", f"seed: {seed}", "parameters:"]
+             algorithm, f"seed: {seed}", "parameters:"]
     return lines + [f"  {n}: {{type: float, min: {lo}, max: {hi}}}" for n, lo, hi in params]
 
 
-def run_sweep(objective, algo, trials, workers, seed, work):
+def run_sweep(objective, algo, trials, workers, seed, work, tpe=""):
     study = os.path.join(work, "study.yaml")
     with open(study, "w") as f:
-        f.write("\n".join(study_lines(objective, algo, trials, seed)) + "\n")
+        f.write("\n".join(study_lines(objective, algo, trials, seed, tpe)) + "\n")
     db = os.path.join(work, "s.db")
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(db + suffix):
@@ -148,6 +153,7 @@ def main():
     ap.add_argument("--workers", default="1,4")
     ap.add_argument("--objectives", default="branin,hartmann6,rosenbrock4")
     ap.add_argument("--out", default=os.path.join(HERE, "out"))
+    ap.add_argument("--sweep-tpe", default="")
     args = ap.parse_args()
     if not os.access(SWEEP, os.X_OK):
         sys.exit(f"{SWEEP} is missing: build first (scripts/build.sh)")
@@ -170,8 +176,8 @@ def main():
                         runs = run_optuna(py, objective, args.trials, workers, seeds)
                     else:
                         algo = "tpe" if tool == "sweep-tpe" else "random"
-                        runs = [run_sweep(objective, algo, args.trials, workers, s, work)
-                                for s in seeds]
+                        runs = [run_sweep(objective, algo, args.trials, workers, s, work,
+                                          args.sweep_tpe) for s in seeds]
                     seconds[tool] = time.monotonic() - start
                     curves[tool] = [best_curve(v) for v in runs]
                 traces[key] = curves
@@ -193,7 +199,9 @@ def write_results(args, traces, rows):
     with open(os.path.join(args.out, "tpe-traces.json"), "w") as f:
         json.dump(traces, f)
     lines = [f"Best value (lower is better) over {args.seeds} seeds: median (quartiles), "
-             f"after {args.trials // 2} and {args.trials} trials.", "",
+             f"after {args.trials // 2} and {args.trials} trials. sweep's TPE settings: "
+             f"{args.sweep_tpe or 'its defaults'}; Optuna's: "
+             f"{os.environ.get('OPTUNA_TPE') or 'its defaults'}.", "",
              "| objective | workers | sweep TPE | Optuna 5 TPE | random | "
              "sweep ≤ Optuna (median)? | sweep < random? |",
              "|---|---|---|---|---|---|---|"]

@@ -6,13 +6,16 @@
 //                                    points, seeded), then PROPOSALS
 //                                    proposals timed one by one; prints
 //                                    "tpe-cost N ms_per_proposal"
-//   tpe_cost simulate OBJECTIVE TRIALS SEEDS   sequential TPE in-process
-//                                    (hartmann6, branin, rosenbrock4): the
-//                                    best value after TRIALS per seed
+//   tpe_cost simulate OBJECTIVE TRIALS SEEDS [WORKERS]
+//                                    TPE in-process (hartmann6, branin,
+//                                    rosenbrock4), WORKERS trials at once
+//                                    (default 1): the best value after
+//                                    TRIALS per seed
 //   tpe_cost propose HISTORY SEEDS   HISTORY: lines "x1 .. xd value" (d = 2:
 //                                    the Branin space, else the unit cube);
 //                                    prints the proposal of trial number
 //                                    len(HISTORY) for seeds 0..SEEDS-1
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -32,11 +35,15 @@
 namespace sweep {
 namespace {
 
+// TPE_CONFIG (environment): the body of the study's `tpe:` map, e.g.
+// "n_ei_candidates: 64, gamma: 0.15", to compare settings in `simulate`.
 pb::Study MakeStudy(const std::string& params, uint64_t seed) {
+  const char* tpe = std::getenv("TPE_CONFIG");
   auto p = ParseStudyYaml(
       "name: cost\nobjective: {metric: value, goal: minimize}\ntask: {synthetic: {function: "
-      "branin}}\nalgorithm: {type: tpe, max_trials: 100000000}\nseed: " +
-          std::to_string(seed) + "\nparameters:\n" + params,
+      "branin}}\nalgorithm: {type: tpe, max_trials: 100000000, tpe: {" +
+          std::string(tpe ? tpe : "") + "}}\nseed: " + std::to_string(seed) + "\nparameters:\n" +
+          params,
       "cost.yaml");
   if (!p.ok()) {
     std::fprintf(stderr, "%s\n", p.status().message().c_str());
@@ -138,7 +145,7 @@ double BraninOf(const std::vector<double>& x) { return Branin(x[0], x[1]); }
 // Sequential TPE in-process (no runners) on hartmann6, branin or
 // rosenbrock4 (bench/search/tpe.py's spaces): the best value after `trials`
 // trials for each seed, to study the algorithm alone over many seeds.
-int Simulate(const std::string& objective, int trials, int seeds) {
+int Simulate(const std::string& objective, int trials, int seeds, int workers) {
   std::string params;
   double (*f)(const std::vector<double>&) = Hartmann6;
   if (objective == "branin") {
@@ -157,18 +164,36 @@ int Simulate(const std::string& objective, int trials, int seeds) {
     auto space = *SearchSpace::Create(study);
     TrialTable table(false);
     auto s = MakeScheduler(study, space, 0, 0, &table);
+    // Up to `workers` trials run at once; one of them, chosen at random,
+    // finishes before the next proposal (trials of random lengths).
+    Rng order(HashKey({static_cast<uint64_t>(seed), 7}));
+    std::vector<int64_t> running;
     double best = INFINITY;
-    for (int k = 0; k < trials; ++k) {
-      auto spec = s->NextTrial();
+    int64_t proposed = 0;
+    while (proposed < trials || !running.empty()) {
+      while (proposed < trials && static_cast<int>(running.size()) < workers) {
+        auto spec = s->NextTrial();
+        Trial t;
+        t.id = proposed + 1;
+        t.number = proposed;
+        t.status = TrialStatus::kRunning;
+        t.params = spec->params;
+        table.Insert(std::move(t));
+        running.push_back(proposed++);
+      }
+      size_t pick = static_cast<size_t>(order.Uniform() * static_cast<double>(running.size()));
+      pick = std::min(pick, running.size() - 1);
+      Trial* t = table.FindNumber(running[pick]);
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(pick));
       std::vector<double> x;
-      for (const auto& pv : spec->params.params()) {
+      for (const auto& pv : t->params.params()) {
         double v = 0;
         ValueAsDouble(pv.value(), &v);
         x.push_back(v);
       }
-      double y = f(x);
-      best = std::min(best, y);
-      AddTrial(&table, k, x, y);
+      t->value = f(x);
+      best = std::min(best, *t->value);
+      table.Transition(t, TrialStatus::kCompleted);
     }
     std::printf("%d %.6f\n", seed, best);
   }
@@ -181,11 +206,13 @@ int Simulate(const std::string& objective, int trials, int seeds) {
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "cost" && argc == 4) return sweep::Cost(std::atoll(argv[2]), std::atoi(argv[3]));
-  if (mode == "simulate" && argc == 5)
-    return sweep::Simulate(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
+  if (mode == "simulate" && (argc == 5 || argc == 6))
+    return sweep::Simulate(argv[2], std::atoi(argv[3]), std::atoi(argv[4]),
+                           argc == 6 ? std::max(1, std::atoi(argv[5])) : 1);
   if (mode == "propose" && argc == 4) return sweep::Propose(argv[2], std::atoi(argv[3]));
-  std::fprintf(stderr,
-               "usage: tpe_cost cost N PROPOSALS | simulate OBJECTIVE TRIALS SEEDS | propose "
-               "HISTORY SEEDS\n");
+  std::fprintf(
+      stderr,
+      "usage: tpe_cost cost N PROPOSALS | simulate OBJECTIVE TRIALS SEEDS [WORKERS] | propose "
+      "HISTORY SEEDS\n");
   return 2;
 }

@@ -128,14 +128,49 @@ class Trial {
     std::snprintf(buf, sizeof buf, "%.17g", v);
     return buf;
   }
+  // A metric name as a JSON string: quotes, backslashes and control
+  // characters escaped.
+  static std::string Quoted(const std::string& k) {
+    std::string out = "\"";
+    for (unsigned char c : k) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += static_cast<char>(c);
+      } else if (c < 0x20 || c == 0x7f) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out += buf;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+    return out + "\"";
+  }
   static void Emit(std::string line, const std::vector<std::pair<std::string, double>>& metrics) {
     bool first = line == "{";
     for (const auto& [k, v] : metrics) {
-      line += (first ? "" : ", ") + std::string("\"") + k + "\": " + NumberText(v);
+      line += (first ? "" : ", ") + Quoted(k) + ": " + NumberText(v);
       first = false;
     }
     std::printf("SWEEP_REPORT %s}\n", line.c_str());
     std::fflush(stdout);
+  }
+  static void AppendUtf8(std::string* out, uint32_t cp) {
+    if (cp < 0x80) {
+      *out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      *out += static_cast<char>(0xc0 | (cp >> 6));
+      *out += static_cast<char>(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+      *out += static_cast<char>(0xe0 | (cp >> 12));
+      *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+      *out += static_cast<char>(0x80 | (cp & 0x3f));
+    } else {
+      *out += static_cast<char>(0xf0 | (cp >> 18));
+      *out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+      *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+      *out += static_cast<char>(0x80 | (cp & 0x3f));
+    }
   }
   // The parameters file is one flat object that sweep writes: string keys,
   // and numbers, booleans or strings as values.
@@ -147,10 +182,58 @@ class Trial {
     auto string = [&] {
       std::string out;
       ++i;
+      auto hex4 = [&](size_t at) -> long {
+        if (at + 4 > s.size()) return -1;
+        long v = 0;
+        for (size_t k = at; k < at + 4; ++k) {
+          int d = std::isxdigit(static_cast<unsigned char>(s[k]))
+                      ? (std::isdigit(static_cast<unsigned char>(s[k]))
+                             ? s[k] - '0'
+                             : std::tolower(static_cast<unsigned char>(s[k])) - 'a' + 10)
+                      : -1;
+          if (d < 0) return -1;
+          v = v * 16 + d;
+        }
+        return v;
+      };
       while (i < s.size() && s[i] != '"') {
         if (s[i] == '\\' && i + 1 < s.size()) {
           char e = s[++i];
-          out += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+          switch (e) {
+            case 'n':
+              out += '\n';
+              break;
+            case 't':
+              out += '\t';
+              break;
+            case 'r':
+              out += '\r';
+              break;
+            case 'b':
+              out += '\b';
+              break;
+            case 'f':
+              out += '\f';
+              break;
+            case 'u': {
+              long cp = hex4(i + 1);
+              if (cp < 0) break;
+              i += 4;
+              // A surrogate pair is one code point.
+              if (cp >= 0xd800 && cp <= 0xdbff && i + 2 < s.size() && s[i + 1] == '\\' &&
+                  s[i + 2] == 'u') {
+                long lo = hex4(i + 3);
+                if (lo >= 0xdc00 && lo <= 0xdfff) {
+                  cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                  i += 6;
+                }
+              }
+              AppendUtf8(&out, static_cast<uint32_t>(cp));
+              break;
+            }
+            default:
+              out += e;  // " \ /
+          }
         } else {
           out += s[i];
         }

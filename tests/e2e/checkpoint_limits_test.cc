@@ -60,8 +60,8 @@ TEST(E2eCheckpointLimitsTest, ACheckpointOverTheCapFailsItsTrialAndIsNeverStored
   out = RunStudy(study, db, 2, 1);  // no trial completed
   EXPECT_EQ(QueryInt(db,
                      "SELECT count(*) FROM trials WHERE status='failed' AND failure LIKE 'its "
-                     "checkpoint after step 1 is 2.0% MiB, over the study''s "
-                     "resources.max_checkpoint_mb (1)'"),
+                     "checkpoint after step 1 is over the study''s resources.max_checkpoint_mb "
+                     "(1): checkpoint folder % holds more than 1 MiB (the cap)'"),
             2)
       << out << QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed'");
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM checkpoints"), 0);

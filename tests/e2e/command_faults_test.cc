@@ -13,6 +13,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "e2e/command_helpers.h"
 #include "e2e/harness.h"
@@ -261,6 +262,65 @@ TEST(E2eCommandTest, TimeoutAndStallCostAnAttemptAndEndTheProgram) {
   EXPECT_NE(std::get<std::string>(f2[0][2]).find("stall"), std::string::npos)
       << std::get<std::string>(f2[0][2]);
   EXPECT_TRUE(AllGone(dir2.File("pids"), 5000));
+}
+
+// task.command.timeout_s counts the program's own time: not a wait for a
+// frozen tuner's decision at a decision step, and not the wait for output a
+// descendant holds open after the program exited 0.
+TEST(E2eCommandTest, TheTimeoutCountsTheProgramsTimeNotTheTunersNorAfterItsExit) {
+  TempDir dir;
+  std::string waits =
+      dir.Write("waits.sh",
+                "touch \"$RECORD/started\"\nwhile [ ! -e \"$RECORD/go\" ]; do sleep 0.05; done\n"
+                "echo 'SWEEP_REPORT {\"step\": 1, \"loss\": 1}'\nsleep 0.3\n"
+                "echo 'SWEEP_REPORT {\"step\": 2, \"loss\": 0.5}'\n");
+  auto study = [&](const std::string& name, const std::string& script,
+                   const std::string& algorithm) {
+    return dir.Write(name + ".yaml", "name: " + name +
+                                         "\nobjective: {metric: loss, goal: minimize}\n"
+                                         "task:\n  command:\n    argv: [sh, " +
+                                         script + "]\n    env: {RECORD: " + dir.path() +
+                                         "}\n    steps: 2\n    timeout_s: 1.5\n"
+                                         "algorithm: " +
+                                         algorithm +
+                                         "\nseed: 1\nparameters:\n"
+                                         "  x: {type: float, min: 0, max: 1}\n");
+  };
+  // ASHA decides at step 1; the tuner is frozen for 3 s meanwhile.
+  std::string db = dir.File("w.db");
+  Process tuner({"run", study("w", waits, "{type: asha, max_trials: 1}"), "--db", db,
+                 "--local-runners", "1", "--progress", "plain"},
+                dir.File("w.log"));
+  ASSERT_TRUE(WaitFor([&] { return access(dir.File("started").c_str(), F_OK) == 0; }, 60000))
+      << tuner.Log();
+  tuner.Signal(SIGSTOP);
+  ASSERT_TRUE(dir.Write("go", "").size() > 0);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  tuner.Signal(SIGCONT);
+  ASSERT_EQ(tuner.Wait(60000), 0) << tuner.Log();
+  EXPECT_EQ(QueryInt(db,
+                     "SELECT count(*) FROM trials WHERE status='completed' AND attempts=1 AND "
+                     "value=0.5"),
+            1)
+      << tuner.Log();
+
+  // It reports, leaves a process of another session holding its stdout,
+  // and exits 0 at once; the runner waits 2 s for that output, past the
+  // timeout.
+  std::string leaves = dir.Write("leaves.sh",
+                                 "echo 'SWEEP_REPORT {\"step\": 2, \"loss\": 0.25}'\n"
+                                 "setsid sh -c 'echo $$ > \"$RECORD/held\"; exec sleep 4' &\n"
+                                 "while [ ! -s \"$RECORD/held\" ]; do sleep 0.05; done\n");
+  std::string db2 = dir.File("l.db"), out;
+  RunStudy(study("l", leaves, "{type: random, max_trials: 1}"), db2, 1);
+  EXPECT_EQ(QueryInt(db2,
+                     "SELECT count(*) FROM trials WHERE status='completed' AND attempts=1 AND "
+                     "value=0.25"),
+            1)
+      << QueryInt(db2, "SELECT count(*) FROM trials");
+  auto held = Lines(dir.File("held"));
+  ASSERT_FALSE(held.empty());
+  kill(static_cast<pid_t>(std::stol(held[0])), SIGKILL);
 }
 
 TEST(E2eCommandTest, RunnersRefuseCommandsWithoutAllowCommandsOrAnAuthenticatedTuner) {

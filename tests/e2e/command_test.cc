@@ -81,10 +81,20 @@ TEST(E2eCommandTest, ShellScriptByHandAndCppProgramThroughTheHeader) {
                     std::string(SWEEP_TEST_CPP_PROGRAM) +
                     "]\n    steps: 9\n"
                     "    checkpoints: true\nalgorithm: {type: hyperband}\nseed: 3\nparameters:\n"
-                    "  x: {type: float, min: 0, max: 1}\n");
+                    "  x: {type: float, min: 0, max: 1}\n"
+                    "  word: {type: constant, value: \"na\\u00efve \\\"q\\\" \\\\ \\t "
+                    "\\x7f \\u0085\"}\n");
   std::string cdb = dir.File("cpp.db");
   RunStudy(cpp, cdb);
-  EXPECT_EQ(QueryInt(cdb, "SELECT count(*) FROM trials WHERE status='failed'"), 0);
+  EXPECT_EQ(QueryInt(cdb, "SELECT count(*) FROM trials WHERE status='failed'"), 0)
+      << QueryInt(cdb, "SELECT count(*) FROM trials");
+  // The final report's metric names were escaped: the line parsed.
+  EXPECT_EQ(QueryInt(cdb,
+                     "SELECT count(*) FROM trials WHERE status='completed' AND step=9 AND "
+                     "EXISTS (SELECT 1 FROM json_each(metrics) WHERE key = 'odd \"name\"' AND "
+                     "value = 1) AND "
+                     "json_extract(metrics, '$.final_x') IS NOT NULL"),
+            QueryInt(cdb, "SELECT count(*) FROM trials WHERE status='completed' AND step=9"));
   EXPECT_GT(QueryInt(cdb, "SELECT count(*) FROM trials WHERE status='completed' AND step=9"), 0);
   // Resumed from its own checkpoints (it exits 4 on the wrong one).
   EXPECT_GT(QueryInt(cdb, "SELECT count(*) FROM decisions WHERE decision='pause'"), 0);
@@ -92,6 +102,33 @@ TEST(E2eCommandTest, ShellScriptByHandAndCppProgramThroughTheHeader) {
     double x = Param(cdb, std::get<int64_t>(r[0]));
     EXPECT_DOUBLE_EQ(std::get<double>(r[1]), (x - 0.3) * (x - 0.3) + 1.0 / 9);
   }
+}
+
+TEST(E2eCommandTest, RelativePathEntriesAreInTheWorkdirAndTheLastStepsObjectiveStands) {
+  // The program is found through a relative PATH entry, which is relative to
+  // the workdir (where it runs), not to the runner's folder. Its step-less
+  // report names the objective too: the last step's value stands.
+  TempDir dir;
+  std::filesystem::create_directories(dir.File("w/bin"));
+  std::string prog =
+      dir.Write("w/bin/prog",
+                "#!/bin/sh\necho \"SWEEP_REPORT {\\\"step\\\": 1, \\\"loss\\\": $1}\"\n"
+                "echo 'SWEEP_REPORT {\"step\": 2, \"loss\": 0.25}'\n"
+                "echo 'SWEEP_REPORT {\"loss\": 99, \"extra\": 1}'\n");
+  ASSERT_EQ(chmod(prog.c_str(), 0755), 0);
+  std::string study = dir.Write(
+      "p.yaml",
+      "name: p\nobjective: {metric: loss, goal: minimize}\ntask:\n  command:\n"
+      "    argv: [prog, \"{x}\"]\n    env: {PATH: \"bin:/usr/bin:/bin\"}\n    workdir: w\n"
+      "    steps: 2\nalgorithm: {type: random, max_trials: 2}\nseed: 1\nparameters:\n"
+      "  x: {type: float, min: 0, max: 1}\n");
+  std::string db = dir.File("p.db");
+  std::string out = RunStudy(study, db, 1);
+  EXPECT_EQ(QueryInt(db,
+                     "SELECT count(*) FROM trials WHERE status='completed' AND value=0.25 AND "
+                     "json_extract(metrics, '$.extra') = 1"),
+            2)
+      << out << QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed'");
 }
 
 TEST(E2eCommandTest, HyperbandPausesAndResumesFromTheProgramsOwnCheckpoint) {

@@ -93,6 +93,24 @@ TEST(ParzenTest, DiscreteParametersAreProbabilityMassesOnTheGrid) {
   }
 }
 
+TEST(ParzenTest, ALogIntegerWithALargeStepHasItsFirstValuesMassToo) {
+  // 1, 5, ..., 65 in log space: the first value's cell starts at 0.5 (half
+  // of it), not at 1 - 4/2 = -1, which has no logarithm.
+  ParzenDim d;
+  d.kind = ParzenDim::Kind::kDiscrete;
+  d.log = true;
+  d.low = 1;
+  d.high = 65;
+  d.step = 4;
+  ParzenEstimator e({d}, {{1}, {1}, {5}, {33}});
+  ASSERT_TRUE(std::isfinite(e.LogPdf({1})));
+  double total = 0;
+  for (int v = 1; v <= 65; v += 4) total += std::exp(e.LogPdf({static_cast<double>(v)}));
+  EXPECT_NEAR(total, 1.0, 1e-12);
+  // Two observations at 1: the first value is the likeliest.
+  for (int v = 5; v <= 65; v += 4) EXPECT_GT(e.LogPdf({1}), e.LogPdf({static_cast<double>(v)}));
+}
+
 TEST(ParzenTest, CategoricalKernelsAddThePriorsShareToEveryChoice) {
   // 3 choices, observed 0, 0, 2; 4 kernels with the prior: each observation
   // kernel has 1/4 on every choice plus 1 on its own, normalised (1.75).

@@ -162,6 +162,15 @@ TEST(TpeTest, RunningTrialsCountAsBadAndNoTwoUnfinishedTrialsShareAPoint) {
   ASSERT_TRUE(spec);
   EXPECT_EQ(X(*spec), 3.0) << spec->origin;
   EXPECT_NE(spec->origin.find("(3 running, counted bad)"), std::string::npos) << spec->origin;
+
+  // No free point left: the proposal repeats one, and says so.
+  f.Add(TrialStatus::kRunning, {{"x", IntegerValue(3)}}, std::nullopt);
+  auto again = f.Start().NextTrial();
+  ASSERT_TRUE(again);
+  EXPECT_NE(
+      again->origin.find("it repeats an unfinished trial's point: 65 draws found no free one"),
+      std::string::npos)
+      << again->origin;
 }
 
 TEST(TpeTest, ConditionalBranchesAreModelledAsGroupsAndStayValid) {

@@ -271,8 +271,10 @@ double ParzenEstimator::LogPdf(const std::vector<double>& x) const {
     }
     if (dim.kind == ParzenDim::Kind::kDiscrete) {
       // The mass of x's grid cell, over the kernel's truncated mass (the
-      // first cell starts where the domain does).
-      double left = std::max(dim.Transform(x[d] - dim.step / 2), dim.DomainLow());
+      // first cell starts where the domain does: for a log dimension whose
+      // half step reaches below zero, x - step/2 has no logarithm).
+      double left = x[d] <= dim.low ? dim.DomainLow()
+                                    : std::max(dim.Transform(x[d] - dim.step / 2), dim.DomainLow());
       double right = dim.Transform(x[d] + dim.step / 2);
       for (size_t k = 0; k < per_component.size(); ++k) {
         double mu = mu_[d][k], inv = inv_sigma_[d][k];

@@ -425,16 +425,21 @@ Params TpeScheduler::Propose(int64_t k, std::string* origin) {
   double log_ratio = 0;
   Params out;
   int attempt = 0;
+  bool repeats = false;
   for (;; ++attempt) {
     out = Draw(m, k, attempt, &rng, &log_ratio);
     pb::ParamSet set;
     *set.mutable_params() = out;
-    if (!taken.count(set.SerializeAsString()) || attempt == kMaxAttempts) break;
+    repeats = taken.count(set.SerializeAsString()) > 0;
+    if (!repeats || attempt == kMaxAttempts) break;
   }
   *origin = m.what;
   if (!m.random && attempt < kModelAttempts)
     *origin += ", l/g of the winning candidate " + FormatDouble(std::exp(log_ratio));
-  if (attempt > 0) {
+  if (repeats) {
+    *origin += "; it repeats an unfinished trial's point: " + std::to_string(attempt + 1) +
+               " draws found no free one";
+  } else if (attempt > 0) {
     *origin +=
         attempt < kModelAttempts || m.random
             ? "; drawn again " + std::to_string(attempt) + " time(s): a running trial had the point"

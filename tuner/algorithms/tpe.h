@@ -18,8 +18,8 @@
 
 namespace sweep {
 
-// `algorithm: {type: tpe}`: n_startup_trials random trials (the random
-// search's own points), then TPE. `trials` is the study's table (it must
+// `algorithm: {type: tpe}`: quasi-random (Halton) points until
+// n_startup_trials trials have finished, then TPE. `trials` is the study's table (it must
 // outlive the scheduler); `created` and `consumed` as for sampling.
 std::unique_ptr<Scheduler> MakeTpe(const pb::Study& study, const SearchSpace& space,
                                    const TrialTable* trials, int64_t created, int64_t consumed);

@@ -7,6 +7,10 @@
 int main() {
   sweep_trial::Trial trial;
   double x = trial.Number("x", 0.5);
+  // A text parameter with every kind of escape sweep writes: a quote, a
+  // backslash, a tab, DEL and a C1 control (\u escapes), and a non-ASCII
+  // letter.
+  if (trial.Text("word", "") != "na\u00efve \"q\" \\ \t \x7f \u0085") return 5;
   int64_t start = trial.resume_step() + 1;
   if (!trial.resume_dir().empty()) {
     std::ifstream in(trial.resume_dir() + "/state.txt");
@@ -23,6 +27,6 @@ int main() {
       trial.Report(step, {{"loss", loss}});
     }
   }
-  trial.Final({{"final_x", x}});
+  trial.Final({{"final_x", x}, {"odd \"name\"", 1}});
   return 0;
 }
