@@ -61,7 +61,7 @@ Status ReadFile(const std::string& path, size_t limit, std::string* out) {
 }
 
 Status Pack(const std::string& root, const std::string& rel, int depth, size_t max_bytes,
-            size_t* total, pb::CheckpointFolder* folder) {
+            size_t* total, pb::CheckpointFolder* folder, bool* over_cap) {
   if (depth > kMaxDepth) return Status::InvalidArgument("checkpoint folder nested deeper than 32");
   std::string dir = rel.empty() ? root : root + "/" + rel;
   auto names = ListDir(dir);
@@ -78,7 +78,7 @@ Status Pack(const std::string& root, const std::string& rel, int depth, size_t m
       pb::CheckpointFolder::File* f = folder->add_files();
       f->set_path(r);
       f->set_folder(true);
-      Status s = Pack(root, r, depth + 1, max_bytes, total, folder);
+      Status s = Pack(root, r, depth + 1, max_bytes, total, folder, over_cap);
       if (!s.ok()) return s;
       continue;
     }
@@ -87,6 +87,7 @@ Status Pack(const std::string& root, const std::string& rel, int depth, size_t m
                                      (S_ISLNK(st.st_mode) ? "a symlink" : "a special file") +
                                      "); checkpoints hold only files");
     auto too_big = [&] {
+      *over_cap = true;
       return Status::ResourceExhausted("checkpoint folder " + root + " holds more than " +
                                        std::to_string(max_bytes >> 20) + " MiB (the cap)");
     };
@@ -119,13 +120,16 @@ bool SafeRelative(const std::string& p) {
 
 }  // namespace
 
-Result<std::string> PackFolder(const std::string& dir, size_t max_bytes) {
+Result<std::string> PackFolder(const std::string& dir, size_t max_bytes, bool* over_cap) {
+  bool over = false;
+  if (!over_cap) over_cap = &over;
+  *over_cap = false;
   struct stat st;
   if (lstat(dir.c_str(), &st) != 0) return PosixError("checkpoint folder", dir, errno);
   if (!S_ISDIR(st.st_mode)) return Status::InvalidArgument(dir + " is not a folder");
   pb::CheckpointFolder folder;
   size_t total = 0;
-  Status s = Pack(dir, "", 0, max_bytes, &total, &folder);
+  Status s = Pack(dir, "", 0, max_bytes, &total, &folder, over_cap);
   if (!s.ok()) return s;
   return folder.SerializeAsString();
 }

@@ -10,8 +10,9 @@
 
 namespace sweep {
 
-// Packs every file under `dir`; refuses more than `max_bytes` of file data.
-Result<std::string> PackFolder(const std::string& dir, size_t max_bytes);
+// Packs every file under `dir`; refuses more than `max_bytes` of file data
+// (and paths), reading no further, and then sets *over_cap when given.
+Result<std::string> PackFolder(const std::string& dir, size_t max_bytes, bool* over_cap = nullptr);
 
 // Recreates the files of `bytes` under `dir`, which must exist and be empty
 // (files 0600, or 0700 when executable; folders 0700).

@@ -180,8 +180,9 @@ class Attempt {
       int64_t now = NowMs();
       if (!terminating_ && ctx_->StopRequested()) BeginTerminate(now, grace_ms);
       // started_ms_ moves on by each wait for the tuner's decision, so the
-      // timeout counts the program's own time; a program that has exited
-      // is past it.
+      // timeout does not count the runner's waits (the program may go on
+      // meanwhile, until its output pipe is full); a program that has
+      // exited is past it.
       if (!terminating_ && timeout_ms > 0 && !process_->exited() &&
           now - started_ms_ > timeout_ms) {
         timed_out_ = true;
@@ -227,9 +228,11 @@ class Attempt {
     bool clean = process_->exited() && WIFEXITED(process_->wait_status()) &&
                  WEXITSTATUS(process_->wait_status()) == 0;
     if (process_->exited() && (log_sent_ > 0 || !log_.empty() || !clean))
-      log_ += std::string("[sweep] ") +
-              (terminating_ && !timed_out_ ? "ended on the tuner's stop or pause: " : "") +
-              "the program " + DescribeWaitStatus(process_->wait_status()) + "\n";
+      log_ +=
+          std::string("[sweep] ") +
+          (terminating_ && !timed_out_ && oversize_.empty() ? "ended on the tuner's stop or pause: "
+                                                            : "") +
+          "the program " + DescribeWaitStatus(process_->wait_status()) + "\n";
     FlushLog();
   }
 
@@ -358,8 +361,8 @@ class Attempt {
     if (checkpoint && !cmd_.checkpoints()) {
       Warn("step " + std::to_string(*step) +
            " says checkpoint, but the study does not set task.command.checkpoints: ignored");
-    } else if (checkpoint) {
-      SendCheckpoint(*step);
+    } else if (checkpoint && !SendCheckpoint(*step)) {
+      return;  // over the cap: the trial fails, and this step is not reported
     }
     last_step_ = *step;
     ++reports_;
@@ -370,32 +373,33 @@ class Attempt {
     started_ms_ += NowMs() - asked_ms;
   }
 
-  void SendCheckpoint(int64_t step) {
+  // False when the folder is over the study's cap: the trial fails.
+  bool SendCheckpoint(int64_t step) {
     std::string folder = ckpt_dir_ + "/" + std::to_string(step);
     // The study's cap (resources.max_checkpoint_mb), checked while packing,
     // so a folder over it is never read into memory.
     int64_t cap = a_.max_checkpoint_bytes();
     size_t max_bytes =
         cap > 0 ? std::min(static_cast<size_t>(cap), kMaxCheckpointBytes) : kMaxCheckpointBytes;
-    auto bytes = PackFolder(folder, max_bytes);
-    if (!bytes.ok() && bytes.status().code() == StatusCode::kResourceExhausted) {
+    bool over_cap = false;
+    auto bytes = PackFolder(folder, max_bytes, &over_cap);
+    if (over_cap) {
       // As for a packed checkpoint over the cap (trial_worker.cc): the trial
       // fails, and its program is ended.
-      if (oversize_.empty())
-        oversize_ =
-            "its checkpoint after step " + std::to_string(step) +
-            " is over the study's resources.max_checkpoint_mb (" +
-            FormatDouble(std::round(static_cast<double>(max_bytes) / (1 << 20) * 1000) / 1000) +
-            "): " + bytes.status().message();
+      oversize_ =
+          "its checkpoint after step " + std::to_string(step) +
+          " is over the study's resources.max_checkpoint_mb (" +
+          FormatDouble(std::round(static_cast<double>(max_bytes) / (1 << 20) * 1000) / 1000) + ")";
       BeginTerminate(NowMs(), cmd_.grace_s() * 1000);
-      return;
+      return false;
     }
     if (!bytes.ok()) {
       Warn("step " + std::to_string(step) + " says checkpoint, but " + bytes.status().message());
-      return;
+      return true;
     }
     ctx_->Checkpoint(step, std::move(bytes).value());
     sent_checkpoints_.push_back({step, folder});
+    return true;
   }
 
   // The runner deletes a checkpoint folder once the tuner has committed it.
@@ -410,12 +414,14 @@ class Attempt {
   TaskResult Outcome() {
     TaskResult r;
     r.step = last_step_;
+    // A checkpoint over the cap fails the trial whatever the tuner decided
+    // meanwhile (the tuner keeps a failure after a stop or pause).
+    if (!oversize_.empty()) return Failed(oversize_, last_step_);
     // The tuner's stop or pause stands even if the timeout fell in its grace.
     if (ctx_->StopRequested()) {
       r.outcome = pb::TRIAL_OUTCOME_CANCELLED;
       return r;
     }
-    if (!oversize_.empty()) return Failed(oversize_, last_step_);
     if (unkillable_) {
       r.outcome = pb::TRIAL_OUTCOME_LOST;
       r.error = "the program did not end " + std::to_string(kUnkillableMs / 1000) +

@@ -18,7 +18,7 @@ namespace {
 // its checkpoint (after sleeping `sleep` seconds) and reports loss = x.
 std::string ShellStudy(const TempDir& dir, const std::string& name, int trials, int steps, int kb,
                        const std::string& sleep, const std::string& resources,
-                       const std::string& algorithm_extra = "") {
+                       const std::string& algorithm_extra = "", const std::string& algorithm = "") {
   std::string script =
       "x=$1; s=1; while [ $s -le $SWEEP_STEPS ]; do sleep " + sleep +
       "; mkdir $SWEEP_CHECKPOINT_DIR/$s; head -c " + std::to_string(kb * 1024) +
@@ -30,8 +30,11 @@ std::string ShellStudy(const TempDir& dir, const std::string& name, int trials, 
                        "task:\n  command:\n    argv: [sh, -c, '" +
                        script + "', sh, \"{x}\"]\n    steps: " + std::to_string(steps) +
                        "\n    checkpoints: true\n"
-                       "algorithm: {type: random, max_trials: " +
-                       std::to_string(trials) + algorithm_extra + "}\nresources: " + resources +
+                       "algorithm: " +
+                       (algorithm.empty() ? "{type: random, max_trials: " + std::to_string(trials) +
+                                                algorithm_extra + "}"
+                                          : algorithm) +
+                       "\nresources: " + resources +
                        "\nseed: 5\nparameters:\n  x: {type: float, min: 0, max: 1}\n");
 }
 
@@ -59,14 +62,33 @@ TEST(E2eCheckpointLimitsTest, ACheckpointOverTheCapFailsItsTrialAndIsNeverStored
   std::string db = dir.File("c.db"), out;
   out = RunStudy(study, db, 2, 1);  // no trial completed
   EXPECT_EQ(QueryInt(db,
-                     "SELECT count(*) FROM trials WHERE status='failed' AND failure LIKE 'its "
+                     "SELECT count(*) FROM trials WHERE status='failed' AND failure = 'its "
                      "checkpoint after step 1 is over the study''s resources.max_checkpoint_mb "
-                     "(1): checkpoint folder % holds more than 1 MiB (the cap)'"),
+                     "(1)'"),
             2)
       << out << QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed'");
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM checkpoints"), 0);
   int files = 0;
   EXPECT_EQ(FolderBytes(db + ".checkpoints", &files), 0);
+
+  // Under Hyperband step 1 is a decision step: the trial still fails (it is
+  // not paused on a checkpoint that was never sent), and the oversized
+  // step is not reported.
+  std::string hb =
+      ShellStudy(dir, "hb", 0, 3, 2048, "0", "{max_checkpoint_mb: 1, checkpoint_budget_mb: 8}", "",
+                 "{type: hyperband, hyperband: {reduction_factor: 3}}");
+  std::string hdb = dir.File("h.db");
+  out = RunStudy(hb, hdb, 2, 1);
+  int64_t trials = QueryInt(hdb, "SELECT count(*) FROM trials");
+  EXPECT_GT(trials, 0) << out;
+  EXPECT_EQ(QueryInt(hdb,
+                     "SELECT count(*) FROM trials WHERE status='failed' AND failure = 'its "
+                     "checkpoint after step 1 is over the study''s resources.max_checkpoint_mb "
+                     "(1)'"),
+            trials)
+      << out;
+  EXPECT_EQ(QueryInt(hdb, "SELECT count(*) FROM decisions WHERE decision='pause'"), 0);
+  EXPECT_EQ(QueryInt(hdb, "SELECT count(*) FROM reports"), 0);
 }
 
 TEST(E2eCheckpointLimitsTest, TheBudgetRemovesWhatNoDecisionNeedsAndGcKeepsTheBest) {
