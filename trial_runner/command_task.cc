@@ -21,7 +21,6 @@
 #include "common/clock.h"
 #include "common/command_template.h"
 #include "common/json.h"
-#include "common/json_reader.h"
 #include "common/log.h"
 #include "common/posix_error.h"
 #include "common/values.h"
@@ -29,6 +28,7 @@
 #include "trial_runner/checkpoint_folder.h"
 #include "trial_runner/line_reader.h"
 #include "trial_runner/program_process.h"
+#include "trial_runner/report_line.h"
 
 extern char** environ;
 
@@ -41,7 +41,6 @@ CommandRunnerConfig& Config() {
   return config;
 }
 
-constexpr std::string_view kReportPrefix = "SWEEP_REPORT ";
 constexpr int kStderrTailLines = 12;
 // A program still there this long after SIGKILL is stuck in the kernel.
 constexpr int64_t kUnkillableMs = 10000;
@@ -311,44 +310,16 @@ class Attempt {
     // Once the tuner said stop or pause (at a rung, perhaps mid-chunk), later
     // reports are moot.
     if (terminating_ || ctx_->StopRequested()) return;
-    auto fields = ParseJsonObject(std::string_view(line).substr(kReportPrefix.size()));
-    if (!fields.ok()) {
-      Warn("ignored a SWEEP_REPORT line that is not a JSON object (" + fields.status().message() +
-           "): " + line.substr(0, 200));
+    auto report = ParseReportLine(std::string_view(line).substr(kReportPrefix.size()));
+    if (!report.ok()) {
+      Warn(report.status().message());
       return;
     }
-    std::optional<int64_t> step;
-    bool checkpoint = false;
-    std::vector<pb::Metric> metrics;
-    for (const auto& f : *fields) {
-      if (f.key == "step") {
-        if (f.kind != JsonField::Kind::kNumber || !(f.number >= 1) || f.number > 1e15 ||
-            f.number != std::floor(f.number)) {
-          Warn("ignored a SWEEP_REPORT line whose step is not a positive integer: " +
-               line.substr(0, 200));
-          return;
-        }
-        step = static_cast<int64_t>(f.number);
-      } else if (f.key == "checkpoint") {
-        checkpoint = f.kind == JsonField::Kind::kBool && f.flag;
-      } else if (f.key.empty() || f.key.size() > 256 || ValidUtf8(f.key) != f.key) {
-        if (warned_keys_.insert(f.key).second)
-          Warn("metric name '" + ValidUtf8(f.key.substr(0, 256)) +
-               "' is empty, longer than 256 bytes or not UTF-8; ignored");
-      } else if (f.kind == JsonField::Kind::kNumber) {
-        pb::Metric m;
-        m.set_name(f.key);
-        m.set_value(f.number);
-        metrics.push_back(std::move(m));
-      } else if (f.kind == JsonField::Kind::kNull) {
-        pb::Metric m;
-        m.set_name(f.key);
-        m.set_value(std::nan(""));
-        metrics.push_back(std::move(m));
-      } else if (warned_keys_.insert(f.key).second) {
-        Warn("metric '" + f.key + "' is not a number; ignored");
-      }
-    }
+    for (const auto& [key, why] : report->skipped)
+      if (warned_keys_.insert(key).second) Warn(why);
+    const std::optional<int64_t>& step = report->step;
+    const bool checkpoint = report->checkpoint;
+    std::vector<pb::Metric>& metrics = report->metrics;
     if (!step) {
       for (auto& m : metrics) final_metrics_[m.name()] = m;
       return;

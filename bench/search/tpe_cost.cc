@@ -142,9 +142,10 @@ int Propose(const char* path, int seeds) {
 
 double BraninOf(const std::vector<double>& x) { return Branin(x[0], x[1]); }
 
-// Sequential TPE in-process (no runners) on hartmann6, branin or
-// rosenbrock4 (bench/search/tpe.py's spaces): the best value after `trials`
-// trials for each seed, to study the algorithm alone over many seeds.
+// TPE in-process (no runners) on hartmann6, branin or rosenbrock4
+// (bench/search/tpe.py's spaces), `workers` trials at once: the best value
+// after `trials` trials for each seed, to study the algorithm alone over
+// many seeds.
 int Simulate(const std::string& objective, int trials, int seeds, int workers) {
   std::string params;
   double (*f)(const std::vector<double>&) = Hartmann6;

@@ -184,17 +184,9 @@ class Trial {
       ++i;
       auto hex4 = [&](size_t at) -> long {
         if (at + 4 > s.size()) return -1;
-        long v = 0;
-        for (size_t k = at; k < at + 4; ++k) {
-          int d = std::isxdigit(static_cast<unsigned char>(s[k]))
-                      ? (std::isdigit(static_cast<unsigned char>(s[k]))
-                             ? s[k] - '0'
-                             : std::tolower(static_cast<unsigned char>(s[k])) - 'a' + 10)
-                      : -1;
-          if (d < 0) return -1;
-          v = v * 16 + d;
-        }
-        return v;
+        for (size_t k = at; k < at + 4; ++k)
+          if (!std::isxdigit(static_cast<unsigned char>(s[k]))) return -1;
+        return std::stol(s.substr(at, 4), nullptr, 16);
       };
       while (i < s.size() && s[i] != '"') {
         if (s[i] == '\\' && i + 1 < s.size()) {

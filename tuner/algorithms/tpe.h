@@ -19,8 +19,9 @@
 namespace sweep {
 
 // `algorithm: {type: tpe}`: quasi-random (Halton) points until
-// n_startup_trials trials have completed or stopped, then TPE. `trials` is the study's table (it
-// must outlive the scheduler); `created` and `consumed` as for sampling.
+// n_startup_trials trials have completed or stopped, then TPE. `trials` is
+// the study's table (it must outlive the scheduler); `created` and
+// `consumed` as for sampling.
 std::unique_ptr<Scheduler> MakeTpe(const pb::Study& study, const SearchSpace& space,
                                    const TrialTable* trials, int64_t created, int64_t consumed);
 
