@@ -12,14 +12,24 @@ OPTUNA_TPE (environment, optional): "n_ei_candidates=64,gamma=0.125" gives
 the sampler those settings instead of its defaults (gamma as sweep reads
 it: the good trials are min(ceil(gamma * n), 25)), for a control run with
 the same settings as sweep's --sweep-tpe.
+OPTUNA_TRIAL_MS (environment, optional): each synthetic trial sleeps that
+many milliseconds (tpe.py --trial-ms), so n_jobs threads overlap.
+OPTUNA_SIMULATE=1 (environment, optional): instead of study.optimize, ask and
+tell in one thread with WORKERS trials in flight, one of them, chosen at
+random, told before each next ask: the protocol of `build/bench/tpe_cost
+simulate`, so both samplers can be compared under real parallelism over many
+seeds (threads with n_jobs hardly overlap on a cheap objective: the GIL runs
+them nearly one after another).
 """
 import json
 import math
 import os
+import random
 import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 
 import optuna
 
@@ -80,10 +90,27 @@ def mlp(trial, seed):
     return 1 - row[0]
 
 
+def lasting(f):
+    """f, taking OPTUNA_TRIAL_MS milliseconds (a sleep, which frees the GIL)."""
+    ms = float(os.environ.get("OPTUNA_TRIAL_MS") or 0)
+    if ms <= 0:
+        return f
+
+    def slow(t):
+        value = f(t)
+        time.sleep(ms / 1000)
+        return value
+    return slow
+
+
 # The same spaces as tpe.py's studies.
 def objective_for(name, seed):
     if name == "mlp":
         return lambda t: mlp(t, seed)
+    return lasting(synthetic_for(name))
+
+
+def synthetic_for(name):
     if name == "branin":
         return lambda t: branin(t.suggest_float("x1", -5, 10), t.suggest_float("x2", 0, 15))
     if name == "hartmann6":
@@ -106,18 +133,44 @@ def sampler_settings():
     return kw
 
 
+def simulate(study, objective, trials, workers, seed):
+    """WORKERS trials in flight; a random one of them is told before each ask."""
+    order = random.Random(seed * 7919 + 7)
+    running, asked = [], 0
+    while asked < trials or running:
+        while asked < trials and len(running) < workers:
+            t = study.ask()
+            running.append((t, objective(t)))  # suggest now, tell later
+            asked += 1
+        t, value = running.pop(order.randrange(len(running)))
+        study.tell(t, value)
+
+
+def in_flight(study):
+    """Other trials running when a trial started, on average."""
+    spans = [(t.datetime_start, t.datetime_complete) for t in study.trials
+             if t.datetime_start and t.datetime_complete]
+    if not spans:
+        return None
+    return sum(sum(a < s < b for a, b in spans) for s, _ in spans) / len(spans)
+
+
 def main():
     name, trials, workers = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     kw = sampler_settings()
     for seed in map(int, sys.argv[4:]):
         objective = objective_for(name, seed)
         study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=seed, **kw))
-        study.optimize(objective, n_trials=trials, n_jobs=workers)
+        if os.environ.get("OPTUNA_SIMULATE") == "1":
+            simulate(study, objective, trials, workers, seed)
+        else:
+            study.optimize(objective, n_trials=trials, n_jobs=workers)
         values = [None] * trials
         for t in study.trials:
             if t.number < trials and t.value is not None:
                 values[t.number] = t.value
-        print(json.dumps({"seed": seed, "values": values}), flush=True)
+        print(json.dumps({"seed": seed, "values": values, "in_flight": in_flight(study)}),
+              flush=True)
 
 
 if __name__ == "__main__":

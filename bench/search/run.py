@@ -63,6 +63,9 @@ TASKS = {
 }
 
 
+BOHB_CONFIG = ""  # --bohb-config: the study's bohb: map, to compare settings
+
+
 def study_yaml(task, algo, seed):
     t = TASKS[task]
     R = t["R"]
@@ -70,7 +73,8 @@ def study_yaml(task, algo, seed):
     algos = {
         "random": f"{{type: random, max_trials: {t['random_trials']}}}",
         "hyperband": f"{{type: hyperband, budget: {budget}, hyperband: {{reduction_factor: 3}}}}",
-        "bohb": f"{{type: bohb, budget: {budget}, hyperband: {{reduction_factor: 3}}}}",
+        "bohb": f"{{type: bohb, budget: {budget}, hyperband: {{reduction_factor: 3}}"
+                + (f", bohb: {{{BOHB_CONFIG}}}" if BOHB_CONFIG else "") + "}",
         "asha": f"{{type: asha, max_trials: 100000, budget: {budget}, asha: {{reduction_factor: 3}}}}",
         "median": f"{{type: median, max_trials: 100000, budget: {budget}}}",
         "pbt": f"{{type: pbt, pbt: {{{t['pbt']}}}}}",
@@ -255,7 +259,11 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "search", "out"))
     ap.add_argument("--work", help="keep each run's study and database here (and reuse finished "
                     "ones); default: a temporary folder")
+    ap.add_argument("--bohb-config", default="",
+                    help='settings for bohb:, e.g. "random_fraction: 0.2" (default: none)')
     args = ap.parse_args()
+    global BOHB_CONFIG
+    BOHB_CONFIG = args.bohb_config
     os.makedirs(args.out, exist_ok=True)
     summary, all_traces = [], {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -5,9 +5,16 @@ search, on the same objectives and trial counts, in one run.
 
 Usage: bench/search/tpe.py [--seeds 20] [--trials 100] [--workers 1,4]
                            [--objectives branin,hartmann6,rosenbrock4] [--out DIR]
-                           [--sweep-tpe "n_ei_candidates: 64, gamma: 0.125"]
+                           [--sweep-tpe "n_ei_candidates: 64, gamma: 0.125"] [--trial-ms 0]
 --sweep-tpe: settings for sweep's TPE (the body of its `tpe:` map; default
 none: sweep's defaults, which are Optuna's). Optuna keeps its defaults.
+--trial-ms: each synthetic trial lasts that long in both tools (sweep: the
+synthetic task's step_ms; Optuna: a sleep in the objective, which frees the
+GIL). With 0 (the default) a synthetic trial takes microseconds, and
+Optuna's n_jobs threads, which share the GIL, hardly overlap: each asks
+while almost no other trial is running, so its "4 workers" are nearly
+sequential, while sweep's 4 runners really run 4 trials at once. Give it a
+few tens of milliseconds to compare the two at the same parallelism.
 Objectives: the synthetic branin, hartmann6 and rosenbrock4, and `mlp`, the
 scheduler benchmark's Fashion-MNIST MLP space (bench/search/run.py; 9 epochs
 on 10,000 images, scored on 50,000), minimising 1 - val_accuracy. For `mlp`
@@ -31,7 +38,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -56,6 +62,10 @@ def ensure_venv():
     return py
 
 
+TRIAL_MS = 0.0  # --trial-ms
+IN_FLIGHT = {}  # tool: for each run, the trials in flight at a proposal, on average
+
+
 def study_lines(objective, algo, trials, seed, tpe=""):
     algorithm = f"algorithm: {{type: {algo}, max_trials: {trials}"
     algorithm += f", tpe: {{{tpe}}}}}" if tpe and algo == "tpe" else "}"
@@ -66,7 +76,8 @@ def study_lines(objective, algo, trials, seed, tpe=""):
                 "parameters:", t["params"].rstrip("\n")]
     function, params = OBJECTIVES[objective]
     lines = [f"name: {objective}-{algo}", "objective: {metric: value, goal: minimize}",
-             f"task: {{synthetic: {{function: {function}}}}}",
+             f"task: {{synthetic: {{function: {function}"
+             + (f", step_ms: {TRIAL_MS:g}" if TRIAL_MS > 0 else "") + "}}",
              algorithm, f"seed: {seed}", "parameters:"]
     return lines + [f"  {n}: {{type: float, min: {lo}, max: {hi}}}" for n, lo, hi in params]
 
@@ -87,12 +98,17 @@ def run_sweep(objective, algo, trials, workers, seed, work, tpe=""):
     for number, value in con.execute("SELECT number, value FROM trials WHERE status = 'completed'"):
         if number < trials and value is not None:
             values[number] = 1 - value if objective == "mlp" else value
+    # Other trials proposed and not yet ended when each trial was proposed.
+    spans = con.execute("SELECT created_at, ended_at FROM trials WHERE ended_at IS NOT NULL"
+                        ).fetchall()
     con.close()
+    IN_FLIGHT.setdefault(f"sweep-{algo}", []).append(
+        sum(sum(a < s < b for a, b in spans) for s, _ in spans) / max(1, len(spans)))
     return values
 
 
 def run_optuna(py, objective, trials, workers, seeds):
-    env = dict(os.environ, SWEEP_BIN=SWEEP)
+    env = dict(os.environ, SWEEP_BIN=SWEEP, OPTUNA_TRIAL_MS=str(TRIAL_MS))
     out = subprocess.run([py, os.path.join(HERE, "optuna_tpe.py"), objective, str(trials),
                           str(workers)] + [str(s) for s in seeds], check=True,
                          capture_output=True, text=True, env=env).stdout
@@ -100,6 +116,8 @@ def run_optuna(py, objective, trials, workers, seeds):
     for line in out.splitlines():
         r = json.loads(line)
         runs[r["seed"]] = r["values"]
+        if r.get("in_flight") is not None:
+            IN_FLIGHT.setdefault("optuna5-tpe", []).append(r["in_flight"])
     return [runs[s] for s in seeds]
 
 
@@ -154,7 +172,11 @@ def main():
     ap.add_argument("--objectives", default="branin,hartmann6,rosenbrock4")
     ap.add_argument("--out", default=os.path.join(HERE, "out"))
     ap.add_argument("--sweep-tpe", default="")
+    ap.add_argument("--trial-ms", type=float, default=0.0,
+                    help="how long each synthetic trial lasts, in both tools (default 0)")
     args = ap.parse_args()
+    global TRIAL_MS
+    TRIAL_MS = args.trial_ms
     if not os.access(SWEEP, os.X_OK):
         sys.exit(f"{SWEEP} is missing: build first (scripts/build.sh)")
     py = ensure_venv()
@@ -165,20 +187,19 @@ def main():
         for objective in args.objectives.split(","):
             for workers in map(int, args.workers.split(",")):
                 key = f"{objective}/{workers}"
-                curves, seconds = {}, {}
+                curves = {}
+                IN_FLIGHT.clear()
                 # Alternate the tools' order from one configuration to the next.
                 order = ["sweep-tpe", "optuna5-tpe", "random"]
                 if workers > 1:
                     order.reverse()
                 for tool in order:
-                    start = time.monotonic()
                     if tool == "optuna5-tpe":
                         runs = run_optuna(py, objective, args.trials, workers, seeds)
                     else:
                         algo = "tpe" if tool == "sweep-tpe" else "random"
                         runs = [run_sweep(objective, algo, args.trials, workers, s, work,
                                           args.sweep_tpe) for s in seeds]
-                    seconds[tool] = time.monotonic() - start
                     curves[tool] = [best_curve(v) for v in runs]
                 traces[key] = curves
                 svg(f"{objective}, {workers} worker(s)", curves,
@@ -186,7 +207,8 @@ def main():
                 finals = {t: quartiles([c[-1] for c in runs]) for t, runs in curves.items()}
                 halves = {t: quartiles([c[len(c) // 2 - 1] for c in runs])
                           for t, runs in curves.items()}
-                rows.append((objective, workers, finals, halves, seconds))
+                flight = {t: statistics.mean(v) for t, v in IN_FLIGHT.items() if v}
+                rows.append((objective, workers, finals, halves, flight))
                 print(objective, workers, {t: fmt(q) for t, q in finals.items()}, flush=True)
                 # Written after every configuration: a long run that is cut
                 # off keeps what it finished.
@@ -201,16 +223,19 @@ def write_results(args, traces, rows):
     lines = [f"Best value (lower is better) over {args.seeds} seeds: median (quartiles), "
              f"after {args.trials // 2} and {args.trials} trials. sweep's TPE settings: "
              f"{args.sweep_tpe or 'its defaults'}; Optuna's: "
-             f"{os.environ.get('OPTUNA_TPE') or 'its defaults'}.", "",
+             f"{os.environ.get('OPTUNA_TPE') or 'its defaults'}. Each synthetic trial lasts "
+             f"{args.trial_ms:g} ms.", "",
              "| objective | workers | sweep TPE | Optuna 5 TPE | random | "
-             "sweep ≤ Optuna (median)? | sweep < random? |",
-             "|---|---|---|---|---|---|---|"]
-    for objective, workers, finals, halves, seconds in rows:
+             "sweep ≤ Optuna (median)? | sweep < random? | others in flight at a proposal "
+             "(sweep / Optuna) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for objective, workers, finals, halves, flight in rows:
         s, o, r = finals["sweep-tpe"], finals["optuna5-tpe"], finals["random"]
         hs, ho, hr = halves["sweep-tpe"], halves["optuna5-tpe"], halves["random"]
         lines.append(f"| {objective} | {workers} | {fmt(hs)} → **{fmt(s)}** | {fmt(ho)} → "
                      f"**{fmt(o)}** | {fmt(hr)} → {fmt(r)} | {'yes' if s[1] <= o[1] else 'NO'} | "
-                     f"{'yes' if s[1] < r[1] else 'NO'} |")
+                     f"{'yes' if s[1] < r[1] else 'NO'} | "
+                     f"{flight.get('sweep-tpe', 0):.2f} / {flight.get('optuna5-tpe', 0):.2f} |")
     with open(os.path.join(args.out, "tpe-summary.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
