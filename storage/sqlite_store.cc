@@ -134,12 +134,16 @@ Status Store::PrepareAll() {
       prep(&pause_,
            "UPDATE trials SET status='paused', runner=NULL, lease=NULL, attempts=?2, step=?3, "
            "value=?4, attempt_open=?5 WHERE id=?1"));
+  // A step run again within one attempt (a promoted trial without a
+  // checkpoint, a run cut short by a tuner restart) keeps its first report:
+  // the value the algorithm judged, at its time, so that replaying the
+  // reports in time order rebuilds the decisions that were carried out.
   RETURN_IF_ERROR(prep(&insert_report_,
-                       "INSERT OR REPLACE INTO reports(trial_id, attempt, step, metric, value, at) "
+                       "INSERT OR IGNORE INTO reports(trial_id, attempt, step, metric, value, at) "
                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
   {
     std::string sql =
-        "INSERT OR REPLACE INTO reports(trial_id, attempt, step, metric, value, at) VALUES";
+        "INSERT OR IGNORE INTO reports(trial_id, attempt, step, metric, value, at) VALUES";
     for (int i = 0; i < kReportBatch; ++i) sql += i == 0 ? "(?,?,?,?,?,?)" : ",(?,?,?,?,?,?)";
     RETURN_IF_ERROR(prep(&insert_reports_, sql.c_str()));
   }
