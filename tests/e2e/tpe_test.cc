@@ -2,7 +2,8 @@
 // database. A tuner killed with SIGKILL resumes to exactly the trials of an
 // uninterrupted run; four runners never run the same point at once; BOHB
 // runs Hyperband's brackets with model-based proposals, and `sweep why`
-// says where each proposal came from.
+// says where each proposal came from; a killed BOHB study resumes to an
+// uninterrupted run's trials.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -121,6 +122,54 @@ TEST(E2eBohbTest, RunsHyperbandsBracketsWithModelBasedProposals) {
   std::string why;
   ASSERT_EQ(RunSweep({"why", std::to_string(id), "--db", db}, &why), 0) << why;
   EXPECT_NE(why.find("proposed: BOHB: TPE on the results at step"), std::string::npos) << why;
+}
+
+// BOHB's model is rebuilt from the stored reports (Hyperband's replay feeds
+// it): a tuner killed mid-study resumes to the trials, decisions and
+// proposals' origins of an uninterrupted run.
+TEST(E2eBohbTest, KilledTunerResumesToExactlyTheTrialsOfAnUninterruptedRun) {
+  TempDir dir;
+  std::string study = dir.Write(
+      "bohb.yaml",
+      "name: bohb\nobjective: {metric: value, goal: minimize}\n"
+      "task: {synthetic: {function: curve, steps: 9, step_ms: 25}}\n"
+      "algorithm: {type: bohb, hyperband: {reduction_factor: 3}, bohb: {min_points_in_model: 3}}\n"
+      "seed: 9\nparameters:\n  x1: {type: float, min: 0, max: 1}\n"
+      "  x2: {type: float, min: 0, max: 1}\n");
+  std::string db = dir.File("k.db"), ref = dir.File("ref.db"), out;
+  std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
+                                   "1",   "--progress", "plain"};
+  const char* modelled =
+      "SELECT count(*) FROM events WHERE kind = 'proposed' AND detail LIKE 'BOHB: TPE%'";
+  {
+    Process tuner(args, dir.File("t.log"));
+    // The model has proposed, and trials are paused at a rung.
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          return QueryInt(db, modelled) >= 2 &&
+                 QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'paused'") > 0;
+        },
+        60000))
+        << tuner.Log();
+    tuner.Signal(SIGKILL);
+    EXPECT_EQ(tuner.Wait(10000), 128 + SIGKILL);
+  }
+  // Proposals are left for the resumed tuner's model to make.
+  EXPECT_LT(QueryInt(db, "SELECT count(*) FROM trials"), 17);
+  ASSERT_EQ(RunSweep(args, &out), 0) << out;
+  ASSERT_EQ(
+      RunSweep({"run", study, "--db", ref, "--local-runners", "1", "--progress", "plain"}, &out), 0)
+      << out;
+  auto a = ResumeInvariantOutcome(db);
+  ASSERT_EQ(a.size(), 17u);
+  EXPECT_EQ(a, ResumeInvariantOutcome(ref));
+  const char* values = "SELECT number, value FROM trials ORDER BY number";
+  EXPECT_EQ(Query(db, values), Query(ref, values));
+  const char* origins =
+      "SELECT t.number, e.detail FROM events e JOIN trials t ON t.id = e.trial_id "
+      "WHERE e.kind = 'proposed' ORDER BY t.number";
+  EXPECT_EQ(Query(db, origins), Query(ref, origins));
+  EXPECT_GT(QueryInt(ref, modelled), 2);
 }
 
 TEST(E2eTpeTest, FromSeedsANewStudyWithAnotherStudysFinishedTrials) {
