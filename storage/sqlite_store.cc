@@ -180,7 +180,10 @@ Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
                     "t.value, t.step, c.path, c.step, c.checksum, t.parent_id, "
                     "(SELECT max(d.step) FROM decisions d WHERE d.trial_id = t.id "
                     "AND d.decision IN ('continue', 'stop')), "
-                    "t.attempt_open FROM trials t LEFT JOIN checkpoints c ON c.trial_id = t.id "
+                    "t.attempt_open, (SELECT max(r.step) FROM reports r WHERE r.trial_id = t.id "
+                    "AND r.attempt = t.attempts AND r.metric = (SELECT objective_metric FROM "
+                    "studies s WHERE s.id = t.study_id)) "
+                    "FROM trials t LEFT JOIN checkpoints c ON c.trial_id = t.id "
                     "WHERE t.study_id=?1 ORDER BY t.number"));
   q.Bind(1, study_id);
   std::vector<TrialRecord> out;
@@ -206,6 +209,7 @@ Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
     t.parent_id = q.IsNull(10) ? 0 : q.Int(10);
     t.decided_step = q.IsNull(11) ? -1 : q.Int(11);
     t.attempt_open = q.Int(12) != 0;
+    t.reported_step = q.IsNull(13) ? 0 : q.Int(13);
     out.push_back(std::move(t));
   }
   return out;

@@ -39,6 +39,7 @@ struct TrialRecord {
   int64_t parent_id = 0;                 // PBT: the trial it was copied from
   int64_t decided_step = -1;             // latest step with a recorded continue/stop decision
   bool attempt_open = false;  // its next run continues attempt `attempts` (paused, interrupted)
+  int64_t reported_step = 0;  // the furthest step with an objective report in attempt `attempts`
 };
 
 class Store {

@@ -94,6 +94,7 @@ Status StudyRun::Load() {
     t.decided_step = r.decided_step;
     t.attempt_open = r.attempt_open && r.attempts > 0;
     t.last_step = r.step;
+    t.attempt_reported = r.reported_step;
     t.last_objective = r.last_objective;
     if (t.status == TrialStatus::kCompleted) t.value = r.value;
     table_.Insert(std::move(t));
@@ -214,7 +215,18 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
   t->last_step = report.step();
   if (objective) t->last_objective = objective;
   progress_dirty_.insert(t->id);
-  Action action = objective ? scheduler_->OnReport(t->number, report.step(), *objective) : Action{};
+  // A step this attempt has reported before runs again (a trial promoted
+  // without a checkpoint, a run cut short by a tuner restart): the database
+  // keeps the first report, so the algorithm, which a restarted tuner feeds
+  // from the database, sees each step once here too, and the decision in
+  // force stands (a budget does not count the step twice).
+  Action action;
+  if (objective && report.step() <= t->attempt_reported) {
+    action = scheduler_->DecisionAt(t->number, report.step()).value_or(Action{});
+  } else if (objective) {
+    action = scheduler_->OnReport(t->number, report.step(), *objective);
+    t->attempt_reported = report.step();
+  }
   RecordDecision(t, report.step(), action.decision, action.reason);
   if (action.replacement) Replace(*action.replacement);
   if (action.decision != Decision::kContinue)
@@ -394,7 +406,10 @@ std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, u
       Move(t, TrialStatus::kRunning);
       // A paused or interrupted attempt goes on; anything else is a new one.
       t->new_attempt = !t->attempt_open;
-      if (t->new_attempt) t->attempts += 1;
+      if (t->new_attempt) {
+        t->attempts += 1;
+        t->attempt_reported = 0;
+      }
       t->attempt_open = false;
       t->lease = lease;
       t->runner = runner_name;

@@ -28,6 +28,10 @@ struct Trial {
   uint64_t lease = 0;
   std::string runner;
   int64_t last_step = 0;
+  // The furthest step of attempt `attempts` whose objective report is
+  // stored: a step at or before it runs again, and the algorithm has
+  // already judged it.
+  int64_t attempt_reported = 0;
   std::optional<double> last_objective;
   std::optional<double> value;  // completed trials: the objective
   std::string checkpoint_path;  // latest committed checkpoint

@@ -1,9 +1,9 @@
 // TPE and BOHB end to end: real tuner, real runners over ZeroMQ, a real
 // database. A tuner killed with SIGKILL resumes to exactly the trials of an
-// uninterrupted run; four runners never run the same point at once; BOHB
-// runs Hyperband's brackets with model-based proposals, and `sweep why`
-// says where each proposal came from; a killed BOHB study resumes to an
-// uninterrupted run's trials.
+// uninterrupted run (with max_trials, and with a budget); four runners never
+// run the same point at once; BOHB runs Hyperband's brackets with
+// model-based proposals, and `sweep why` says where each proposal came from;
+// a killed BOHB study resumes to an uninterrupted run's trials.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -60,6 +60,44 @@ TEST(E2eTpeTest, KilledTunerResumesToExactlyTheTrialsOfAnUninterruptedRun) {
                      "SELECT count(*) FROM events WHERE kind = 'proposed' AND detail LIKE "
                      "'TPE: %l/g of the winning candidate%'"),
             20);
+}
+
+// A trial cut short by the kill runs its first steps again in the same
+// attempt. The budget counts each stored step once, live as on replay, so
+// the resumed study spends it on the same trials (before, the re-run steps
+// counted twice and the study ended a trial short).
+TEST(E2eTpeTest, KilledTunerWithABudgetResumesToTheTrialsOfAnUninterruptedRun) {
+  TempDir dir;
+  std::string study =
+      dir.Write("s.yaml",
+                "name: tpe\nobjective: {metric: value, goal: minimize}\n"
+                "task: {synthetic: {function: branin, steps: 10, step_ms: 40}}\n"
+                "algorithm: {type: tpe, max_trials: 10, budget: 25}\nseed: 11\nparameters:\n" +
+                    std::string(kContinuous));
+  std::string db = dir.File("k.db"), ref = dir.File("ref.db"), out;
+  std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
+                                   "1",   "--progress", "plain"};
+  {
+    Process tuner(args, dir.File("t.log"));
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          return QueryInt(db, "SELECT count(*) FROM trials WHERE number = 0 AND step >= 6") > 0;
+        },
+        60000))
+        << tuner.Log();
+    tuner.Signal(SIGKILL);
+    EXPECT_EQ(tuner.Wait(10000), 128 + SIGKILL);
+  }
+  ASSERT_EQ(RunSweep(args, &out), 0) << out;
+  ASSERT_EQ(
+      RunSweep({"run", study, "--db", ref, "--local-runners", "1", "--progress", "plain"}, &out), 0)
+      << out;
+  // 10 + 10 + 10 steps: the third trial starts with 20 of 25 spent.
+  auto a = ResumeInvariantOutcome(db);
+  EXPECT_EQ(a.size(), 3u);
+  EXPECT_EQ(a, ResumeInvariantOutcome(ref));
+  // Trial 0 ran steps 1..6 or more twice, in one attempt.
+  EXPECT_EQ(QueryInt(db, "SELECT attempts FROM trials WHERE number = 0"), 1);
 }
 
 TEST(E2eTpeTest, FourRunnersNeverRunTheSamePointAtOnce) {
