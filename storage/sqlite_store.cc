@@ -332,6 +332,18 @@ Status Store::FlushReports() {
   return st;
 }
 
+Result<std::optional<double>> Store::ReportedValue(int64_t trial_id, int attempt, int64_t step,
+                                                   const std::string& metric) {
+  RETURN_IF_ERROR(FlushReports());
+  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(),
+                                         "SELECT value FROM reports WHERE trial_id=?1 AND "
+                                         "attempt=?2 AND step=?3 AND metric=?4"));
+  q.Bind(1, trial_id).Bind(2, int64_t{attempt}).Bind(3, step).Bind(4, metric);
+  ASSIGN_OR_RETURN(bool row, q.Step());
+  if (!row) return std::optional<double>();
+  return std::optional<double>(q.IsNull(0) ? std::nan("") : q.Double(0));
+}
+
 Status Store::SetProgress(int64_t trial_id, int64_t step, std::optional<double> value) {
   progress_.Bind(1, trial_id).Bind(2, step).Bind(3, value);
   return progress_.Run();

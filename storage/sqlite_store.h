@@ -107,6 +107,10 @@ class Store {
   // at the latest (an error may surface there).
   Status InsertReport(int64_t trial_id, int attempt, int64_t step, const std::string& metric,
                       double value, double now);
+  // The stored (first) report of `metric` at `step` of an attempt: NaN for a
+  // stored NaN or infinity, nullopt when there is none.
+  Result<std::optional<double>> ReportedValue(int64_t trial_id, int attempt, int64_t step,
+                                              const std::string& metric);
   Status SetProgress(int64_t trial_id, int64_t step, std::optional<double> value);
   Status FinishTrial(int64_t trial_id, const std::string& status, std::optional<double> value,
                      int64_t step, const std::string& metrics_json, const std::string& failure,

@@ -213,17 +213,22 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
   }
   CommitCheckpoint(t, report.step());
   t->last_step = report.step();
-  if (objective) t->last_objective = objective;
   progress_dirty_.insert(t->id);
   // A step this attempt has reported before runs again (a trial promoted
   // without a checkpoint, a run cut short by a tuner restart): the database
   // keeps the first report, so the algorithm, which a restarted tuner feeds
-  // from the database, sees each step once here too, and the decision in
-  // force stands (a budget does not count the step twice).
+  // from the database, sees each step once here too, the decision in force
+  // stands (a budget does not count the step twice), and the trial's value
+  // there is the one judged.
   Action action;
   if (objective && report.step() <= t->attempt_reported) {
     action = scheduler_->DecisionAt(t->number, report.step()).value_or(Action{});
+    auto first =
+        store_->ReportedValue(t->id, t->attempts, report.step(), study_.objective().metric());
+    if (!first.ok()) Write(first.status());
+    t->last_objective = first.ok() && *first ? **first : objective;
   } else if (objective) {
+    t->last_objective = objective;
     action = scheduler_->OnReport(t->number, report.step(), *objective);
     t->attempt_reported = report.step();
   }

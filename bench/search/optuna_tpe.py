@@ -18,8 +18,8 @@ OPTUNA_SIMULATE=1 (environment, optional): instead of study.optimize, ask and
 tell in one thread with WORKERS trials in flight, one of them, chosen at
 random, told before each next ask: the protocol of `build/bench/tpe_cost
 simulate`, so both samplers can be compared under real parallelism over many
-seeds (threads with n_jobs hardly overlap on a cheap objective: the GIL runs
-them nearly one after another).
+seeds (threads with n_jobs overlap much less on a cheap objective, as they
+share the GIL).
 """
 import json
 import math

@@ -44,6 +44,9 @@ TEST(AshaTest, KeepsTheTopThirdOfEachRungSoFar) {
   EXPECT_EQ(f.Decide(1, 1, 0.10), "stop");     // even if the re-run did better
   EXPECT_EQ(f.Decide(6, 1, 0.41), "promote");  // 2 of 7, keep 2: the replay did not add an 8th
   EXPECT_EQ(f.Decide(7, 1, std::nan("")), "stop");
+  // A re-run of that step (the tuner asks DecisionAt) is stopped again.
+  ASSERT_TRUE(f.s->DecisionAt(7, 1).has_value());
+  EXPECT_EQ(f.s->DecisionAt(7, 1)->decision, Decision::kStop);
   EXPECT_EQ(f.Decide(0, 9, 0.2), "continue");  // max resource: no rung
 }
 

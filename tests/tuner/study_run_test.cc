@@ -204,6 +204,36 @@ TEST_F(StudyRunTest, ARunnerThatRanToTheEndBeforeItHeardAPauseEndsWhereItWasDeci
   EXPECT_EQ(run_->Counts().completed, 0);
 }
 
+// A tuner killed after deciding a pause, before the runner carried it out:
+// the restarted tuner re-runs the trial in the same attempt, and its step
+// 1 runs again with another value. The decision in force (the pause) holds,
+// and the trial's value is the report the rung judged, which the database
+// keeps, not the re-run's.
+TEST_F(StudyRunTest, AStepRunAgainKeepsTheDecisionAndTheValueItWasJudgedBy) {
+  const std::string alg = "{type: hyperband, hyperband: {reduction_factor: 3}}";
+  const std::string task = "{synthetic: {function: curve, steps: 3}}";
+  Open(alg, task);
+  pb::Assign a = Assign();
+  Report(a, 1, 0.9);
+  Commit();
+  run_.reset();
+  store_.reset();
+  Open(alg, task);
+  pb::Assign again = Assign();
+  ASSERT_EQ(again.trial_id(), a.trial_id());
+  EXPECT_EQ(again.attempt(), 1);
+  Report(again, 1, 0.1);
+  Commit();
+  Final(again, pb::TRIAL_OUTCOME_CANCELLED, 1);
+  run_->ApplyDirectives();
+  Commit();
+  std::string id = std::to_string(a.trial_id());
+  EXPECT_EQ(Status(a.trial_id()), "paused");
+  EXPECT_EQ(QueryInt(db_, "SELECT CAST(value * 10 AS INTEGER) FROM trials WHERE id=" + id), 9);
+  EXPECT_EQ(QueryInt(db_, "SELECT CAST(value * 10 AS INTEGER) FROM reports WHERE trial_id=" + id),
+            9);
+}
+
 // A restarted tuner reads back which attempts go on: after Ctrl-C (the
 // trial's `interrupted` event) and after a killed tuner (trials it left
 // running), twice in a row without running them changes nothing.

@@ -66,9 +66,11 @@ class Asha : public Scheduler {
     if (it == rungs_.end() || step < grace_) return Action{};
     size_t k = static_cast<size_t>(it - rungs_.begin());
     if (!std::isfinite(value)) {
-      return Action{Decision::kStop, "stopped at rung " + std::to_string(k) + " (step " +
-                                         std::to_string(step) + "): " + metric_ + " is " +
-                                         FormatDouble(value)};
+      // Kept, so that a re-run of the step (DecisionAt) is stopped again.
+      return decided_[{k, number}] =
+                 Action{Decision::kStop, "stopped at rung " + std::to_string(k) + " (step " +
+                                             std::to_string(step) + "): " + metric_ + " is " +
+                                             FormatDouble(value)};
     }
     // A replayed report, or a re-run trial reaching the rung again, gets the
     // decision it got the first time.
