@@ -85,6 +85,39 @@ TEST(HyperbandTest, SynchronousHalvingPausesUntilTheRungIsComplete) {
   EXPECT_FALSE(f.s->Exhausted());  // bracket s=1 (trials 9..13) and s=0 are still to come
 }
 
+// A database written before a re-run's report stopped replacing the first
+// holds promoted trials' rung-0 reports at their re-run's time, after other
+// trials' rung-1 reports. Replayed in that order, the rung-1 reports wait
+// until rung 0 resolves, and every decision is the in-order one (before,
+// they were dropped and rung 1 never completed).
+TEST(HyperbandTest, ARungReportReplayedBeforeTheRungBelowResolvedCountsOnceItHas) {
+  const std::string alg = "{type: hyperband, max_trials: 9, hyperband: {reduction_factor: 3}}";
+  Fixture in_order(alg, "minimize", 9), replayed(alg, "minimize", 9);
+  for (int n = 0; n < 9; ++n) {
+    in_order.s->NextTrial();
+    replayed.s->NextTrial();
+  }
+  auto v = [](int n) { return 0.1 * (9 - n); };  // 8, 7, 6 are promoted
+  for (int n = 0; n < 9; ++n) in_order.s->OnReport(n, 1, v(n));
+  for (int n : {6, 7, 8}) in_order.s->OnReport(n, 3, v(n) / 2);
+  for (int n = 0; n < 6; ++n) replayed.s->OnReport(n, 1, v(n));
+  for (int n : {6, 7, 8}) {
+    replayed.s->OnReport(n, 1, v(n));  // its re-run's time: after the rung-1 reports before it
+    replayed.s->OnReport(n, 3, v(n) / 2);
+  }
+  for (int n = 0; n < 9; ++n) {
+    for (int64_t step : {1, 3}) {
+      auto a = in_order.s->DecisionAt(n, step), b = replayed.s->DecisionAt(n, step);
+      ASSERT_EQ(a.has_value(), b.has_value()) << n << "@" << step;
+      if (a) EXPECT_EQ(a->reason, b->reason) << n << "@" << step;
+    }
+  }
+  ASSERT_TRUE(replayed.s->DecisionAt(8, 3).has_value());
+  EXPECT_EQ(replayed.s->DecisionAt(8, 3)->decision, Decision::kContinue);  // the best goes on
+  EXPECT_EQ(replayed.s->DecisionAt(6, 3)->decision, Decision::kStop);
+  EXPECT_EQ(replayed.s->Exhausted(), in_order.s->Exhausted());
+}
+
 TEST(HyperbandTest, ARungWhoseTrialsAllFailResolvesTheBracket) {
   Fixture f("{type: hyperband, max_trials: 9, hyperband: {reduction_factor: 3}}", "minimize", 9);
   for (int n = 0; n < 9; ++n) f.s->NextTrial();

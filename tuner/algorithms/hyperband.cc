@@ -215,20 +215,22 @@ class Hyperband : public Scheduler {
     // decision it got before (a pause may since have been resolved).
     auto done = decided_.find({number, i});
     if (done != decided_.end()) return done->second;
+    if (i > 0 && !st.rungs[i - 1].resolved()) {
+      // This rung has no members until the rung below resolves. Only a
+      // replay meets a report here: a database written before a re-run's
+      // report stopped replacing the first (storage keeps it now) can hold
+      // a promoted trial's report of the rung below after this one. It
+      // counts once the rung below has promoted the trial.
+      st.early[i].emplace(number, value);
+      return Action{};
+    }
     Cohort& rung = st.rungs[i];
     if (!rung.Report(number, value)) return Action{};
     if (rung.Complete()) {
       Resolve(static_cast<size_t>(b), i, number);
       return decided_[{number, i}];
     }
-    Action wait{Decision::kPause, "paused at rung " + std::to_string(i) + " (step " +
-                                      std::to_string(step) + ") of bracket " +
-                                      std::to_string(plan_.brackets[static_cast<size_t>(b)].s) +
-                                      ": " + metric_ + " " + FormatDouble(value) + ", " +
-                                      std::to_string(rung.arrived()) + " of " +
-                                      std::to_string(rung.size()) + " trials of the rung are in"};
-    decided_[{number, i}] = wait;
-    return wait;
+    return decided_[{number, i}] = Wait(static_cast<size_t>(b), i, value);
   }
 
   void OnEnd(int64_t number, int64_t) override {
@@ -260,7 +262,21 @@ class Hyperband : public Scheduler {
  private:
   struct State {
     std::vector<Cohort> rungs;
+    // Reports of a rung that came before the rung below resolved (a replay
+    // of an old database), by rung: trial number -> value.
+    std::map<size_t, std::map<int64_t, double>> early;
   };
+
+  // The decision of a trial that reached rung i of bracket b before the rung
+  // is complete.
+  Action Wait(size_t b, size_t i, double value) const {
+    const Cohort& rung = state_[b].rungs[i];
+    return Action{Decision::kPause,
+                  "paused at rung " + std::to_string(i) + " (step " + std::to_string(rung.step()) +
+                      ") of bracket " + std::to_string(plan_.brackets[b].s) + ": " + metric_ + " " +
+                      FormatDouble(value) + ", " + std::to_string(rung.arrived()) + " of " +
+                      std::to_string(rung.size()) + " trials of the rung are in"};
+  }
 
   int BracketOf(int64_t number) const {
     const auto& bs = plan_.brackets;
@@ -310,7 +326,17 @@ class Hyperband : public Scheduler {
       if (number != reporter) directives_.push_back({number, rung.step(), a});
     }
     st.rungs[i + 1] = Cohort(plan.rungs[i + 1].resource, std::move(next));
-    // Nobody left to wait for (every member failed): later rungs are empty.
+    // Reports of the next rung that came early count now (non-members'
+    // are dropped, as they would have been in order).
+    auto early = st.early.find(i + 1);
+    if (early != st.early.end()) {
+      for (const auto& [number, value] : early->second) {
+        if (st.rungs[i + 1].Report(number, value))
+          decided_[{number, i + 1}] = Wait(b, i + 1, value);
+      }
+      st.early.erase(early);
+    }
+    // Nobody left to wait for (every member failed, or all reported early).
     if (i + 2 < st.rungs.size() && st.rungs[i + 1].Complete()) Resolve(b, i + 1, -1);
   }
 
