@@ -254,32 +254,26 @@ TEST(E2eCommandTest, TunerKilledAfterReRunsWithoutCheckpointsResumesToTheSameDec
   std::string db = dir.File("k.db"), ref = dir.File("ref.db"), out;
   std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
                                    "1",   "--progress", "plain"};
-  {
-    Process tuner(args, dir.File("t.log"));
-    // Two promoted trials have started again; the first waits at step 3,
-    // the second has re-run its step 1 and gone on.
-    ASSERT_TRUE(WaitFor(
-        [&] {
-          std::map<int64_t, int> starts;
-          std::vector<int64_t> again;
-          for (const auto& l : Lines(dir.File("starts"))) {
-            std::istringstream in(l);
-            int64_t t = 0;
-            in >> t;
-            if (++starts[t] == 2) again.push_back(t);
-          }
-          if (again.size() < 2) return false;
-          std::string first = std::to_string(again[0]), second = std::to_string(again[1]);
-          return QueryInt(db, "SELECT count(*) FROM trials WHERE id=" + first +
-                                  " AND status='paused' AND step=3") == 1 &&
-                 QueryInt(db, "SELECT count(*) FROM trials WHERE id=" + second + " AND step>=2") ==
-                     1;
-        },
-        90000))
-        << tuner.Log();
-    tuner.Signal(SIGKILL);
-    EXPECT_EQ(tuner.Wait(10000), 128 + SIGKILL);
-  }
+  // Two promoted trials have started again; the first waits at step 3,
+  // the second has re-run its step 1 and gone on.
+  ASSERT_TRUE(KillTunerWhen(
+      args, dir.File("t.log"),
+      [&] {
+        std::map<int64_t, int> starts;
+        std::vector<int64_t> again;
+        for (const auto& l : Lines(dir.File("starts"))) {
+          std::istringstream in(l);
+          int64_t t = 0;
+          in >> t;
+          if (++starts[t] == 2) again.push_back(t);
+        }
+        if (again.size() < 2) return false;
+        std::string first = std::to_string(again[0]), second = std::to_string(again[1]);
+        return QueryInt(db, "SELECT count(*) FROM trials WHERE id=" + first +
+                                " AND status='paused' AND step=3") == 1 &&
+               QueryInt(db, "SELECT count(*) FROM trials WHERE id=" + second + " AND step>=2") == 1;
+      },
+      90000));
   ASSERT_EQ(RunSweep(args, &out, 90000), 0) << out;
   EXPECT_EQ(
       QueryInt(db, "SELECT count(*) FROM trials WHERE status NOT IN ('completed', 'stopped')"), 0);

@@ -160,6 +160,16 @@ bool WaitFor(const std::function<bool()>& pred, int timeout_ms) {
   return pred();
 }
 
+bool KillTunerWhen(const std::vector<std::string>& args, const std::string& log_path,
+                   const std::function<bool()>& ready, int timeout_ms) {
+  Process tuner(args, log_path);
+  bool held = WaitFor(ready, timeout_ms);
+  EXPECT_TRUE(held) << tuner.Log();
+  tuner.Signal(SIGKILL);
+  EXPECT_EQ(tuner.Wait(10000), 128 + SIGKILL);
+  return held;
+}
+
 std::vector<std::vector<Cell>> Query(const std::string& db, const std::string& sql) {
   if (!std::filesystem::exists(db)) return {};
   auto r = Reader::Open(db);

@@ -79,6 +79,12 @@ void ExecSql(const std::string& db, const std::string& sql);
 // Polls `pred` every 20 ms; true if it held within the timeout.
 bool WaitFor(const std::function<bool()>& pred, int timeout_ms);
 
+// Starts `sweep args` (a tuner), kills it with SIGKILL once `ready` holds
+// and waits for it to die of that. False, with a test failure that shows
+// the tuner's log, when `ready` did not hold within `timeout_ms`.
+bool KillTunerWhen(const std::vector<std::string>& args, const std::string& log_path,
+                   const std::function<bool()>& ready, int timeout_ms = 60000);
+
 // One-shot read-only query; returns rows. Empty while the database does not
 // exist or has no schema yet (it is created in one transaction); any other
 // error is a test failure.

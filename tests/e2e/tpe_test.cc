@@ -32,18 +32,10 @@ TEST(E2eTpeTest, KilledTunerResumesToExactlyTheTrialsOfAnUninterruptedRun) {
   std::string db = dir.File("k.db"), ref = dir.File("ref.db"), out;
   std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
                                    "1",   "--progress", "plain"};
-  {
-    Process tuner(args, dir.File("t.log"));
-    // Past the start-up draws: the model has proposed some trials.
-    ASSERT_TRUE(WaitFor(
-        [&] {
-          return QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed'") >= 15;
-        },
-        60000))
-        << tuner.Log();
-    tuner.Signal(SIGKILL);
-    EXPECT_EQ(tuner.Wait(10000), 128 + SIGKILL);
-  }
+  // Past the start-up draws: the model has proposed some trials.
+  ASSERT_TRUE(KillTunerWhen(args, dir.File("t.log"), [&] {
+    return QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed'") >= 15;
+  }));
   EXPECT_LT(QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed'"), 30);
   ASSERT_EQ(RunSweep(args, &out), 0) << out;
   ASSERT_EQ(
@@ -77,17 +69,9 @@ TEST(E2eTpeTest, KilledTunerWithABudgetResumesToTheTrialsOfAnUninterruptedRun) {
   std::string db = dir.File("k.db"), ref = dir.File("ref.db"), out;
   std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
                                    "1",   "--progress", "plain"};
-  {
-    Process tuner(args, dir.File("t.log"));
-    ASSERT_TRUE(WaitFor(
-        [&] {
-          return QueryInt(db, "SELECT count(*) FROM trials WHERE number = 0 AND step >= 6") > 0;
-        },
-        60000))
-        << tuner.Log();
-    tuner.Signal(SIGKILL);
-    EXPECT_EQ(tuner.Wait(10000), 128 + SIGKILL);
-  }
+  ASSERT_TRUE(KillTunerWhen(args, dir.File("t.log"), [&] {
+    return QueryInt(db, "SELECT count(*) FROM trials WHERE number = 0 AND step >= 6") > 0;
+  }));
   ASSERT_EQ(RunSweep(args, &out), 0) << out;
   ASSERT_EQ(
       RunSweep({"run", study, "--db", ref, "--local-runners", "1", "--progress", "plain"}, &out), 0)
@@ -179,19 +163,11 @@ TEST(E2eBohbTest, KilledTunerResumesToExactlyTheTrialsOfAnUninterruptedRun) {
                                    "1",   "--progress", "plain"};
   const char* modelled =
       "SELECT count(*) FROM events WHERE kind = 'proposed' AND detail LIKE 'BOHB: TPE%'";
-  {
-    Process tuner(args, dir.File("t.log"));
-    // The model has proposed, and trials are paused at a rung.
-    ASSERT_TRUE(WaitFor(
-        [&] {
-          return QueryInt(db, modelled) >= 2 &&
-                 QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'paused'") > 0;
-        },
-        60000))
-        << tuner.Log();
-    tuner.Signal(SIGKILL);
-    EXPECT_EQ(tuner.Wait(10000), 128 + SIGKILL);
-  }
+  // The model has proposed, and trials are paused at a rung.
+  ASSERT_TRUE(KillTunerWhen(args, dir.File("t.log"), [&] {
+    return QueryInt(db, modelled) >= 2 &&
+           QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'paused'") > 0;
+  }));
   // Proposals are left for the resumed tuner's model to make.
   EXPECT_LT(QueryInt(db, "SELECT count(*) FROM trials"), 17);
   ASSERT_EQ(RunSweep(args, &out), 0) << out;
