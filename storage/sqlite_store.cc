@@ -163,9 +163,12 @@ Status Store::PrepareAll() {
       prep(&checkpoint_,
            "INSERT OR REPLACE INTO checkpoints(trial_id, step, path, bytes, checksum, at) "
            "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
+  // A step's checkpoint stored again (its trial re-ran after an unreadable
+  // one) keeps the time it was first there: the replay's order.
   RETURN_IF_ERROR(prep(&checkpoint_history_,
-                       "INSERT OR REPLACE INTO checkpoint_history(trial_id, step, bytes, checksum, "
-                       "at) VALUES(?1, ?2, ?3, ?4, ?5)"));
+                       "INSERT INTO checkpoint_history(trial_id, step, bytes, checksum, at) "
+                       "VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(trial_id, step) DO UPDATE SET "
+                       "bytes = excluded.bytes, checksum = excluded.checksum"));
   RETURN_IF_ERROR(prep(&log_,
                        "INSERT OR REPLACE INTO trial_logs(trial_id, attempt, path, bytes, dropped, "
                        "tail, at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"));

@@ -105,11 +105,11 @@ void StudyRun::OnCheckpoint(const pb::Checkpoint& ckpt) {
   t->unreported = Trial::Unreported{*path, ckpt.step(), bytes, Checksum(ckpt.data())};
 }
 
-void StudyRun::CommitCheckpoint(Trial* t, int64_t step) {
+void StudyRun::CommitCheckpoint(Trial* t, int64_t step, double now) {
   if (!t->unreported || t->unreported->step != step) return;
   Trial::Unreported c = *std::exchange(t->unreported, std::nullopt);
   Write(store_->Begin());
-  Write(store_->RecordCheckpoint(t->id, step, c.path, c.bytes, c.checksum, WallSeconds()));
+  Write(store_->RecordCheckpoint(t->id, step, c.path, c.bytes, c.checksum, now));
   // The previous file goes once the new row is committed.
   if (!t->checkpoint_path.empty() && t->checkpoint_path != c.path) {
     checkpoint_disk_.Removed(t->checkpoint_path);

@@ -209,9 +209,10 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
   for (const auto& m : report.metrics()) {
     if (m.name().empty() || m.name().size() > 256) continue;
     Write(store_->InsertReport(t->id, t->attempts, report.step(), m.name(), m.value(), now));
-    if (m.name() == study_.objective().metric()) objective = m.value();
+    // A name given twice: the first value, the one the database keeps.
+    if (m.name() == study_.objective().metric() && !objective) objective = m.value();
   }
-  CommitCheckpoint(t, report.step());
+  CommitCheckpoint(t, report.step(), now);
   t->last_step = report.step();
   progress_dirty_.insert(t->id);
   // A step this attempt has reported before runs again (a trial promoted

@@ -109,7 +109,10 @@ class StudyRun : public TrialOwner {
   // continue/stop (a re-run from a checkpoint may meet it again).
   void RecordDecision(Trial* t, int64_t step, Decision d, const std::string& reason);
   // Records t's unreported checkpoint if it belongs to `step`.
-  void CommitCheckpoint(Trial* t, int64_t step);
+  // `now`: its report's time, so that a replay (which puts a checkpoint
+  // before a report of the same time) meets it before the report, as the
+  // algorithm did (PBT copies only from members with a checkpoint).
+  void CommitCheckpoint(Trial* t, int64_t step, double now);
   // Checkpoint files (tuner/study_checkpoints.cc): each one written or
   // removed goes through the ledger.
   int64_t MaxCheckpointBytes() const;

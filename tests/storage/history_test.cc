@@ -68,6 +68,9 @@ TEST_F(HistoryTest, LoadHistoryGivesReportsCheckpointsAndEndsInCommitOrder) {
   ASSERT_TRUE(s->Begin().ok());
   ASSERT_TRUE(s->FinishTrial(t1, "completed", 0.8, 1, "{}", "", 3.0).ok());
   ASSERT_TRUE(s->InsertReport(t0, 1, 2, "value", 0.7, 3.0).ok());
+  // A step's checkpoint stored again (after an unreadable one) keeps its
+  // first time, and so its place in the history.
+  ASSERT_TRUE(s->RecordCheckpoint(t0, 1, "/ck/0b", 12, 78, 3.0).ok());
   ASSERT_TRUE(s->Pause(t2, 1, 0, std::nullopt, true).ok());  // a pause is no end
   ASSERT_TRUE(s->Commit().ok());
   ASSERT_TRUE(s->Begin().ok());

@@ -234,6 +234,49 @@ TEST_F(StudyRunTest, AStepRunAgainKeepsTheDecisionAndTheValueItWasJudgedBy) {
             9);
 }
 
+// A checkpoint is committed with its report and stored at the report's
+// time, so the replay meets it first, as the algorithm did (PBT copies only
+// from members whose checkpoint it knows). A report naming the objective
+// twice counts its first value, the one the database keeps.
+TEST_F(StudyRunTest, TheReplayMeetsACheckpointBeforeItsReportAndTheFirstOfTwoValues) {
+  Open("{type: random, max_trials: 1}", "{synthetic: {function: curve, steps: 3}}");
+  pb::Assign a = Assign();
+  for (int64_t step = 1; step <= 3; ++step) {
+    pb::Checkpoint c;
+    c.set_trial_id(a.trial_id());
+    c.set_lease(a.lease());
+    c.set_step(step);
+    c.set_data("state " + std::to_string(step));
+    run_->OnCheckpoint(c);
+    pb::Report r;
+    r.set_trial_id(a.trial_id());
+    r.set_lease(a.lease());
+    r.set_step(step);
+    for (double v : {0.5 / step, 9.0}) {
+      pb::Metric* m = r.add_metrics();
+      m->set_name("value");
+      m->set_value(v);
+    }
+    run_->OnReport("r0-id", r);
+    Commit();
+  }
+  EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM checkpoint_history"), 3);
+  auto history = store_->LoadHistory(1, "value");
+  ASSERT_TRUE(history.ok()) << history.status().message();
+  std::vector<std::string> order;
+  for (const auto& e : *history) {
+    order.push_back((e.kind == Store::HistoryEvent::kCheckpoint ? "checkpoint " : "report ") +
+                    std::to_string(e.step));
+    if (e.kind == Store::HistoryEvent::kReport) EXPECT_DOUBLE_EQ(e.value, 0.5 / e.step);
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"checkpoint 1", "report 1", "checkpoint 2", "report 2",
+                                             "checkpoint 3", "report 3"}));
+  ASSERT_TRUE(store_->Begin().ok());
+  run_->WriteProgress();
+  Commit();
+  EXPECT_EQ(QueryInt(db_, "SELECT CAST(value * 6 AS INTEGER) FROM trials"), 1);  // 0.5 / 3
+}
+
 // A restarted tuner reads back which attempts go on: after Ctrl-C (the
 // trial's `interrupted` event) and after a killed tuner (trials it left
 // running), twice in a row without running them changes nothing.
