@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs an example sweep with local
-# runners (by default: 12 MLPs on Fashion-MNIST, a few minutes on 2 cores),
+# runners (by default: 12 MLPs on Fashion-MNIST, about 11 minutes on 2 cores),
 # then shows the best trials with their test accuracy.
 # Usage: scripts/demo.sh [study.yaml]
 set -euo pipefail
