@@ -215,7 +215,7 @@ TEST(E2eCommandTest, TunerKilledDuringCommandTrialsResumesToTheSameDecisions) {
   TempDir dir;
   std::string study = PyStudy(dir, "kr", ", --checkpoint, --sleep, \"0.05\"", "{type: hyperband}",
                               9, "    checkpoints: true\n");
-  std::string db = dir.File("k.db"), ref = dir.File("ref.db"), out;
+  std::string db = dir.File("k.db"), ref = dir.File("ref.db");
   std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
                                    "2",   "--progress", "plain"};
   {
@@ -233,10 +233,7 @@ TEST(E2eCommandTest, TunerKilledDuringCommandTrialsResumesToTheSameDecisions) {
   }
   // Its local runners died with it, and their programs with them.
   EXPECT_TRUE(AllGone(dir.File("pids"), 5000)) << "a program outlived kill -9 of the tuner";
-  ASSERT_EQ(RunSweep(args, &out), 0) << out;
-  ASSERT_EQ(
-      RunSweep({"run", study, "--db", ref, "--local-runners", "2", "--progress", "plain"}, &out), 0)
-      << out;
+  ASSERT_NO_FATAL_FAILURE(ResumeThenRunUninterrupted(args, ref));
   EXPECT_EQ(ResumeInvariantOutcome(db), ResumeInvariantOutcome(ref));
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status IN ('paused', 'failed')"), 0);
   EXPECT_TRUE(AllGone(dir.File("pids"), 5000));
@@ -251,7 +248,7 @@ TEST(E2eCommandTest, TunerKilledDuringCommandTrialsResumesToTheSameDecisions) {
 TEST(E2eCommandTest, TunerKilledAfterReRunsWithoutCheckpointsResumesToTheSameDecisions) {
   TempDir dir;
   std::string study = PyStudy(dir, "rr", ", --sleep, \"0.15\"", "{type: hyperband}", 9);
-  std::string db = dir.File("k.db"), ref = dir.File("ref.db"), out;
+  std::string db = dir.File("k.db"), ref = dir.File("ref.db");
   std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
                                    "1",   "--progress", "plain"};
   // Two promoted trials have started again; the first waits at step 3,
@@ -274,12 +271,9 @@ TEST(E2eCommandTest, TunerKilledAfterReRunsWithoutCheckpointsResumesToTheSameDec
                QueryInt(db, "SELECT count(*) FROM trials WHERE id=" + second + " AND step>=2") == 1;
       },
       90000));
-  ASSERT_EQ(RunSweep(args, &out, 90000), 0) << out;
+  ASSERT_NO_FATAL_FAILURE(ResumeThenRunUninterrupted(args, ref, 90000));
   EXPECT_EQ(
       QueryInt(db, "SELECT count(*) FROM trials WHERE status NOT IN ('completed', 'stopped')"), 0);
-  ASSERT_EQ(
-      RunSweep({"run", study, "--db", ref, "--local-runners", "1", "--progress", "plain"}, &out), 0)
-      << out;
   EXPECT_EQ(ResumeInvariantOutcome(db), ResumeInvariantOutcome(ref));
 }
 

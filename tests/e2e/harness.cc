@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -168,6 +169,17 @@ bool KillTunerWhen(const std::vector<std::string>& args, const std::string& log_
   tuner.Signal(SIGKILL);
   EXPECT_EQ(tuner.Wait(10000), 128 + SIGKILL);
   return held;
+}
+
+void ResumeThenRunUninterrupted(const std::vector<std::string>& args, const std::string& ref_db,
+                                int timeout_ms) {
+  std::string out;
+  ASSERT_EQ(RunSweep(args, &out, timeout_ms), 0) << out;
+  std::vector<std::string> ref = args;
+  auto db = std::find(ref.begin(), ref.end(), "--db");
+  ASSERT_TRUE(db != ref.end() && db + 1 != ref.end());
+  *(db + 1) = ref_db;
+  ASSERT_EQ(RunSweep(ref, &out, timeout_ms), 0) << out;
 }
 
 std::vector<std::vector<Cell>> Query(const std::string& db, const std::string& sql) {

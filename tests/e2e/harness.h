@@ -84,6 +84,11 @@ bool WaitFor(const std::function<bool()>& pred, int timeout_ms);
 // the tuner's log, when `ready` did not hold within `timeout_ms`.
 bool KillTunerWhen(const std::vector<std::string>& args, const std::string& log_path,
                    const std::function<bool()>& ready, int timeout_ms = 60000);
+// After KillTunerWhen: runs `sweep args` again (the study resumes) and then
+// the same command with its `--db` set to `ref_db` (the study uninterrupted),
+// each to a clean exit (fatal test failures otherwise, with the output).
+void ResumeThenRunUninterrupted(const std::vector<std::string>& args, const std::string& ref_db,
+                                int timeout_ms = 120000);
 
 // One-shot read-only query; returns rows. Empty while the database does not
 // exist or has no schema yet (it is created in one transaction); any other

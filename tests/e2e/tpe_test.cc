@@ -29,7 +29,7 @@ const char* kContinuous =
 TEST(E2eTpeTest, KilledTunerResumesToExactlyTheTrialsOfAnUninterruptedRun) {
   TempDir dir;
   std::string study = dir.Write("s.yaml", TpeStudy(kContinuous, 30, 3, 15));
-  std::string db = dir.File("k.db"), ref = dir.File("ref.db"), out;
+  std::string db = dir.File("k.db"), ref = dir.File("ref.db");
   std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
                                    "1",   "--progress", "plain"};
   // Past the start-up draws: the model has proposed some trials.
@@ -37,10 +37,7 @@ TEST(E2eTpeTest, KilledTunerResumesToExactlyTheTrialsOfAnUninterruptedRun) {
     return QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed'") >= 15;
   }));
   EXPECT_LT(QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed'"), 30);
-  ASSERT_EQ(RunSweep(args, &out), 0) << out;
-  ASSERT_EQ(
-      RunSweep({"run", study, "--db", ref, "--local-runners", "1", "--progress", "plain"}, &out), 0)
-      << out;
+  ASSERT_NO_FATAL_FAILURE(ResumeThenRunUninterrupted(args, ref));
   // Each number: the same status, step and parameters, and the same value.
   auto a = ResumeInvariantOutcome(db);
   ASSERT_EQ(a.size(), 30u);
@@ -63,19 +60,18 @@ TEST(E2eTpeTest, KilledTunerWithABudgetResumesToTheTrialsOfAnUninterruptedRun) {
   std::string study =
       dir.Write("s.yaml",
                 "name: tpe\nobjective: {metric: value, goal: minimize}\n"
-                "task: {synthetic: {function: branin, steps: 10, step_ms: 40}}\n"
+                "task: {synthetic: {function: branin, steps: 10, step_ms: 100}}\n"
                 "algorithm: {type: tpe, max_trials: 10, budget: 25}\nseed: 11\nparameters:\n" +
                     std::string(kContinuous));
-  std::string db = dir.File("k.db"), ref = dir.File("ref.db"), out;
+  std::string db = dir.File("k.db"), ref = dir.File("ref.db");
   std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
                                    "1",   "--progress", "plain"};
   ASSERT_TRUE(KillTunerWhen(args, dir.File("t.log"), [&] {
     return QueryInt(db, "SELECT count(*) FROM trials WHERE number = 0 AND step >= 6") > 0;
   }));
-  ASSERT_EQ(RunSweep(args, &out), 0) << out;
-  ASSERT_EQ(
-      RunSweep({"run", study, "--db", ref, "--local-runners", "1", "--progress", "plain"}, &out), 0)
-      << out;
+  // Killed inside trial 0, so the resumed tuner re-runs its first steps.
+  ASSERT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE number = 0 AND status = 'running'"), 1);
+  ASSERT_NO_FATAL_FAILURE(ResumeThenRunUninterrupted(args, ref));
   // 10 + 10 + 10 steps: the third trial starts with 20 of 25 spent.
   auto a = ResumeInvariantOutcome(db);
   EXPECT_EQ(a.size(), 3u);
@@ -158,7 +154,7 @@ TEST(E2eBohbTest, KilledTunerResumesToExactlyTheTrialsOfAnUninterruptedRun) {
       "algorithm: {type: bohb, hyperband: {reduction_factor: 3}, bohb: {min_points_in_model: 3}}\n"
       "seed: 9\nparameters:\n  x1: {type: float, min: 0, max: 1}\n"
       "  x2: {type: float, min: 0, max: 1}\n");
-  std::string db = dir.File("k.db"), ref = dir.File("ref.db"), out;
+  std::string db = dir.File("k.db"), ref = dir.File("ref.db");
   std::vector<std::string> args = {"run", study,        "--db", db, "--local-runners",
                                    "1",   "--progress", "plain"};
   const char* modelled =
@@ -170,10 +166,7 @@ TEST(E2eBohbTest, KilledTunerResumesToExactlyTheTrialsOfAnUninterruptedRun) {
   }));
   // Proposals are left for the resumed tuner's model to make.
   EXPECT_LT(QueryInt(db, "SELECT count(*) FROM trials"), 17);
-  ASSERT_EQ(RunSweep(args, &out), 0) << out;
-  ASSERT_EQ(
-      RunSweep({"run", study, "--db", ref, "--local-runners", "1", "--progress", "plain"}, &out), 0)
-      << out;
+  ASSERT_NO_FATAL_FAILURE(ResumeThenRunUninterrupted(args, ref));
   auto a = ResumeInvariantOutcome(db);
   ASSERT_EQ(a.size(), 17u);
   EXPECT_EQ(a, ResumeInvariantOutcome(ref));

@@ -35,6 +35,11 @@ class StudyRunTest : public ::testing::Test {
     run_ = std::move(*run);
     Commit();
   }
+  // The tuner dies here: nothing more is written (no Interrupt).
+  void Close() {
+    run_.reset();
+    store_.reset();
+  }
   void Commit() {
     ASSERT_TRUE(run_->write_error().ok()) << run_->write_error().message();
     ASSERT_TRUE(store_->Commit().ok());
@@ -216,8 +221,7 @@ TEST_F(StudyRunTest, AStepRunAgainKeepsTheDecisionAndTheValueItWasJudgedBy) {
   pb::Assign a = Assign();
   Report(a, 1, 0.9);
   Commit();
-  run_.reset();
-  store_.reset();
+  Close();
   Open(alg, task);
   pb::Assign again = Assign();
   ASSERT_EQ(again.trial_id(), a.trial_id());
@@ -291,19 +295,16 @@ TEST_F(StudyRunTest, ARestartedTunerGoesOnWithInterruptedAttempts) {
   EXPECT_EQ(run_->Interrupt(), 2);
   Commit();
   // Killed: `b` was running again when the tuner died (no Interrupt).
-  run_.reset();
-  store_.reset();
+  Close();
   Open(alg, task);
   pb::Assign a2 = Assign();
   EXPECT_EQ(a2.trial_id(), a.trial_id());
   EXPECT_EQ(a2.attempt(), 1);
   Commit();
-  run_.reset();
-  store_.reset();
+  Close();
   for (int restart = 0; restart < 2; ++restart) {
     Open(alg, task);
-    run_.reset();
-    store_.reset();
+    Close();
   }
   // Between runs each shows the attempt it was cut short in.
   EXPECT_EQ(QueryInt(db_, "SELECT count(*) FROM trials WHERE status='queued' AND attempts=1"), 2);
@@ -332,8 +333,7 @@ TEST_F(StudyRunTest, AnOpenAttemptIsNeitherCountedTwiceNorGivenBack) {
     EXPECT_EQ(run_->Interrupt(), 1);  // before any report of this run
     Commit();
     EXPECT_EQ(attempts(), 2);
-    run_.reset();
-    store_.reset();
+    Close();
     Open(alg, task);
     pb::Assign b = Assign();
     EXPECT_EQ(b.attempt(), 2);
