@@ -417,7 +417,7 @@ Result<std::vector<Store::HistoryEvent>> Store::LoadHistory(int64_t study_id,
   ASSIGN_OR_RETURN(
       Stmt q,
       Stmt::Prepare(db(),
-                    "SELECT kind, number, step, value FROM ("
+                    "SELECT kind, number, step, value, at FROM ("
                     " SELECT 1 AS kind, t.number, r.step, r.value, r.at, r.attempt FROM reports r"
                     "  JOIN trials t ON t.id = r.trial_id WHERE t.study_id=?1 AND r.metric=?2"
                     " UNION ALL SELECT 0, t.number, h.step, NULL, h.at, 0 FROM checkpoint_history h"
@@ -431,7 +431,8 @@ Result<std::vector<Store::HistoryEvent>> Store::LoadHistory(int64_t study_id,
     ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) break;
     out.push_back({static_cast<HistoryEvent::Kind>(q.Int(0)), q.Int(1), q.IsNull(2) ? 0 : q.Int(2),
-                   q.IsNull(3) ? std::nan("") : q.Double(3)});
+                   q.IsNull(3) ? std::nan("") : q.Double(3),
+                   q.IsNull(4) ? std::nan("") : q.Double(4)});
   }
   return out;
 }

@@ -134,6 +134,7 @@ class Store {
     enum Kind { kCheckpoint = 0, kReport = 1, kEnd = 2 } kind;
     int64_t number, step;
     double value;
+    double at;  // when it was committed (NaN: no time recorded)
   };
   Result<std::vector<HistoryEvent>> LoadHistory(int64_t study_id, const std::string& metric);
   // The final metrics of a trial as a JSON object ("" if none yet).

@@ -2,7 +2,6 @@
 // trial (Hyperband rungs, PBT generations), resuming or stopping paused
 // trials by directive, and creating the trials that replace PBT's exploited
 // ones from verified copies of their parents' checkpoints.
-#include "common/clock.h"
 #include "common/json.h"
 #include "common/log.h"
 #include "common/values.h"
@@ -35,7 +34,7 @@ void StudyRun::RecordDecision(Trial* t, int64_t step, Decision d, const std::str
     t->decided_step = step;
   }
   Write(store_->Begin());
-  Write(store_->AddDecision(t->id, step, DecisionName(d), reason, WallSeconds()));
+  Write(store_->AddDecision(t->id, step, DecisionName(d), reason, Stamp()));
 }
 
 void StudyRun::ApplyDirectives() {
@@ -66,7 +65,7 @@ void StudyRun::Replace(const Replacement& r) {
   Write(store_->Begin());
   auto id =
       store_->InsertTrial(study_id_, spec.number, spec.params, ParamsToJson(spec.params.params()),
-                          WallSeconds(), parent ? parent->id : 0, spec.parent_step);
+                          Stamp(), parent ? parent->id : 0, spec.parent_step);
   if (!id.ok()) {
     Write(id.status());
     return;
@@ -78,7 +77,7 @@ void StudyRun::Replace(const Replacement& r) {
   t.status = TrialStatus::kPaused;  // not queued until its checkpoint is in place
   t.parent_id = parent ? parent->id : 0;
   Trial& child = table_.Insert(std::move(t));
-  Write(store_->AddDecision(child.id, spec.parent_step, kExploitRow, r.reason, WallSeconds()));
+  Write(store_->AddDecision(child.id, spec.parent_step, kExploitRow, r.reason, Stamp()));
   std::string problem;
   Result<std::string> data = Status::NotFound("no checkpoint");
   if (!parent || parent->checkpoint_step != spec.parent_step || parent->checkpoint_path.empty()) {
@@ -102,7 +101,7 @@ void StudyRun::Replace(const Replacement& r) {
       checkpoint_disk_.Added(*path, static_cast<int64_t>(data->size()));
       Write(store_->RecordCheckpoint(child.id, spec.parent_step, *path,
                                      static_cast<int64_t>(data->size()),
-                                     parent->checkpoint_checksum, WallSeconds()));
+                                     parent->checkpoint_checksum, Stamp()));
       child.checkpoint_path = *path;
       child.checkpoint_step = spec.parent_step;
       child.checkpoint_checksum = parent->checkpoint_checksum;

@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/clock.h"
@@ -62,16 +63,16 @@ Status StudyRun::Load() {
     std::string what;
     for (const auto& c : changes) what += (what.empty() ? "" : "; ") + c;
     RETURN_IF_ERROR(store_->ReplaceStudySpec(study_id_, study_));
-    RETURN_IF_ERROR(store_->AddEvent(study_id_, 0, "changed", what, WallSeconds()));
+    RETURN_IF_ERROR(store_->AddEvent(study_id_, 0, "changed", what, Stamp()));
     LOG_INFO << "study '" << study_.name() << "' resumes changed: " << what;
   }
-  ASSIGN_OR_RETURN(int requeued, store_->RequeueRunning(study_id_, WallSeconds()));
+  ASSIGN_OR_RETURN(int requeued, store_->RequeueRunning(study_id_, Stamp()));
   if (requeued > 0) {
     RETURN_IF_ERROR(store_->AddEvent(study_id_, 0, "resumed",
                                      std::to_string(requeued) + " interrupted trials re-queued",
-                                     WallSeconds()));
+                                     Stamp()));
   }
-  RETURN_IF_ERROR(store_->SetStudyStatus(study_id_, "running", WallSeconds()));
+  RETURN_IF_ERROR(store_->SetStudyStatus(study_id_, "running", Stamp()));
   ASSIGN_OR_RETURN(std::vector<TrialRecord> existing, store_->LoadTrials(study_id_));
   for (auto& r : existing) {
     Trial t;
@@ -107,6 +108,7 @@ Status StudyRun::Load() {
   ASSIGN_OR_RETURN(auto history, store_->LoadHistory(study_id_, study_.objective().metric()));
   std::vector<Replacement> replacements;
   for (const auto& e : history) {
+    if (e.at > last_stamp_) last_stamp_ = e.at;  // NaN (no time) compares false
     switch (e.kind) {
       case Store::HistoryEvent::kCheckpoint:
         scheduler_->OnCheckpoint(e.number, e.step);
@@ -133,6 +135,11 @@ bool StudyRun::Done() const {
          table_.Count(TrialStatus::kRunning) == 0;
 }
 
+double StudyRun::Stamp() {
+  last_stamp_ = std::max(WallSeconds(), std::nextafter(last_stamp_, HUGE_VAL));
+  return last_stamp_;
+}
+
 void StudyRun::Write(Status st) {
   if (st.ok() || !write_error_.ok()) return;
   write_error_ = st;
@@ -140,7 +147,7 @@ void StudyRun::Write(Status st) {
 
 void StudyRun::Event(int64_t trial_id, const std::string& kind, const std::string& detail) {
   Write(store_->Begin());
-  Write(store_->AddEvent(study_id_, trial_id, kind, detail, WallSeconds()));
+  Write(store_->AddEvent(study_id_, trial_id, kind, detail, Stamp()));
 }
 
 void StudyRun::AfterCommit(Dispatcher* d, uint64_t ticket) {
@@ -204,7 +211,7 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
     return;
   }
   Write(store_->Begin());
-  double now = WallSeconds();
+  double now = Stamp();
   std::optional<double> objective;
   for (const auto& m : report.metrics()) {
     if (m.name().empty() || m.name().size() > 256) continue;
@@ -278,7 +285,7 @@ void StudyRun::OnLog(const pb::Log& log) {
   if (t->log_tail.size() > kLogTailBytes) t->log_tail.erase(0, t->log_tail.size() - kLogTailBytes);
   Write(store_->Begin());
   Write(store_->RecordLog(t->id, t->attempts, LogFilePath(log_dir_, t->id, t->attempts),
-                          r.ok() ? r->bytes : 0, t->log_dropped, t->log_tail, WallSeconds()));
+                          r.ok() ? r->bytes : 0, t->log_dropped, t->log_tail, Stamp()));
 }
 
 void StudyRun::OnFinal(const pb::Final& fin) {
@@ -347,7 +354,7 @@ void StudyRun::Finish(Trial* t, TrialStatus status, std::optional<double> value,
                       const std::string& metrics_json, const std::string& failure) {
   Write(store_->Begin());
   Write(store_->FinishTrial(t->id, TrialStatusName(status), value, step, metrics_json, failure,
-                            WallSeconds()));
+                            Stamp()));
   t->value = status == TrialStatus::kCompleted ? value : std::nullopt;
   // As a restarted tuner loads it (model-based search ranks stopped trials
   // by these).
@@ -362,16 +369,16 @@ Trial* StudyRun::CreateTrial(const std::string& runner_name, uint64_t lease) {
   auto spec = scheduler_->NextTrial();
   if (!spec) return nullptr;
   Write(store_->Begin());
-  auto id = store_->InsertRunningTrial(study_id_, spec->number, spec->params,
-                                       ParamsToJson(spec->params.params()), runner_name, lease,
-                                       WallSeconds());
+  auto id =
+      store_->InsertRunningTrial(study_id_, spec->number, spec->params,
+                                 ParamsToJson(spec->params.params()), runner_name, lease, Stamp());
   if (!id.ok()) {
     Write(id.status());
     return nullptr;
   }
   // Where a model-based proposal came from (`sweep why`).
   if (!spec->origin.empty())
-    Write(store_->AddEvent(study_id_, *id, "proposed", spec->origin, WallSeconds()));
+    Write(store_->AddEvent(study_id_, *id, "proposed", spec->origin, Stamp()));
   Trial t;
   t.id = *id;
   t.number = spec->number;
@@ -424,7 +431,7 @@ std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, u
       // there: a checkpoint of its last step leaves nothing to report.
       if (t->checkpoint_path.empty()) t->last_objective.reset();
       Write(store_->Begin());
-      Write(store_->MarkRunning(t->id, runner_name, lease, t->attempts, WallSeconds()));
+      Write(store_->MarkRunning(t->id, runner_name, lease, t->attempts, Stamp()));
     } else {
       t = CreateTrial(runner_name, lease);
       if (!t) return std::nullopt;

@@ -132,6 +132,14 @@ class StudyRun : public TrialOwner {
   Trial* CreateTrial(const std::string& runner_name, uint64_t lease);
   void Event(int64_t trial_id, const std::string& kind, const std::string& detail);
   void Write(Status st);
+  // The time every row this study writes is stamped with: the wall clock,
+  // but always after the previous stamp and after every time the database
+  // held when the study loaded. A restarted tuner replays the history in
+  // time order, so this keeps that order the order things happened in when
+  // the clock steps back (NTP, a restored VM) or two commits read the same
+  // time. While the clock is behind, stamps advance by the smallest step a
+  // double holds (a trial's duration reads about 0 rather than negative).
+  double Stamp();
   // The trial a runner message is about, if it is running under `lease`
   // (the dispatcher checked its own lease table; this guards the study's).
   Trial* Running(int64_t trial_id, uint64_t lease);
@@ -158,6 +166,7 @@ class StudyRun : public TrialOwner {
   std::deque<std::pair<uint64_t, std::vector<std::string>>> removable_;
   CheckpointLedger checkpoint_disk_;
   int64_t checkpoints_refused_ = 0;  // for one warning in the log, not one each
+  double last_stamp_ = 0;            // Stamp()'s latest
   Status write_error_;
 };
 

@@ -281,6 +281,41 @@ TEST_F(StudyRunTest, TheReplayMeetsACheckpointBeforeItsReportAndTheFirstOfTwoVal
   EXPECT_EQ(QueryInt(db_, "SELECT CAST(value * 6 AS INTEGER) FROM trials"), 1);  // 0.5 / 3
 }
 
+// A restarted tuner replays the history in time order, so what happened
+// after a restart sorts after what happened before it even when the clock
+// has gone back since (here the database holds times an hour ahead), and
+// two commits never share a time.
+TEST_F(StudyRunTest, TheReplayKeepsTheOrderOfEventsWhenTheClockStepsBack) {
+  const std::string alg = "{type: random, max_trials: 2}";
+  const std::string task = "{synthetic: {function: branin, steps: 2}}";
+  Open(alg, task);
+  pb::Assign a = Assign();
+  Report(a, 1, 3.0);
+  Report(a, 2, 2.5);
+  Final(a, pb::TRIAL_OUTCOME_COMPLETED, 2);
+  Commit();
+  Close();
+  e2e::ExecSql(db_, "UPDATE reports SET at = at + 3600");
+  e2e::ExecSql(db_, "UPDATE trials SET ended_at = ended_at + 3600");
+  Open(alg, task);
+  pb::Assign b = Assign();
+  Report(b, 1, 2.0);
+  Report(b, 2, 1.0);
+  Final(b, pb::TRIAL_OUTCOME_COMPLETED, 2);
+  Commit();
+  auto history = store_->LoadHistory(1, "value");
+  ASSERT_TRUE(history.ok()) << history.status().message();
+  std::vector<std::string> order;
+  for (const auto& e : *history) {
+    order.push_back((e.kind == Store::HistoryEvent::kEnd ? "end " : "report ") +
+                    std::to_string(e.number) + "." + std::to_string(e.step));
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"report 0.1", "report 0.2", "end 0.2", "report 1.1",
+                                             "report 1.2", "end 1.2"}));
+  for (size_t i = 1; i < history->size(); ++i)
+    EXPECT_LT((*history)[i - 1].at, (*history)[i].at) << order[i];
+}
+
 // A restarted tuner reads back which attempts go on: after Ctrl-C (the
 // trial's `interrupted` event) and after a killed tuner (trials it left
 // running), twice in a row without running them changes nothing.
