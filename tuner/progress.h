@@ -21,18 +21,27 @@ struct ProgressCounts {
   // steps it has reported (step 5 of 20: 0.25), so the rate and the time
   // left move while long trials run, not only when one ends.
   double running_share = 0;
+  // The share of its steps the least advanced running trial has reported.
+  double slowest_share = 0;
   // Trials per second, and so the time left: `rate` when given, else the
   // trials that ended after the first `ended_before` over the elapsed time
   // (a resumed study's earlier trials do not count).
   std::optional<double> rate;
   int64_t ended_before = 0;
+  // One trial's speed, in trials per second of its own running time (the
+  // progress over the time trials spent running, summed over trials): when
+  // known, the time left is at least what the least advanced running trial
+  // needs at it, so a long trial left running alone at the end is not
+  // counted as done at the whole study's parallel rate.
+  std::optional<double> trial_rate;
 };
 
 // "[study] done 3/20  running 2 (slowest at step 40)  best 0.12  ~3:05 left
 // 0:42 elapsed  1.5 trials/s  queued 15  runners 2": the fields in order,
 // the least needed dropped first until the line fits `width` columns, then
 // cut. The time left is the trials still planned at the rate, both counting
-// the running trials' shares.
+// the running trials' shares, and at least the slowest running trial's rest
+// at `trial_rate`.
 std::string StatusLine(const std::string& study, const ProgressCounts& c, double elapsed_s,
                        size_t width);
 // The status line redrawn in place on the terminal on `fd`: "\r", erase
@@ -64,6 +73,11 @@ class Progress {
   int64_t last_ms_ = 0;
   bool drawn_ = false;
   std::optional<int64_t> ended_before_;  // at the first update
+  // Trial-seconds spent running since the first update (each update adds
+  // the previous update's running count over the time between), for
+  // ProgressCounts::trial_rate.
+  double busy_s_ = 0;
+  int64_t running_before_ = 0;
 };
 
 }  // namespace sweep

@@ -22,8 +22,12 @@ ProgressCounts StudyRun::Counts() const {
     const double steps = static_cast<double>(std::max<int64_t>(1, TaskResource(study_.task())));
     for (const auto& [id, t] : table_.all()) {
       if (t.status != TrialStatus::kRunning) continue;
-      if (!c.slowest_step || t.last_step < *c.slowest_step) c.slowest_step = t.last_step;
-      c.running_share += std::min(1.0, static_cast<double>(t.last_step) / steps);
+      const double share = std::min(1.0, static_cast<double>(t.last_step) / steps);
+      if (!c.slowest_step || t.last_step < *c.slowest_step) {
+        c.slowest_step = t.last_step;
+        c.slowest_share = share;
+      }
+      c.running_share += share;
     }
   }
   return c;

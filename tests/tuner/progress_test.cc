@@ -24,6 +24,26 @@ TEST(ProgressTest, TheLastLongTrialBringsTheTimeLeftDown) {
   EXPECT_NE(later.find("~24s left"), std::string::npos) << later;
 }
 
+TEST(ProgressTest, ALongTrialLeftRunningAloneIsNotDoneAtTheParallelRate) {
+  // Four runners ended 7 trials in 10 minutes, and the eighth, the last, is
+  // a quarter done: the study's rate (7.25 trials in 600 s) would leave it
+  // ~62 s, but one trial runs at a quarter of that (a trial takes ~331 s).
+  ProgressCounts c;
+  c.completed = 7;
+  c.running = 1;
+  c.planned = 8;
+  c.running_share = c.slowest_share = 0.25;
+  EXPECT_NE(StatusLine("s", c, 600, 200).find("~1:02 left"), std::string::npos)
+      << StatusLine("s", c, 600, 200);
+  c.trial_rate = 7.25 / 2400;
+  EXPECT_NE(StatusLine("s", c, 600, 200).find("~4:08 left"), std::string::npos)
+      << StatusLine("s", c, 600, 200);
+  // Where the rate says more, the rate stands.
+  c.trial_rate = 1.0;
+  EXPECT_NE(StatusLine("s", c, 600, 200).find("~1:02 left"), std::string::npos)
+      << StatusLine("s", c, 600, 200);
+}
+
 TEST(ProgressTest, SlowRatesReadPerMinuteOrPerHour) {
   ProgressCounts c;
   c.completed = 1;
