@@ -207,7 +207,8 @@ Status Tuner::SeedStudy(const pb::Study& study) {
            << (w.valueless ? ", " + std::to_string(w.valueless) + " without a value skipped" : "")
            << (w.unfinished ? ", " + std::to_string(w.unfinished) + " unfinished ones left out"
                             : "")
-           << "; max_trials (" << study.algorithm().max_trials() << ") new trials follow";
+           << "; max_trials (" << study.algorithm().max_trials() << ") new trials follow"
+           << (w.source_steps != w.steps ? "; " + StepsNote(w) : "");
   // Opened again, so that the trial table and the model hold them.
   ASSIGN_OR_RETURN(study_, StudyRun::Open(store_.get(), study, o_.db_path + ".checkpoints",
                                           o_.db_path + ".logs"));

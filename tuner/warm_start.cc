@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/clock.h"
+#include "common/study_defaults.h"
 #include "common/values.h"
 #include "storage/reader.h"
 
@@ -70,6 +71,20 @@ bool FitsSpace(const SearchSpace& space, const pb::ParamSet& params) {
 
 }  // namespace
 
+int64_t ScaleStep(int64_t step, int64_t from_steps, int64_t to_steps) {
+  if (step <= 0 || from_steps <= 0 || to_steps <= 0 || from_steps == to_steps) return step;
+  // Rounded up: a trial that reported anything reported at least a step.
+  const int64_t scaled = (step * to_steps + from_steps - 1) / from_steps;
+  return std::clamp<int64_t>(scaled, 1, to_steps);
+}
+
+std::string StepsNote(const WarmStart& w) {
+  return "the source's trials ran " + std::to_string(w.source_steps) + " steps, this study's run " +
+         std::to_string(w.steps) +
+         ": their steps are counted as the same share of this study's, and their values are the "
+         "source's";
+}
+
 Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study& study,
                                 const SearchSpace& space, const std::string& from) {
   auto [path, name] = SplitSource(from);
@@ -92,8 +107,11 @@ Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study&
                                    ": its values would mislead the model");
   }
   ASSIGN_OR_RETURN(std::vector<TrialView> trials, reader->Trials(*ref, "", 0));
+  ASSIGN_OR_RETURN(pb::Study source, reader->StudySpec(ref->id));
   WarmStart out;
   out.source = from;
+  out.source_steps = TaskResource(source.task());
+  out.steps = TaskResource(study.task());
   double now = WallSeconds();
   for (const TrialView& t : trials) {
     if (t.status != "completed" && t.status != "stopped") {
@@ -111,20 +129,27 @@ Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study&
       continue;
     }
     int64_t number = out.imported++;
+    // TPE ranks stopped trials by how far they got: a step of the source's
+    // counts as the same share of this study's steps.
+    const int64_t step = ScaleStep(t.step.value_or(0), out.source_steps, out.steps);
+    std::string detail = "copied by --from " + from + " (study '" + ref->name + "', trial " +
+                         std::to_string(t.number);
+    if (out.source_steps != out.steps && t.step) {
+      detail += ", step " + std::to_string(*t.step) + " of " + std::to_string(out.source_steps) +
+                " there";
+    }
     ASSIGN_OR_RETURN(int64_t id, store->InsertTrial(study_id, number, t.params,
                                                     ParamsToJson(t.params.params()), now));
-    RETURN_IF_ERROR(store->FinishTrial(id, t.status, t.value, t.step.value_or(0),
+    RETURN_IF_ERROR(store->FinishTrial(id, t.status, t.value, step,
                                        t.metrics_json.empty() ? "{}" : t.metrics_json, "", now));
-    RETURN_IF_ERROR(store->AddEvent(study_id, id, "proposed",
-                                    "copied by --from " + from + " (study '" + ref->name +
-                                        "', trial " + std::to_string(t.number) + ")",
-                                    now));
+    RETURN_IF_ERROR(store->AddEvent(study_id, id, "proposed", detail + ")", now));
   }
   RETURN_IF_ERROR(store->AddEvent(
       study_id, 0, "warm_start",
       "seeded from " + from + ": " + std::to_string(out.imported) + " trials copied, " +
           std::to_string(out.skipped) + " outside the search space skipped" +
-          (out.valueless ? ", " + std::to_string(out.valueless) + " without a value skipped" : ""),
+          (out.valueless ? ", " + std::to_string(out.valueless) + " without a value skipped" : "") +
+          (out.source_steps != out.steps ? "; " + StepsNote(out) : ""),
       now));
   return out;
 }

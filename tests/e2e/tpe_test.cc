@@ -181,13 +181,14 @@ TEST(E2eBohbTest, KilledTunerResumesToExactlyTheTrialsOfAnUninterruptedRun) {
 
 TEST(E2eTpeTest, FromSeedsANewStudyWithAnotherStudysFinishedTrials) {
   TempDir dir;
-  // 30 random trials over x1 in [-5, 10]; the new study takes x1 in [-5, 5].
-  std::string source =
-      dir.Write("a.yaml",
-                "name: a\nobjective: {metric: value, goal: minimize}\n"
-                "task: {synthetic: {function: branin}}\nalgorithm: {type: random, max_trials: 30}\n"
-                "seed: 3\nparameters:\n  x1: {type: float, min: -5, max: 10}\n"
-                "  x2: {type: float, min: 0, max: 15}\n");
+  // 30 random trials of 4 steps over x1 in [-5, 10]; the new study takes x1
+  // in [-5, 5] and runs 8 steps.
+  std::string source = dir.Write("a.yaml",
+                                 "name: a\nobjective: {metric: value, goal: minimize}\n"
+                                 "task: {synthetic: {function: branin, steps: 4}}\n"
+                                 "algorithm: {type: random, max_trials: 30}\n"
+                                 "seed: 3\nparameters:\n  x1: {type: float, min: -5, max: 10}\n"
+                                 "  x2: {type: float, min: 0, max: 15}\n");
   std::string a = dir.File("a.db"), b = dir.File("b.db"), out;
   ASSERT_EQ(
       RunSweep({"run", source, "--db", a, "--local-runners", "1", "--progress", "plain"}, &out), 0)
@@ -201,9 +202,14 @@ TEST(E2eTpeTest, FromSeedsANewStudyWithAnotherStudysFinishedTrials) {
   ExecSql(a,
           "UPDATE trials SET value = NULL WHERE id = (SELECT min(id) FROM trials WHERE "
           "json_extract(params, '$.x1') > 5)");
+  // One inside was stopped halfway: it counts halfway through the new
+  // study's steps too.
+  ExecSql(a,
+          "UPDATE trials SET status = 'stopped', step = 2 WHERE id = (SELECT min(id) FROM trials "
+          "WHERE json_extract(params, '$.x1') <= 5)");
   std::string study = dir.Write(
       "b.yaml",
-      TpeStudy("  x1: {type: float, min: -5, max: 5}\n  x2: {type: float, min: 0, max: 15}\n", 5, 1,
+      TpeStudy("  x1: {type: float, min: -5, max: 5}\n  x2: {type: float, min: 0, max: 15}\n", 5, 8,
                0));
   std::vector<std::string> args = {"run", study,        "--db", b, "--from", a, "--local-runners",
                                    "1",   "--progress", "plain"};
@@ -213,6 +219,20 @@ TEST(E2eTpeTest, FromSeedsANewStudyWithAnotherStudysFinishedTrials) {
                " outside this search space skipped, 1 without a value skipped"),
       std::string::npos)
       << out;
+  EXPECT_NE(out.find("the source's trials ran 4 steps, this study's run 8"), std::string::npos)
+      << out;
+  EXPECT_EQ(QueryInt(b,
+                     "SELECT count(*) FROM trials WHERE attempts = 0 AND status = 'completed' "
+                     "AND step = 8"),
+            inside - 1);
+  EXPECT_EQ(QueryInt(b,
+                     "SELECT count(*) FROM trials WHERE attempts = 0 AND status = 'stopped' "
+                     "AND step = 4"),
+            1);
+  EXPECT_EQ(QueryInt(b,
+                     "SELECT count(*) FROM events WHERE kind = 'proposed' AND detail LIKE "
+                     "'copied by --from %, step 2 of 4 there)'"),
+            1);
   // max_trials counts the study's own trials; the copied ones come first.
   EXPECT_EQ(QueryInt(b, "SELECT count(*) FROM trials"), inside + 5);
   EXPECT_EQ(QueryInt(b, "SELECT count(*) FROM trials WHERE attempts = 0"), inside);
