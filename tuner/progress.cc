@@ -66,8 +66,8 @@ std::string StatusLine(const std::string& study, const ProgressCounts& c, double
   fields.push_back({"best " + (c.best ? FormatDouble(*c.best) : std::string("-")), 1});
   if (c.planned && progressed > 0 && rate > 0 && static_cast<double>(*c.planned) > progressed) {
     double left = (static_cast<double>(*c.planned) - progressed) / rate;
-    if (c.running > 0 && c.trial_rate && *c.trial_rate > 0)
-      left = std::max(left, (1 - std::min(1.0, c.slowest_share)) / *c.trial_rate);
+    if (c.running > 0 && c.slowest_share && c.trial_rate && *c.trial_rate > 0)
+      left = std::max(left, (1 - std::min(1.0, *c.slowest_share)) / *c.trial_rate);
     fields.push_back({"~" + FormatDuration(left) + " left", 3});
   }
   fields.push_back({FormatDuration(elapsed_s) + " elapsed", 4});
@@ -117,11 +117,12 @@ void Progress::Update(const ProgressCounts& counts, bool force) {
   running_before_ = counts.running;
   last_ms_ = now;
   ProgressCounts c = counts;
-  if (!ended_before_) ended_before_ = c.completed + c.failed + c.stopped;
+  if (!ended_before_) {
+    ended_before_ = c.completed + c.failed + c.stopped;
+    work_before_ = c.work;  // a resumed study's earlier steps were not run now
+  }
   c.ended_before = *ended_before_;
-  const double progressed =
-      static_cast<double>(c.completed + c.failed + c.stopped - c.ended_before) + c.running_share;
-  if (busy_s_ > 0 && progressed > 0) c.trial_rate = progressed / busy_s_;
+  if (busy_s_ > 0 && c.work > work_before_) c.trial_rate = (c.work - work_before_) / busy_s_;
   double secs = static_cast<double>(now - start_ms_) / 1000.0;
   if (live_) {
     std::string out = LiveStatusLine(STDERR_FILENO, study_, c, secs);

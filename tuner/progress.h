@@ -21,17 +21,23 @@ struct ProgressCounts {
   // steps it has reported (step 5 of 20: 0.25), so the rate and the time
   // left move while long trials run, not only when one ends.
   double running_share = 0;
-  // The share of its steps the least advanced running trial has reported.
-  double slowest_share = 0;
+  // The share of its steps the least advanced running trial has reported;
+  // unset where a trial's steps do not say how far it is (a task of one
+  // step).
+  std::optional<double> slowest_share;
+  // The steps run so far over all of the study's trials, in trials (a trial
+  // stopped at step 5 of 20 adds 0.25): the work `trial_rate` is measured
+  // in, so that trials stopped early count for what they ran.
+  double work = 0;
   // Trials per second, and so the time left: `rate` when given, else the
   // trials that ended after the first `ended_before` over the elapsed time
   // (a resumed study's earlier trials do not count).
   std::optional<double> rate;
   int64_t ended_before = 0;
   // One trial's speed, in trials per second of its own running time (the
-  // progress over the time trials spent running, summed over trials): when
-  // known, the time left is at least what the least advanced running trial
-  // needs at it, so a long trial left running alone at the end is not
+  // `work` done over the time trials spent running, summed over trials):
+  // when known, the time left is at least what the least advanced running
+  // trial needs at it, so a long trial left running alone at the end is not
   // counted as done at the whole study's parallel rate.
   std::optional<double> trial_rate;
 };
@@ -78,6 +84,7 @@ class Progress {
   // ProgressCounts::trial_rate.
   double busy_s_ = 0;
   int64_t running_before_ = 0;
+  double work_before_ = 0;  // ProgressCounts::work at the first update
 };
 
 }  // namespace sweep

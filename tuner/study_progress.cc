@@ -18,17 +18,19 @@ ProgressCounts StudyRun::Counts() const {
   c.paused = table_.Count(TrialStatus::kPaused);
   c.planned = scheduler_->Planned();
   if (const Trial* b = table_.best()) c.best = b->value;
-  if (c.running > 0) {
-    const double steps = static_cast<double>(std::max<int64_t>(1, TaskResource(study_.task())));
-    for (const auto& [id, t] : table_.all()) {
-      if (t.status != TrialStatus::kRunning) continue;
-      const double share = std::min(1.0, static_cast<double>(t.last_step) / steps);
-      if (!c.slowest_step || t.last_step < *c.slowest_step) {
-        c.slowest_step = t.last_step;
-        c.slowest_share = share;
-      }
-      c.running_share += share;
+  const int64_t task_steps = TaskResource(study_.task());
+  const double steps = static_cast<double>(std::max<int64_t>(1, task_steps));
+  for (const auto& [id, t] : table_.all()) {
+    const double share = t.status == TrialStatus::kCompleted
+                             ? 1.0
+                             : std::min(1.0, static_cast<double>(t.last_step) / steps);
+    c.work += share;
+    if (t.status != TrialStatus::kRunning) continue;
+    if (!c.slowest_step || t.last_step < *c.slowest_step) {
+      c.slowest_step = t.last_step;
+      if (task_steps > 1) c.slowest_share = share;
     }
+    c.running_share += share;
   }
   return c;
 }

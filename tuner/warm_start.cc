@@ -73,9 +73,10 @@ bool FitsSpace(const SearchSpace& space, const pb::ParamSet& params) {
 
 int64_t ScaleStep(int64_t step, int64_t from_steps, int64_t to_steps) {
   if (step <= 0 || from_steps <= 0 || to_steps <= 0 || from_steps == to_steps) return step;
-  // Rounded up: a trial that reported anything reported at least a step.
-  const int64_t scaled = (step * to_steps + from_steps - 1) / from_steps;
-  return std::clamp<int64_t>(scaled, 1, to_steps);
+  // A program may report past its steps: that is all of them. Rounded up:
+  // a trial that reported anything reported at least a step.
+  step = std::min(step, from_steps);
+  return std::clamp<int64_t>((step * to_steps + from_steps - 1) / from_steps, 1, to_steps);
 }
 
 std::string StepsNote(const WarmStart& w) {

@@ -24,7 +24,8 @@ struct WarmStart {
 };
 
 // A step of a study whose trials run `from_steps` as the same share of
-// `to_steps` (rounded up, 1 to `to_steps`; 0 stays 0).
+// `to_steps` (rounded up, 1 to `to_steps`; 0 stays 0; a step past
+// `from_steps` counts as `from_steps`). Equal step counts leave it as is.
 int64_t ScaleStep(int64_t step, int64_t from_steps, int64_t to_steps);
 // What the output and the `warm_start` event say when the two differ.
 std::string StepsNote(const WarmStart& w);
@@ -33,10 +34,11 @@ std::string StepsNote(const WarmStart& w);
 // optionally ":STUDY"; without it, the database's only study) whose
 // parameters are exactly a point of `space` (every active parameter set
 // to a valid value, no other) into study `study_id` of `store`, as
-// finished trials with their values, steps (ScaleStep'd to this study's)
-// and metrics, each with a `proposed` event naming its source. The source is opened read-only.
-// Writes into the open transaction; the caller commits.
-// The source must optimise the same metric in the same direction.
+// finished trials with their values, metrics and steps (rescaled by
+// ScaleStep to this study's), each with a `proposed` event naming its
+// source. The source is opened read-only. Writes into the open
+// transaction; the caller commits. The source must optimise the same
+// metric in the same direction.
 Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study& study,
                                 const SearchSpace& space, const std::string& from);
 

@@ -32,7 +32,8 @@ TEST(ProgressTest, ALongTrialLeftRunningAloneIsNotDoneAtTheParallelRate) {
   c.completed = 7;
   c.running = 1;
   c.planned = 8;
-  c.running_share = c.slowest_share = 0.25;
+  c.running_share = 0.25;
+  c.slowest_share = 0.25;
   EXPECT_NE(StatusLine("s", c, 600, 200).find("~1:02 left"), std::string::npos)
       << StatusLine("s", c, 600, 200);
   c.trial_rate = 7.25 / 2400;
@@ -40,6 +41,11 @@ TEST(ProgressTest, ALongTrialLeftRunningAloneIsNotDoneAtTheParallelRate) {
       << StatusLine("s", c, 600, 200);
   // Where the rate says more, the rate stands.
   c.trial_rate = 1.0;
+  EXPECT_NE(StatusLine("s", c, 600, 200).find("~1:02 left"), std::string::npos)
+      << StatusLine("s", c, 600, 200);
+  // A trial of one step says nothing of how far it is: no floor.
+  c.trial_rate = 7.25 / 2400;
+  c.slowest_share.reset();
   EXPECT_NE(StatusLine("s", c, 600, 200).find("~1:02 left"), std::string::npos)
       << StatusLine("s", c, 600, 200);
 }
