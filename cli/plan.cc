@@ -63,6 +63,14 @@ Result<std::string> HyperbandLayout(const pb::Study& study, bool json) {
   return out;
 }
 
+// A budget's line and JSON field ("" without one).
+std::string BudgetNote(const pb::Algorithm& alg) {
+  return alg.has_budget() ? "; no new trial after " + Num(alg.budget()) + " steps" : "";
+}
+std::string BudgetJson(const pb::Algorithm& alg) {
+  return alg.has_budget() ? ", \"budget\": " + Num(alg.budget()) : "";
+}
+
 }  // namespace
 
 Result<std::string> FormatPlan(const pb::Study& study, bool json) {
@@ -82,16 +90,17 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
                ", \"gamma\": " + JsonNumber(c.gamma()) +
                ", \"multivariate\": " + (c.multivariate() ? "true" : "false") +
                ", \"constant_liar\": " + (c.constant_liar() ? "true" : "false") +
-               ", \"steps_per_trial\": " + Num(resource) + "}\n";
-      return "tpe: " + Num(trials) + " trials of " + Num(resource) + " steps (" +
-             Num(trials * resource) + " steps); the first " + Num(c.n_startup_trials()) +
-             " finished trials are random draws, then each proposal is the best of " +
+               ", \"steps_per_trial\": " + Num(resource) + BudgetJson(alg) + "}\n";
+      return "tpe: " + Num(trials) + " trials of " + Num(resource) +
+             (resource == 1 ? " step (" : " steps (") + Num(trials * resource) +
+             " steps); quasi-random (Halton) proposals until " + Num(c.n_startup_trials()) +
+             " trials have finished, then each proposal is the best of " +
              Num(c.n_ei_candidates()) + " candidates by l(x)/g(x), the best " +
              FormatDouble(c.gamma()) + " of finished trials (at most 25) being good" +
              (c.constant_liar() ? " and running ones counted bad" : "") +
              (c.multivariate() ? "; parameters modelled jointly"
                                : "; parameters modelled one by one") +
-             "\n";
+             BudgetNote(alg) + "\n";
     }
     case pb::ALGORITHM_TYPE_ASHA: {
       auto rungs = AshaRungs(study);
@@ -140,7 +149,8 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
         return "{\"algorithm\": \"" + name +
                "\", \"max_trials\": " + (trials ? Num(*trials) : std::string("null")) +
                ", \"steps_per_trial\": " + Num(resource) +
-               (trials ? ", \"total_steps\": " + Num(*trials * resource) : "") + "}\n";
+               (trials ? ", \"total_steps\": " + Num(*trials * resource) : "") + BudgetJson(alg) +
+               "}\n";
       std::string head = name + ": " +
                          (trials ? Num(*trials) + " trials" + grid_note
                                  : std::string("trials until the budget is spent"));
@@ -149,11 +159,11 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
                " a trial stops once its best is worse than the median of the running averages "
                "of the others (at least " +
                Num(alg.median().min_trials()) + ") at that step" +
-               (trials ? "; at most " + Num(*trials * resource) + " steps" : "") + "\n";
+               (trials ? "; at most " + Num(*trials * resource) + " steps" : "") + BudgetNote(alg) +
+               "\n";
       }
       return head + ", each runs its " + steps +
-             (trials ? ": " + Num(*trials * resource) + " steps in all" : "") +
-             (alg.has_budget() ? "; no new trial after " + Num(alg.budget()) + " steps" : "") +
+             (trials ? ": " + Num(*trials * resource) + " steps in all" : "") + BudgetNote(alg) +
              "\n";
     }
   }

@@ -211,6 +211,11 @@ TEST(E2eTpeTest, FromSeedsANewStudyWithAnotherStudysFinishedTrials) {
       "b.yaml",
       TpeStudy("  x1: {type: float, min: -5, max: 5}\n  x2: {type: float, min: 0, max: 15}\n", 5, 8,
                0));
+  ASSERT_EQ(RunSweep({"plan", study}, &out), 0) << out;
+  EXPECT_NE(out.find("tpe: 5 trials of 8 steps (40 steps); quasi-random (Halton) proposals until "
+                     "10 trials have finished, then each proposal is the best of 24 candidates"),
+            std::string::npos)
+      << out;
   std::vector<std::string> args = {"run", study,        "--db", b, "--from", a, "--local-runners",
                                    "1",   "--progress", "plain"};
   ASSERT_EQ(RunSweep(args, &out), 0) << out;
