@@ -1,12 +1,15 @@
 // TPE and BOHB end to end: real tuner, real runners over ZeroMQ, a real
 // database. A tuner killed with SIGKILL resumes to exactly the trials of an
 // uninterrupted run (with max_trials, and with a budget); four runners never
-// run the same point at once; BOHB runs Hyperband's brackets with
-// model-based proposals, and `sweep why` says where each proposal came from;
-// a killed BOHB study resumes to an uninterrupted run's trials.
+// run the same point at once; with runners crashing and hanging, every
+// proposal's model counts each earlier trial exactly once (no zombies); BOHB
+// runs Hyperband's brackets with model-based proposals, and `sweep why` says
+// where each proposal came from; a killed BOHB study resumes to an
+// uninterrupted run's trials; `--from` seeds a new study.
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -103,6 +106,69 @@ TEST(E2eTpeTest, FourRunnersNeverRunTheSamePointAtOnce) {
                      "SELECT count(*) FROM events WHERE kind = 'proposed' AND detail LIKE "
                      "'%running, counted bad%'"),
             10);
+}
+
+// Runners crash and hang, trials fail and return NaN, and every proposal's
+// model still accounts for each earlier trial exactly once: a finished one
+// (completed) as good or bad, a failed one left out, and every other one
+// (running, or queued again after its runner was lost) counted bad as
+// running until it ends. A lost runner's trial is no zombie: it runs again,
+// ends, and moves into the model.
+TEST(E2eTpeTest, LostRunnersAndFailuresLeaveNoZombiesInTheModel) {
+  TempDir dir;
+  std::string study =
+      dir.Write("s.yaml",
+                "name: tpe-chaos\nobjective: {metric: value, goal: minimize}\n"
+                "task:\n  synthetic: {function: branin, steps: 3, step_ms: 5, fail_prob: 0.1, "
+                "nan_prob: 0.1, crash_prob: 0.1, hang_prob: 0.04}\n  stall_timeout_s: 1\n"
+                "algorithm: {type: tpe, max_trials: 40, max_retries: 3}\nseed: 9\nparameters:\n" +
+                    std::string(kContinuous));
+  std::string db = dir.File("c.db"), out;
+  ASSERT_EQ(RunSweep({"run", study, "--db", db, "--local-runners", "2", "--heartbeat-ms", "200",
+                      "--progress", "plain"},
+                     &out, 300000),
+            0)
+      << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status IN ('completed', 'failed')"),
+            40);
+  // Runners were lost, and trials they ran completed on a later attempt.
+  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM events WHERE kind = 'attempt_lost'"), 1);
+  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed' AND attempts > 1"),
+            1);
+  // Each proposal against the trials as they stood when it was made (times
+  // only move forward, so `ended_at < at` is "ended before").
+  auto rows = Query(db,
+                    "SELECT t.number, e.detail, "
+                    "(SELECT count(*) FROM trials u WHERE u.status = 'completed' AND u.ended_at < "
+                    "e.at), (SELECT count(*) FROM trials u WHERE u.ended_at < e.at) "
+                    "FROM events e JOIN trials t ON t.id = e.trial_id WHERE e.kind = 'proposed' "
+                    "ORDER BY t.number");
+  ASSERT_EQ(rows.size(), 40u);
+  const std::regex startup(R"(^quasi-random start-up draw \((\d+) of the 10 )");
+  const std::regex model(R"(^TPE: (\d+) good and (\d+) bad trials(?: \((\d+) running)?)");
+  int modelled = 0, with_unfinished = 0;
+  for (const auto& row : rows) {
+    const int64_t number = std::get<int64_t>(row[0]);
+    const std::string detail = CellText(row[1]);
+    const int64_t finished = std::get<int64_t>(row[2]);
+    const int64_t unfinished = number - std::get<int64_t>(row[3]);
+    std::smatch m;
+    if (std::regex_search(detail, m, startup)) {
+      EXPECT_EQ(std::stoll(m[1]), finished) << number << ": " << detail;
+      EXPECT_LT(finished, 10) << number << ": " << detail;
+    } else if (std::regex_search(detail, m, model)) {
+      ++modelled;
+      const int64_t running = m[3].matched ? std::stoll(m[3]) : 0;
+      EXPECT_EQ(std::stoll(m[1]) + std::stoll(m[2]) - running, finished)
+          << number << ": " << detail;
+      EXPECT_EQ(running, unfinished) << number << ": " << detail;
+      if (running > 0) ++with_unfinished;
+    } else {
+      ADD_FAILURE() << number << ": " << detail;
+    }
+  }
+  EXPECT_GE(modelled, 15);
+  EXPECT_GE(with_unfinished, 5);
 }
 
 TEST(E2eBohbTest, RunsHyperbandsBracketsWithModelBasedProposals) {
