@@ -40,6 +40,12 @@ struct ProgressCounts {
   // trial needs at it, so a long trial left running alone at the end is not
   // counted as done at the whole study's parallel rate.
   std::optional<double> trial_rate;
+  // The longest any running trial still needs at its own pace in this run
+  // (the time per step it has taken since it was handed out, over the steps
+  // it has left, less the time since its latest report), in seconds; unset
+  // while no running trial has reported in this run. The time left is at
+  // least this: one slow trial left at the end is timed by its own steps.
+  std::optional<double> running_left_s;
 };
 
 // "[study] done 3/20  running 2 (slowest at step 40)  best 0.12  ~3:05 left
@@ -47,7 +53,7 @@ struct ProgressCounts {
 // the least needed dropped first until the line fits `width` columns, then
 // cut. The time left is the trials still planned at the rate, both counting
 // the running trials' shares, and at least the slowest running trial's rest
-// at `trial_rate`.
+// at `trial_rate` and `running_left_s`.
 std::string StatusLine(const std::string& study, const ProgressCounts& c, double elapsed_s,
                        size_t width);
 // The status line redrawn in place on the terminal on `fd`: "\r", erase

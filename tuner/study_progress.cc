@@ -3,6 +3,7 @@
 // written once per commit for the readers (sweep trials, the dashboard).
 #include <algorithm>
 
+#include "common/clock.h"
 #include "common/study_defaults.h"
 #include "tuner/study_run.h"
 
@@ -19,6 +20,7 @@ ProgressCounts StudyRun::Counts() const {
   c.planned = scheduler_->Planned();
   if (const Trial* b = table_.best()) c.best = b->value;
   const int64_t task_steps = TaskResource(study_.task());
+  const int64_t now_ms = NowMs();
   const double steps = static_cast<double>(std::max<int64_t>(1, task_steps));
   for (const auto& [id, t] : table_.all()) {
     const double share = t.status == TrialStatus::kCompleted
@@ -31,6 +33,15 @@ ProgressCounts StudyRun::Counts() const {
       if (task_steps > 1) c.slowest_share = share;
     }
     c.running_share += share;
+    // Its own pace in this run, once it has reported a step of it.
+    if (t.last_step > t.run_start_step && t.last_report_ms >= t.run_started_ms) {
+      const double per_step = static_cast<double>(t.last_report_ms - t.run_started_ms) /
+                              static_cast<double>(t.last_step - t.run_start_step);
+      const double left_ms =
+          static_cast<double>(std::max<int64_t>(0, task_steps - t.last_step)) * per_step -
+          static_cast<double>(now_ms - t.last_report_ms);
+      c.running_left_s = std::max(c.running_left_s.value_or(0.0), std::max(0.0, left_ms) / 1000);
+    }
   }
   return c;
 }

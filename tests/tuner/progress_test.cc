@@ -50,6 +50,23 @@ TEST(ProgressTest, ALongTrialLeftRunningAloneIsNotDoneAtTheParallelRate) {
       << StatusLine("s", c, 600, 200);
 }
 
+TEST(ProgressTest, ASlowLastTrialIsTimedByItsOwnPace) {
+  // The study's rate and an average trial's speed both say about a minute;
+  // the last trial has shown it takes 70 s a step and has 4 left.
+  ProgressCounts c;
+  c.completed = 11;
+  c.running = 1;
+  c.planned = 12;
+  c.running_share = 0.5;
+  c.slowest_share = 0.5;
+  c.trial_rate = 1.0 / 120;
+  EXPECT_NE(StatusLine("s", c, 600, 200).find("~1:00 left"), std::string::npos)
+      << StatusLine("s", c, 600, 200);
+  c.running_left_s = 4 * 70.0;
+  EXPECT_NE(StatusLine("s", c, 600, 200).find("~4:40 left"), std::string::npos)
+      << StatusLine("s", c, 600, 200);
+}
+
 TEST(ProgressTest, SlowRatesReadPerMinuteOrPerHour) {
   ProgressCounts c;
   c.completed = 1;

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <set>
+#include <thread>
 
 #include "e2e/harness.h"
 #include "search_spaces/study_parser.h"
@@ -279,6 +281,27 @@ TEST_F(StudyRunTest, TheReplayMeetsACheckpointBeforeItsReportAndTheFirstOfTwoVal
   run_->WriteProgress();
   Commit();
   EXPECT_EQ(QueryInt(db_, "SELECT CAST(value * 6 AS INTEGER) FROM trials"), 1);  // 0.5 / 3
+}
+
+// The status line's time left knows each running trial's own pace: none
+// before its first report, then its time a step over the steps it has left.
+TEST_F(StudyRunTest, ARunningTrialsOwnPaceGivesItsTimeLeft) {
+  Open("{type: random, max_trials: 1}", "{synthetic: {function: curve, steps: 1000}}");
+  pb::Assign a = Assign();
+  EXPECT_FALSE(run_->Counts().running_left_s.has_value());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  Report(a, 1, 0.5);
+  Commit();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  Report(a, 2, 0.4);
+  Commit();
+  // At least 20 ms a step (the test's own delays) for 998 more steps, less
+  // the moment since the report (far under 5 s).
+  auto left = run_->Counts().running_left_s;
+  ASSERT_TRUE(left.has_value());
+  EXPECT_GT(*left, 0.02 * 998 - 5);
+  Report(a, 1000, 0.1);
+  EXPECT_EQ(run_->Counts().running_left_s.value_or(-1), 0.0);
 }
 
 // A restarted tuner replays the history in time order, so what happened
