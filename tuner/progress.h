@@ -41,10 +41,10 @@ struct ProgressCounts {
   // counted as done at the whole study's parallel rate.
   std::optional<double> trial_rate;
   // The longest any running trial still needs at its own pace in this run
-  // (the time per step it has taken since it was handed out, over the steps
+  // (its time a step between its first and latest reports, over the steps
   // it has left, less the time since its latest report), in seconds; unset
-  // while no running trial has reported in this run. The time left is at
-  // least this: one slow trial left at the end is timed by its own steps.
+  // while no running trial has reported twice in this run. The time left is
+  // at least this: one slow trial left at the end is timed by its own steps.
   std::optional<double> running_left_s;
 };
 

@@ -33,10 +33,10 @@ ProgressCounts StudyRun::Counts() const {
       if (task_steps > 1) c.slowest_share = share;
     }
     c.running_share += share;
-    // Its own pace in this run, once it has reported a step of it.
-    if (t.last_step > t.run_start_step && t.last_report_ms >= t.run_started_ms) {
-      const double per_step = static_cast<double>(t.last_report_ms - t.run_started_ms) /
-                              static_cast<double>(t.last_step - t.run_start_step);
+    // Its own pace in this run, from its first report on.
+    if (t.first_report_ms > 0 && t.last_step > t.first_report_step) {
+      const double per_step = static_cast<double>(t.last_report_ms - t.first_report_ms) /
+                              static_cast<double>(t.last_step - t.first_report_step);
       const double left_ms =
           static_cast<double>(std::max<int64_t>(0, task_steps - t.last_step)) * per_step -
           static_cast<double>(now_ms - t.last_report_ms);

@@ -222,6 +222,10 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
   CommitCheckpoint(t, report.step(), now);
   t->last_step = report.step();
   t->last_report_ms = NowMs();
+  if (!t->first_report_ms) {
+    t->first_report_ms = t->last_report_ms;
+    t->first_report_step = report.step();
+  }
   progress_dirty_.insert(t->id);
   // A step this attempt has reported before runs again (a trial promoted
   // without a checkpoint, a run cut short by a tuner restart): the database
@@ -389,7 +393,6 @@ Trial* StudyRun::CreateTrial(const std::string& runner_name, uint64_t lease) {
   t.new_attempt = true;
   t.lease = lease;
   t.runner = runner_name;
-  t.run_started_ms = NowMs();
   return &table_.Insert(std::move(t));
 }
 
@@ -429,8 +432,7 @@ std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, u
       t->lease = lease;
       t->runner = runner_name;
       t->last_step = 0;
-      t->run_started_ms = NowMs();
-      t->run_start_step = t->checkpoint_path.empty() ? 0 : t->checkpoint_step;
+      t->first_report_ms = 0;
       // Resumed from a checkpoint, it keeps the objective reported up to
       // there: a checkpoint of its last step leaves nothing to report.
       if (t->checkpoint_path.empty()) t->last_objective.reset();

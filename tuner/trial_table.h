@@ -27,10 +27,11 @@ struct Trial {
   // that hold it. The dispatcher owns the socket side of the lease.
   uint64_t lease = 0;
   std::string runner;
-  // While running, for the status line's time left (tuner/progress.h): when
-  // this run was handed out (NowMs), the step it starts after (a checkpoint's),
-  // and when its latest report arrived.
-  int64_t run_started_ms = 0, run_start_step = 0, last_report_ms = 0;
+  // While running, for the status line's time left (tuner/progress.h): the
+  // first report of this run (NowMs, 0: none yet) and its step, and when
+  // the latest report arrived. Its pace counts from its first report, so
+  // neither a wait behind a runner's other trials nor the start-up is in it.
+  int64_t first_report_ms = 0, first_report_step = 0, last_report_ms = 0;
   int64_t last_step = 0;
   // The furthest step of attempt `attempts` whose objective report is
   // stored: a step at or before it runs again, and the algorithm has

@@ -284,18 +284,18 @@ TEST_F(StudyRunTest, TheReplayMeetsACheckpointBeforeItsReportAndTheFirstOfTwoVal
 }
 
 // The status line's time left knows each running trial's own pace: none
-// before its first report, then its time a step over the steps it has left.
+// before its second report, then its time a step over the steps it has left.
 TEST_F(StudyRunTest, ARunningTrialsOwnPaceGivesItsTimeLeft) {
   Open("{type: random, max_trials: 1}", "{synthetic: {function: curve, steps: 1000}}");
   pb::Assign a = Assign();
   EXPECT_FALSE(run_->Counts().running_left_s.has_value());
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
   Report(a, 1, 0.5);
   Commit();
+  EXPECT_FALSE(run_->Counts().running_left_s.has_value());
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   Report(a, 2, 0.4);
   Commit();
-  // At least 20 ms a step (the test's own delays) for 998 more steps, less
+  // At least 20 ms a step (the test's own delay) for 998 more steps, less
   // the moment since the report (far under 5 s).
   auto left = run_->Counts().running_left_s;
   ASSERT_TRUE(left.has_value());
