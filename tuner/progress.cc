@@ -66,8 +66,8 @@ std::string StatusLine(const std::string& study, const ProgressCounts& c, double
   fields.push_back({"best " + (c.best ? FormatDouble(*c.best) : std::string("-")), 1});
   if (c.planned && progressed > 0 && rate > 0 && static_cast<double>(*c.planned) > progressed) {
     double left = (static_cast<double>(*c.planned) - progressed) / rate;
-    if (c.running > 0 && c.slowest_share && c.trial_rate && *c.trial_rate > 0)
-      left = std::max(left, (1 - std::min(1.0, *c.slowest_share)) / *c.trial_rate);
+    if (c.running > 0 && c.left_share && c.trial_rate && *c.trial_rate > 0)
+      left = std::max(left, std::min(1.0, *c.left_share) / *c.trial_rate);
     if (c.running > 0 && c.running_left_s) left = std::max(left, *c.running_left_s);
     fields.push_back({"~" + FormatDuration(left) + " left", 3});
   }

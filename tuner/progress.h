@@ -21,10 +21,11 @@ struct ProgressCounts {
   // steps it has reported (step 5 of 20: 0.25), so the rate and the time
   // left move while long trials run, not only when one ends.
   double running_share = 0;
-  // The share of its steps the least advanced running trial has reported;
-  // unset where a trial's steps do not say how far it is (a task of one
-  // step).
-  std::optional<double> slowest_share;
+  // The most steps any running trial must still run before its algorithm
+  // may end it (to its next decision step, else its last), in trials;
+  // unset where that is not known: a task of one step, trials already
+  // ending, the median rule (it may stop a trial at any step).
+  std::optional<double> left_share;
   // The steps run so far over all of the study's trials, in trials (a trial
   // stopped at step 5 of 20 adds 0.25): the work `trial_rate` is measured
   // in, so that trials stopped early count for what they ran.
@@ -36,15 +37,16 @@ struct ProgressCounts {
   int64_t ended_before = 0;
   // One trial's speed, in trials per second of its own running time (the
   // `work` done over the time trials spent running, summed over trials):
-  // when known, the time left is at least what the least advanced running
-  // trial needs at it, so a long trial left running alone at the end is not
-  // counted as done at the whole study's parallel rate.
+  // when known, the time left is at least `left_share` at it, so a long
+  // trial left running alone at the end is not counted as done at the
+  // whole study's parallel rate.
   std::optional<double> trial_rate;
   // The longest any running trial still needs at its own pace in this run
   // (its time a step between its first and latest reports, over the steps
-  // it has left, less the time since its latest report), in seconds; unset
-  // while no running trial has reported twice in this run. The time left is
-  // at least this: one slow trial left at the end is timed by its own steps.
+  // it must still run as for `left_share`, less the time since its latest
+  // report), in seconds; unset while none has reported twice in this run.
+  // The time left is at least this: a slow trial left running at the end
+  // is timed by its own steps.
   std::optional<double> running_left_s;
 };
 
@@ -52,8 +54,8 @@ struct ProgressCounts {
 // 0:42 elapsed  1.5 trials/s  queued 15  runners 2": the fields in order,
 // the least needed dropped first until the line fits `width` columns, then
 // cut. The time left is the trials still planned at the rate, both counting
-// the running trials' shares, and at least the slowest running trial's rest
-// at `trial_rate` and `running_left_s`.
+// the running trials' shares, and at least `left_share` at `trial_rate` and
+// `running_left_s`.
 std::string StatusLine(const std::string& study, const ProgressCounts& c, double elapsed_s,
                        size_t width);
 // The status line redrawn in place on the terminal on `fd`: "\r", erase

@@ -2,12 +2,29 @@
 // (tuner/progress.h), and each running trial's last step and objective,
 // written once per commit for the readers (sweep trials, the dashboard).
 #include <algorithm>
+#include <optional>
 
 #include "common/clock.h"
 #include "common/study_defaults.h"
 #include "tuner/study_run.h"
 
 namespace sweep {
+
+namespace {
+
+// The step a running trial must still reach before its algorithm may end
+// it: its next decision step (a rung, a PBT interval) or its last step;
+// none where it is ending already, or where the median rule may stop it at
+// any step.
+std::optional<int64_t> MustReach(const Trial& t, const Scheduler& scheduler, const pb::Study& study,
+                                 int64_t task_steps) {
+  if (t.segment_ended || study.algorithm().type() == pb::ALGORITHM_TYPE_MEDIAN) return {};
+  for (int64_t s : scheduler.DecisionSteps(t.number))
+    if (s > t.last_step) return s;
+  return task_steps;
+}
+
+}  // namespace
 
 ProgressCounts StudyRun::Counts() const {
   ProgressCounts c;
@@ -28,18 +45,20 @@ ProgressCounts StudyRun::Counts() const {
                              : std::min(1.0, static_cast<double>(t.last_step) / steps);
     c.work += share;
     if (t.status != TrialStatus::kRunning) continue;
-    if (!c.slowest_step || t.last_step < *c.slowest_step) {
-      c.slowest_step = t.last_step;
-      if (task_steps > 1) c.slowest_share = share;
-    }
+    if (!c.slowest_step || t.last_step < *c.slowest_step) c.slowest_step = t.last_step;
     c.running_share += share;
+    const std::optional<int64_t> reach = MustReach(t, *scheduler_, study_, task_steps);
+    if (!reach) continue;
+    const int64_t left = std::max<int64_t>(0, *reach - t.last_step);
+    // A trial of one step says nothing of how far it is.
+    if (task_steps > 1)
+      c.left_share = std::max(c.left_share.value_or(0.0), static_cast<double>(left) / steps);
     // Its own pace in this run, from its first report on.
     if (t.first_report_ms > 0 && t.last_step > t.first_report_step) {
       const double per_step = static_cast<double>(t.last_report_ms - t.first_report_ms) /
                               static_cast<double>(t.last_step - t.first_report_step);
       const double left_ms =
-          static_cast<double>(std::max<int64_t>(0, task_steps - t.last_step)) * per_step -
-          static_cast<double>(now_ms - t.last_report_ms);
+          static_cast<double>(left) * per_step - static_cast<double>(now_ms - t.last_report_ms);
       c.running_left_s = std::max(c.running_left_s.value_or(0.0), std::max(0.0, left_ms) / 1000);
     }
   }

@@ -33,7 +33,7 @@ TEST(ProgressTest, ALongTrialLeftRunningAloneIsNotDoneAtTheParallelRate) {
   c.running = 1;
   c.planned = 8;
   c.running_share = 0.25;
-  c.slowest_share = 0.25;
+  c.left_share = 0.75;
   EXPECT_NE(StatusLine("s", c, 600, 200).find("~1:02 left"), std::string::npos)
       << StatusLine("s", c, 600, 200);
   c.trial_rate = 7.25 / 2400;
@@ -45,7 +45,7 @@ TEST(ProgressTest, ALongTrialLeftRunningAloneIsNotDoneAtTheParallelRate) {
       << StatusLine("s", c, 600, 200);
   // A trial of one step says nothing of how far it is: no floor.
   c.trial_rate = 7.25 / 2400;
-  c.slowest_share.reset();
+  c.left_share.reset();
   EXPECT_NE(StatusLine("s", c, 600, 200).find("~1:02 left"), std::string::npos)
       << StatusLine("s", c, 600, 200);
 }
@@ -58,7 +58,7 @@ TEST(ProgressTest, ASlowLastTrialIsTimedByItsOwnPace) {
   c.running = 1;
   c.planned = 12;
   c.running_share = 0.5;
-  c.slowest_share = 0.5;
+  c.left_share = 0.5;
   c.trial_rate = 1.0 / 120;
   EXPECT_NE(StatusLine("s", c, 600, 200).find("~1:00 left"), std::string::npos)
       << StatusLine("s", c, 600, 200);

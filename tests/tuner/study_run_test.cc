@@ -304,6 +304,31 @@ TEST_F(StudyRunTest, ARunningTrialsOwnPaceGivesItsTimeLeft) {
   EXPECT_EQ(run_->Counts().running_left_s.value_or(-1), 0.0);
 }
 
+// Under Hyperband a trial's time left runs to its next rung, where it may
+// end, not to the task's last step; once told to pause it has none.
+TEST_F(StudyRunTest, ATrialsTimeLeftRunsToItsNextRungAndEndsWithItsSegment) {
+  Open("{type: hyperband, hyperband: {min_resource: 9, max_resource: 27, reduction_factor: 3}}",
+       "{synthetic: {function: curve, steps: 27}}");
+  pb::Assign a = Assign();
+  ASSERT_GE(a.decision_steps_size(), 1);
+  ASSERT_EQ(a.decision_steps(0), 9);
+  Report(a, 1, 0.9);
+  Report(a, 2, 0.8);
+  Commit();
+  ProgressCounts c = run_->Counts();
+  ASSERT_TRUE(c.left_share.has_value());
+  EXPECT_DOUBLE_EQ(*c.left_share, 7.0 / 27);
+  EXPECT_TRUE(c.running_left_s.has_value());
+  for (int64_t step = 3; step <= 9; ++step) Report(a, step, 0.5);
+  Commit();
+  // Paused at the rung (the others have not reached it): still running
+  // until its runner ends the segment, with nothing left to time.
+  EXPECT_EQ(Status(a.trial_id()), "running");
+  c = run_->Counts();
+  EXPECT_FALSE(c.left_share.has_value());
+  EXPECT_FALSE(c.running_left_s.has_value());
+}
+
 // A restarted tuner replays the history in time order, so what happened
 // after a restart sorts after what happened before it even when the clock
 // has gone back since (here the database holds times an hour ahead), and
