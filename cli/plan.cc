@@ -94,7 +94,7 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
       return "tpe: " + Num(trials) + " trials of " + Num(resource) +
              (resource == 1 ? " step (" : " steps (") + Num(trials * resource) +
              " steps); quasi-random (Halton) proposals until " + Num(c.n_startup_trials()) +
-             " trials have finished, then each proposal is the best of " +
+             " trials have completed or stopped, then each proposal is the best of " +
              Num(c.n_ei_candidates()) + " candidates by l(x)/g(x), the best " +
              FormatDouble(c.gamma()) + " of finished trials (at most 25) being good" +
              (c.constant_liar() ? " and running ones counted bad" : "") +

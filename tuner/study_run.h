@@ -132,9 +132,10 @@ class StudyRun : public TrialOwner {
   Trial* CreateTrial(const std::string& runner_name, uint64_t lease);
   void Event(int64_t trial_id, const std::string& kind, const std::string& detail);
   void Write(Status st);
-  // The time every row this study writes is stamped with: the wall clock,
-  // but always after the previous stamp and after every time the database
-  // held when the study loaded. A restarted tuner replays the history in
+  // The time every row StudyRun writes is stamped with: the wall clock, but
+  // always after the previous stamp and, from the history's replay in
+  // Load() on, after the latest report, checkpoint and trial end the
+  // database held. A restarted tuner replays the history in
   // time order, so this keeps that order the order things happened in when
   // the clock steps back (NTP, a restored VM) or two commits read the same
   // time. While the clock is behind, stamps advance by the smallest step a

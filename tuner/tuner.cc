@@ -278,7 +278,7 @@ void Tuner::Housekeeping() {
     }
     for (const auto& d : died) dispatcher_->LoseRunnerByPid(d.pid, d.how);
   }
-  // Counts() walks the running trials: only when the line is drawn.
+  // Counts() walks the trials: only when the line is drawn.
   if (progress_ && progress_->Due()) progress_->Update(Counts());
 }
 

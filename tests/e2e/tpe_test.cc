@@ -279,7 +279,8 @@ TEST(E2eTpeTest, FromSeedsANewStudyWithAnotherStudysFinishedTrials) {
                0));
   ASSERT_EQ(RunSweep({"plan", study}, &out), 0) << out;
   EXPECT_NE(out.find("tpe: 5 trials of 8 steps (40 steps); quasi-random (Halton) proposals until "
-                     "10 trials have finished, then each proposal is the best of 24 candidates"),
+                     "10 trials have completed or stopped, then each proposal is the best of 24 "
+                     "candidates"),
             std::string::npos)
       << out;
   std::vector<std::string> args = {"run", study,        "--db", b, "--from", a, "--local-runners",
