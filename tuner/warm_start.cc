@@ -73,10 +73,11 @@ bool FitsSpace(const SearchSpace& space, const pb::ParamSet& params) {
 
 int64_t ScaleStep(int64_t step, int64_t from_steps, int64_t to_steps) {
   if (step <= 0 || from_steps <= 0 || to_steps <= 0 || from_steps == to_steps) return step;
-  // A program may report past its steps: that is all of them. Rounded up:
-  // a trial that reported anything reported at least a step.
+  // A program may report past its steps: that is all of them. Rounded up,
+  // so 1..from_steps maps onto 1..to_steps: a trial that reported anything
+  // reported at least a step.
   step = std::min(step, from_steps);
-  return std::clamp<int64_t>((step * to_steps + from_steps - 1) / from_steps, 1, to_steps);
+  return (step * to_steps + from_steps - 1) / from_steps;
 }
 
 std::string StepsNote(const WarmStart& w) {
