@@ -224,7 +224,7 @@ int main(int argc, char** argv) {
   add_db(trials_cmd);
   trials_cmd->add_option("study", q.study, "Study name (optional when the database holds one)");
   trials_cmd->add_option("--status", q.status, "Only trials with this status")
-      ->check(CLI::IsMember({"queued", "running", "completed", "failed", "stopped", "paused"}));
+      ->check(CLI::IsMember(TrialStatusNames()));
   trials_cmd->add_option("--top", q.top, "Only the K best completed trials")
       ->check(CLI::Range(1, INT_MAX));
   trials_cmd->add_option("--format", q.format, "table|csv|json")->check(formats);
@@ -393,15 +393,15 @@ int main(int argc, char** argv) {
   if (trials_cmd->parsed() || export_cmd->parsed()) {
     return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {
       ASSIGN_OR_RETURN(StudyRef s, r.ResolveStudy(q.study));
-      ASSIGN_OR_RETURN(auto trials, r.Trials(s, q.status, q.top));
-      if (trials.empty() && f == Format::kTable && (!q.status.empty() || q.top > 0)) {
+      const std::optional<TrialStatus> status = ParseTrialStatus(q.status);
+      ASSIGN_OR_RETURN(auto trials, r.Trials(s, status, q.top));
+      if (trials.empty() && f == Format::kTable && (status || q.top > 0)) {
         // Say which filter left nothing.
         std::string why = "no trial of study '" + s.name + "'";
-        if (!q.status.empty()) why += " has status " + q.status;
+        if (status) why += std::string(" has status ") + TrialStatusName(*status);
         if (q.top > 0) {
-          why += std::string(q.status.empty() ? "" : ", and") +
-                 " --top ranks completed trials only" +
-                 (q.status.empty() || q.status == "completed" ? ": none has completed yet" : "");
+          why += std::string(status ? ", and" : "") + " --top ranks completed trials only" +
+                 (!status || *status == TrialStatus::kCompleted ? ": none has completed yet" : "");
         }
         return "(no rows: " + EscapeControl(why) + ")\n";
       }
@@ -412,7 +412,7 @@ int main(int argc, char** argv) {
   if (best_cmd->parsed()) {
     return WithReader(q, [&](Reader& r, Format f) -> Result<std::string> {
       ASSIGN_OR_RETURN(StudyRef s, r.ResolveStudy(q.study));
-      ASSIGN_OR_RETURN(auto trials, r.Trials(s, "", 1));
+      ASSIGN_OR_RETURN(auto trials, r.Trials(s, std::nullopt, 1));
       if (trials.empty())
         return Status::NotFound("study '" + s.name + "' has no completed trial yet");
       ASSIGN_OR_RETURN(std::vector<std::string> order, ParameterOrder(r, s));

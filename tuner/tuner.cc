@@ -433,7 +433,7 @@ int Tuner::Run() {
     if (w.ok())
       w = store_->AddEvent(study_->id(), 0, "interrupted",
                            std::to_string(requeued) + " running trials re-queued", WallSeconds());
-    if (w.ok()) w = store_->SetStudyStatus(study_->id(), "interrupted", WallSeconds());
+    if (w.ok()) w = store_->SetStudyStatus(study_->id(), StudyStatus::kInterrupted, WallSeconds());
     if (w.ok()) w = study_->write_error();
     if (w.ok()) w = store_->Commit();
     Shutdown("the tuner was interrupted");
@@ -447,7 +447,7 @@ int Tuner::Run() {
     return 130;
   }
   Status w = store_->Begin();
-  if (w.ok()) w = store_->SetStudyStatus(study_->id(), "completed", WallSeconds());
+  if (w.ok()) w = store_->SetStudyStatus(study_->id(), StudyStatus::kCompleted, WallSeconds());
   if (w.ok()) w = loop_->Flush();
   if (progress_) progress_->Update(Counts(), true);
   Shutdown("the study is complete");
