@@ -336,7 +336,15 @@ void Dispatcher::DropStudy(int64_t study_id, const std::string& reason) {
     // the trial by commits still to become durable.
     Queue(runner, std::move(env));
     auto r = runners_.find(runner);
-    EndLease(trial_id, r == runners_.end() ? nullptr : &r->second);
+    if (r == runners_.end()) {
+      EndLease(trial_id, nullptr);
+      continue;
+    }
+    // A runner told to drop the trial it runs drops those queued behind it
+    // too, and says Hello once its worker has stopped: nothing more until
+    // then (as for a hung trial, CheckLiveness).
+    if (!r->second.trials.empty() && r->second.trials.front() == trial_id) r->second.ready = false;
+    EndLease(trial_id, &r->second);
   }
   if (last_served_ == study_id) last_served_.reset();
 }

@@ -50,6 +50,7 @@ Status EventLoop::RemovePending() {
     StudyRun* s = studies_.at(id);
     s->Interrupt();
     s->set_draining(true);
+    RETURN_IF_ERROR(store_->SetStudyStatus(id, StudyStatus::kInterrupted, WallSeconds()));
     dispatcher_->DropStudy(id, "study '" + s->study().name() + "' was removed from this tuner");
   }
   // Its acks and its files' deletions wait for this commit like any, so
