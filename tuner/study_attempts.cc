@@ -31,16 +31,15 @@ void StudyRun::OnReattached(int64_t trial_id, const std::string& runner_id) {
   // The attempt goes on. The Ack says what is committed, so the runner
   // sends again what came after (a pending Ack already says it, after the
   // commit); a decision taken meanwhile goes with it.
-  t->ack_to = runner_id;
-  if (!t->ack) {
-    acks_.push_back(t->id);
-    t->ack.emplace();
-    t->ack->set_trial_id(t->id);
-    t->ack->set_lease(t->lease);
-    t->ack->set_step(t->last_step);
-    t->ack->set_decision(ToWire(!t->segment_ended ? Decision::kContinue
-                                : t->pausing      ? Decision::kPause
-                                                  : Decision::kStop));
+  const bool owed = acks_.Owes(t->id);
+  pb::Ack& ack = acks_.Owe(t->id, runner_id);
+  if (!owed) {
+    ack.set_trial_id(t->id);
+    ack.set_lease(t->lease);
+    ack.set_step(t->last_step);
+    ack.set_decision(ToWire(!t->segment_ended ? Decision::kContinue
+                            : t->pausing      ? Decision::kPause
+                                              : Decision::kStop));
   }
   Event(t->id, "reattached",
         "attempt " + std::to_string(t->attempts) +

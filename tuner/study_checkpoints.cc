@@ -28,44 +28,17 @@ int64_t StudyRun::MaxCheckpointBytes() const {
   return static_cast<int64_t>(study_.resources().max_checkpoint_mb() * kMiB);
 }
 
-void StudyRun::CountFile(const std::string& path) {
-  struct stat st;
-  if (!path.empty() && stat(path.c_str(), &st) == 0) checkpoint_disk_.Added(path, st.st_size);
-}
-
 void StudyRun::RemoveUnnamedCheckpoints() {
   // Left by a crash: a checkpoint whose report never came, or one replaced
   // or removed (budget) whose file outlived the commit. No row names them,
   // so no run will read them; they would count against nothing and stay.
-  DIR* d = opendir(checkpoint_dir_.c_str());
-  if (!d) return;
-  std::vector<std::string> doomed;
-  while (dirent* e = readdir(d)) {
-    std::string name = e->d_name;
-    if (name.rfind("trial-", 0) != 0) continue;
-    size_t end = 6;
-    while (end < name.size() && end < 24 && name[end] >= '0' && name[end] <= '9') ++end;
-    if (end == 6) continue;
-    const Trial* t = table_.Find(std::stoll(name.substr(6, end - 6)));
-    std::string path = checkpoint_dir_ + "/" + name;
-    // By name: the row's path may spell the folder otherwise (./x.db, x.db).
-    const std::string& kept = t ? t->checkpoint_path : name;
-    if (!t || name.rfind(CheckpointFilePrefix(t->id), 0) != 0 ||
-        kept.substr(kept.find_last_of('/') + 1) == name)
-      continue;
-    struct stat st;
-    if (lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) doomed.push_back(path);
-  }
-  closedir(d);
-  for (const auto& path : doomed) std::remove(path.c_str());
-  if (!doomed.empty())
-    LOG_INFO << "removed " << doomed.size() << " checkpoint files of study '" << study_.name()
+  int removed = checkpoint_files_.RemoveUnnamed([&](int64_t id) -> const std::string* {
+    const Trial* t = table_.Find(id);
+    return t ? &t->checkpoint_path : nullptr;
+  });
+  if (removed > 0)
+    LOG_INFO << "removed " << removed << " checkpoint files of study '" << study_.name()
              << "' that no committed row names (left by an earlier run)";
-}
-
-void StudyRun::RemoveFile(const std::string& path) {
-  checkpoint_disk_.Removed(path);
-  std::remove(path.c_str());
 }
 
 void StudyRun::OnCheckpoint(const pb::Checkpoint& ckpt) {
@@ -77,7 +50,7 @@ void StudyRun::OnCheckpoint(const pb::Checkpoint& ckpt) {
     // An honest runner fails such a trial itself and never sends it.
     refused = FormatMiB(bytes) + ", over the study's resources.max_checkpoint_mb (" +
               FormatDouble(study_.resources().max_checkpoint_mb()) + ")";
-  } else if (!MakeRoom(bytes - checkpoint_disk_.bytes(t->unreported ? t->unreported->path
+  } else if (!MakeRoom(bytes - checkpoint_files_.bytes(t->unreported ? t->unreported->path
                                                                     : t->checkpoint_path))) {
     // (It takes the place of the trial's own latest checkpoint.)
     refused = FormatMiB(bytes) + ": the study's checkpoints already take " +
@@ -94,14 +67,14 @@ void StudyRun::OnCheckpoint(const pb::Checkpoint& ckpt) {
           "after step " + std::to_string(ckpt.step()) + ": " + refused);
     return;
   }
-  auto path = WriteCheckpointFile(checkpoint_dir_, t->id, ckpt.step(), ckpt.data());
+  auto path = checkpoint_files_.Write(t->id, ckpt.step(), ckpt.data());
   if (!path.ok()) {
     LOG_WARN << "trial " << t->number << ": " << path.status().message();
     Event(t->id, "checkpoint_failed", path.status().message());
     return;
   }
-  if (auto orphan = t->DropUnreported(); orphan && *orphan != *path) RemoveFile(*orphan);
-  checkpoint_disk_.Added(*path, bytes);
+  if (auto orphan = t->DropUnreported(); orphan && *orphan != *path)
+    checkpoint_files_.RemoveNow(*orphan);
   t->unreported = Trial::Unreported{*path, ckpt.step(), bytes, Checksum(ckpt.data())};
 }
 
@@ -112,8 +85,7 @@ void StudyRun::CommitCheckpoint(Trial* t, int64_t step, double now) {
   Write(store_->RecordCheckpoint(t->id, step, c.path, c.bytes, c.checksum, now));
   // The previous file goes once the new row is committed.
   if (!t->checkpoint_path.empty() && t->checkpoint_path != c.path) {
-    checkpoint_disk_.Removed(t->checkpoint_path);
-    obsolete_files_.push_back(t->checkpoint_path);
+    checkpoint_files_.RemoveAfterCommit(t->checkpoint_path);
   }
   t->checkpoint_path = c.path;
   t->checkpoint_step = step;
@@ -124,16 +96,16 @@ void StudyRun::CommitCheckpoint(Trial* t, int64_t step, double now) {
 int64_t StudyRun::KeptCheckpointBytes() const {
   // A checkpoint on its way (written, its report not in yet) takes the
   // place of the trial's committed one, which goes with that commit.
-  int64_t kept = checkpoint_disk_.total();
+  int64_t kept = checkpoint_files_.total();
   for (const auto& [id, t] : table_.all())
     if (t.unreported && !t.checkpoint_path.empty() && t.checkpoint_path != t.unreported->path)
-      kept -= checkpoint_disk_.bytes(t.checkpoint_path);
+      kept -= checkpoint_files_.bytes(t.checkpoint_path);
   return kept;
 }
 
 bool StudyRun::MakeRoom(int64_t bytes) {
   const int64_t budget = static_cast<int64_t>(study_.resources().checkpoint_budget_mb() * kMiB);
-  if (budget <= 0 || checkpoint_disk_.total() + bytes <= budget) return true;
+  if (budget <= 0 || checkpoint_files_.total() + bytes <= budget) return true;
   int64_t kept = KeptCheckpointBytes();
   if (kept + bytes <= budget) return true;
   // What no decision can need: a failed trial never runs again, nor does a
@@ -158,14 +130,13 @@ bool StudyRun::MakeRoom(int64_t bytes) {
   });
   // Nothing goes unless enough can go for this one to fit.
   int64_t could_free = 0;
-  for (const Trial* t : removable) could_free += checkpoint_disk_.bytes(t->checkpoint_path);
+  for (const Trial* t : removable) could_free += checkpoint_files_.bytes(t->checkpoint_path);
   if (kept - could_free + bytes > budget) return false;
   for (Trial* t : removable) {
     if (kept + bytes <= budget) break;
-    int64_t freed = checkpoint_disk_.bytes(t->checkpoint_path);
+    int64_t freed = checkpoint_files_.bytes(t->checkpoint_path);
     kept -= freed;
-    checkpoint_disk_.Removed(t->checkpoint_path);
-    obsolete_files_.push_back(t->checkpoint_path);  // once the row's removal is durable
+    checkpoint_files_.RemoveAfterCommit(t->checkpoint_path);  // once the row's removal is durable
     Write(store_->Begin());
     Write(store_->DropCheckpoint(t->id));
     Event(t->id, "checkpoint_removed",

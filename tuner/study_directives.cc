@@ -94,11 +94,10 @@ void StudyRun::Replace(const Replacement& r) {
               FormatDouble(study_.resources().checkpoint_budget_mb()) + " MiB)";
   }
   if (problem.empty()) {
-    auto path = WriteCheckpointFile(checkpoint_dir_, child.id, spec.parent_step, *data);
+    auto path = checkpoint_files_.Write(child.id, spec.parent_step, *data);
     if (!path.ok()) {
       problem = path.status().message();
     } else {
-      checkpoint_disk_.Added(*path, static_cast<int64_t>(data->size()));
       Write(store_->RecordCheckpoint(child.id, spec.parent_step, *path,
                                      static_cast<int64_t>(data->size()),
                                      parent->checkpoint_checksum, Stamp()));

@@ -53,13 +53,8 @@ ProgressCounts StudyRun::Counts() const {
     if (task_steps > 1)
       c.left_share = std::max(c.left_share.value_or(0.0), static_cast<double>(left) / steps);
     // Its own pace in this run, from its first report on.
-    if (t.first_report_ms > 0 && t.last_step > t.first_report_step) {
-      const double per_step = static_cast<double>(t.last_report_ms - t.first_report_ms) /
-                              static_cast<double>(t.last_step - t.first_report_step);
-      const double left_ms =
-          static_cast<double>(left) * per_step - static_cast<double>(now_ms - t.last_report_ms);
-      c.running_left_s = std::max(c.running_left_s.value_or(0.0), std::max(0.0, left_ms) / 1000);
-    }
+    if (auto left_ms = paces_.LeftMs(id, t.last_step, left, now_ms))
+      c.running_left_s = std::max(c.running_left_s.value_or(0.0), *left_ms / 1000);
   }
   return c;
 }

@@ -22,9 +22,10 @@ StudyRun::StudyRun(Store* store, const pb::Study& study, SearchSpace space,
     : store_(store),
       study_(study),
       space_(std::move(space)),
-      checkpoint_dir_(std::move(checkpoint_dir)),
-      log_dir_(std::move(log_dir)),
-      table_(study.objective().goal() == pb::GOAL_MAXIMIZE) {
+      table_(study.objective().goal() == pb::GOAL_MAXIMIZE),
+      logs_(std::move(log_dir)),
+      writes_(store),
+      checkpoint_files_(std::move(checkpoint_dir)) {
   max_retries_ = study_.algorithm().max_retries();
   double stall = study_.task().stall_timeout_s();
   stall_ms_ = static_cast<int64_t>(stall * 1000);
@@ -58,6 +59,7 @@ Status StudyRun::Load() {
   } else {
     ASSIGN_OR_RETURN(study_id_, store_->CreateStudy(study_));
   }
+  writes_.set_study_id(study_id_);
   RETURN_IF_ERROR(store_->Begin());
   if (!changes.empty()) {
     std::string what;
@@ -84,7 +86,7 @@ Status StudyRun::Load() {
     t.checkpoint_path = r.checkpoint_path;
     t.checkpoint_step = r.checkpoint_step;
     t.checkpoint_checksum = r.checkpoint_checksum;
-    CountFile(t.checkpoint_path);
+    checkpoint_files_.Count(t.checkpoint_path);
     t.parent_id = r.parent_id;
     t.decided_step = r.decided_step;
     t.attempt_open = r.attempt_open && r.attempts > 0;
@@ -102,7 +104,7 @@ Status StudyRun::Load() {
   ASSIGN_OR_RETURN(auto history, store_->LoadHistory(study_id_, study_.objective().metric()));
   std::vector<Replacement> replacements;
   for (const auto& e : history) {
-    if (e.at > last_stamp_) last_stamp_ = e.at;  // NaN (no time) compares false
+    writes_.RaiseFloor(e.at);
     switch (e.kind) {
       case Store::HistoryEvent::kCheckpoint:
         scheduler_->OnCheckpoint(e.number, e.step);
@@ -121,7 +123,7 @@ Status StudyRun::Load() {
   }
   ApplyDirectives();
   for (const Replacement& r : replacements) Replace(r);
-  return write_error_;
+  return writes_.error();
 }
 
 bool StudyRun::Done() const {
@@ -129,46 +131,26 @@ bool StudyRun::Done() const {
          table_.Count(TrialStatus::kRunning) == 0;
 }
 
-double StudyRun::Stamp() {
-  last_stamp_ = std::max(WallSeconds(), std::nextafter(last_stamp_, HUGE_VAL));
-  return last_stamp_;
-}
-
-void StudyRun::Write(Status st) {
-  if (st.ok() || !write_error_.ok()) return;
-  write_error_ = st;
-}
-
-void StudyRun::Event(int64_t trial_id, const std::string& kind, const std::string& detail) {
-  Write(store_->Begin());
-  Write(store_->AddEvent(study_id_, trial_id, kind, detail, Stamp()));
-}
 
 void StudyRun::AfterCommit(Dispatcher* d, uint64_t ticket) {
-  if (!obsolete_files_.empty()) {
-    removable_.emplace_back(ticket, std::move(obsolete_files_));
-    obsolete_files_.clear();
-  }
-  for (int64_t id : acks_) {
-    Trial* t = table_.Find(id);
-    if (!t || !t->ack) continue;
+  checkpoint_files_.Committed(ticket);
+  for (auto& [to, ack] : acks_.Take()) {
     pb::Envelope env;
-    *env.mutable_ack() = *std::exchange(t->ack, std::nullopt);
-    d->Queue(t->ack_to, std::move(env));
+    *env.mutable_ack() = std::move(ack);
+    d->Queue(to, std::move(env));
   }
-  acks_.clear();
 }
 
 void StudyRun::Durable(uint64_t ticket) {
-  while (!removable_.empty() && removable_.front().first <= ticket) {
-    for (const auto& f : removable_.front().second) std::remove(f.c_str());
-    removable_.pop_front();
-  }
+  checkpoint_files_.Durable(ticket);
 }
 
 void StudyRun::Move(Trial* t, TrialStatus to, TrialTable::Where where) {
   progress_dirty_.erase(t->id);
-  if (auto orphan = table_.Transition(t, to, where)) RemoveFile(*orphan);
+  acks_.Cancel(t->id);
+  paces_.Forget(t->id);
+  if (IsFinished(to)) logs_.Forget(t->id);
+  if (auto orphan = table_.Transition(t, to, where)) checkpoint_files_.RemoveNow(*orphan);
 }
 
 void StudyRun::OnStarted(int64_t trial_id) {}
@@ -215,11 +197,7 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
   }
   CommitCheckpoint(t, report.step(), now);
   t->last_step = report.step();
-  t->last_report_ms = NowMs();
-  if (!t->first_report_ms) {
-    t->first_report_ms = t->last_report_ms;
-    t->first_report_step = report.step();
-  }
+  paces_.Reported(t->id, report.step(), NowMs());
   progress_dirty_.insert(t->id);
   // A step this attempt has reported before runs again (a trial promoted
   // without a checkpoint, a run cut short by a tuner restart): the database
@@ -245,46 +223,22 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
     LOG_DEBUG << "trial " << t->number << ": " << action.reason;
   if (action.decision == Decision::kPause) t->pausing = true;
   if (action.decision != Decision::kContinue) t->segment_ended = true;
-  if (!t->ack) acks_.push_back(t->id);
-  t->ack.emplace();
-  t->ack->set_trial_id(t->id);
-  t->ack->set_lease(t->lease);
-  t->ack->set_step(report.step());
-  t->ack->set_decision(ToWire(action.decision));
-  t->ack_to = runner_id;
+  pb::Ack& ack = acks_.Owe(t->id, runner_id);
+  ack.Clear();
+  ack.set_trial_id(t->id);
+  ack.set_lease(t->lease);
+  ack.set_step(report.step());
+  ack.set_decision(ToWire(action.decision));
 }
 
 void StudyRun::OnLog(const pb::Log& log) {
   Trial* t = Running(log.trial_id(), log.lease());
-  if (!t || log.text().empty()) return;
-  // A batch sent again after a re-attach is appended once.
-  if (t->log_lease != t->lease) t->log_lease = t->lease, t->log_seq = 0;
-  if (log.seq() != 0 && log.seq() <= t->log_seq) return;
-  t->log_seq = log.seq();
-  std::string text = log.text();
-  if (t->log_attempt != t->attempts) {
-    t->log_attempt = t->attempts;
-    t->log_tail.clear();
-    t->log_dropped = 0;
-    // An attempt number is used again when its run never counted (Ctrl-C,
-    // a tuner restart): say where the new run begins.
-    struct stat st;
-    if (stat(LogFilePath(log_dir_, t->id, t->attempts).c_str(), &st) == 0 && st.st_size > 0)
-      text = "[sweep] attempt " + std::to_string(t->attempts) + " runs again from here\n" + text;
-  }
-  auto r = AppendLogFile(log_dir_, t->id, t->attempts, text);
-  if (!r.ok()) {
-    // A log is not a result: the trial goes on, and the tail is still kept.
-    if (t->log_dropped == 0) LOG_WARN << "trial " << t->number << ": " << r.status().message();
-    t->log_dropped += static_cast<int64_t>(text.size());
-  } else {
-    t->log_dropped += r->dropped;
-  }
-  t->log_tail += text;
-  if (t->log_tail.size() > kLogTailBytes) t->log_tail.erase(0, t->log_tail.size() - kLogTailBytes);
+  if (!t) return;
+  std::optional<LogRow> row = logs_.Append(t->id, t->number, t->attempts, t->lease, log);
+  if (!row) return;
   Write(store_->Begin());
-  Write(store_->RecordLog(t->id, t->attempts, LogFilePath(log_dir_, t->id, t->attempts),
-                          r.ok() ? r->bytes : 0, t->log_dropped, t->log_tail, Stamp()));
+  Write(store_->RecordLog(t->id, t->attempts, row->path, row->bytes, row->dropped, row->tail,
+                          Stamp()));
 }
 
 void StudyRun::OnFinal(const pb::Final& fin) {
@@ -391,7 +345,7 @@ Trial* StudyRun::CreateTrial(const std::string& runner_name, uint64_t lease) {
 }
 
 std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, uint64_t lease) {
-  while (!draining_ && write_error_.ok()) {
+  while (!draining_ && writes_.error().ok()) {
     Trial* t = table_.PopQueued();
     if (t) {
       // Re-run from a checkpoint at a decision step: it will not report that
@@ -426,7 +380,6 @@ std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, u
       t->lease = lease;
       t->runner = runner_name;
       t->last_step = 0;
-      t->first_report_ms = 0;
       // Resumed from a checkpoint, it keeps the objective reported up to
       // there: a checkpoint of its last step leaves nothing to report.
       if (t->checkpoint_path.empty()) t->last_objective.reset();

@@ -14,13 +14,17 @@
 #include <vector>
 
 #include "common/status.h"
+#include "tuner/ack_queue.h"
 #include "proto/sweep.pb.h"
 #include "search_spaces/space.h"
 #include "storage/sqlite_store.h"
-#include "tuner/checkpoint_ledger.h"
+#include "tuner/study_checkpoint_files.h"
 #include "tuner/dispatcher.h"
 #include "tuner/progress.h"
 #include "tuner/scheduler.h"
+#include "tuner/study_writes.h"
+#include "tuner/trial_logs.h"
+#include "tuner/trial_pace.h"
 #include "tuner/trial_table.h"
 
 namespace sweep {
@@ -54,7 +58,7 @@ class StudyRun : public TrialOwner {
   // Commits up to `ticket` are on disk: deletes the files they replaced.
   void Durable(uint64_t ticket);
   // The first write that failed since the study opened, if any.
-  const Status& write_error() const { return write_error_; }
+  const Status& write_error() const { return writes_.error(); }
   // Ctrl-C: running trials go back to the queue, each with its attempt
   // open, to go on when resumed, and an `interrupted` event (writes only;
   // the caller commits). Returns how many. Their leases stay with the
@@ -115,9 +119,7 @@ class StudyRun : public TrialOwner {
   // Checkpoint files (tuner/study_checkpoints.cc): each one written or
   // removed goes through the ledger.
   int64_t MaxCheckpointBytes() const;
-  void CountFile(const std::string& path);  // a file already on disk (Load)
   void RemoveUnnamedCheckpoints();          // at Load: files no row names
-  void RemoveFile(const std::string& path);
   // Removes checkpoints no decision can need until `bytes` more fit within
   // the study's budget; false if they still do not.
   bool MakeRoom(int64_t bytes);
@@ -129,17 +131,15 @@ class StudyRun : public TrialOwner {
   // A new trial from the algorithm, inserted in the store as running on
   // `runner_name` under `lease` (attempt 1); null if none.
   Trial* CreateTrial(const std::string& runner_name, uint64_t lease);
-  void Event(int64_t trial_id, const std::string& kind, const std::string& detail);
-  void Write(Status st);
-  // The time every row StudyRun writes is stamped with: the wall clock, but
-  // always after the previous stamp and, from the history's replay in
-  // Load() on, after the latest report, checkpoint and trial end the
-  // database held. A restarted tuner replays the history in
-  // time order, so this keeps that order the order things happened in when
-  // the clock steps back (NTP, a restored VM) or two commits read the same
-  // time. While the clock is behind, stamps advance by the smallest step a
-  // double holds (a trial's duration reads about 0 rather than negative).
-  double Stamp();
+  // Its writes (tuner/study_writes.h): an event, a write's status, and the
+  // time every row is stamped with, which from the history's replay in
+  // Load() on comes after the latest report, checkpoint and trial end the
+  // database held.
+  void Event(int64_t trial_id, const std::string& kind, const std::string& detail) {
+    writes_.Event(trial_id, kind, detail);
+  }
+  void Write(Status st) { writes_.Check(std::move(st)); }
+  double Stamp() { return writes_.Stamp(); }
   // The trial a runner message is about, if it is running under `lease`
   // (the dispatcher checked its own lease table; this guards the study's).
   Trial* Running(int64_t trial_id, uint64_t lease);
@@ -147,27 +147,24 @@ class StudyRun : public TrialOwner {
   Store* store_;
   pb::Study study_;
   SearchSpace space_;
-  std::string checkpoint_dir_;
-  std::string log_dir_;  // command trials' logs
-  std::unique_ptr<Scheduler> scheduler_;
-  TrialTable table_;
-  // Rejected messages per kind (report, final, ...), for rate-limiting their rows.
-  std::map<std::string, int64_t> rejected_;
-  static constexpr int64_t kRejectedRowsInFull = 10;
   int64_t study_id_ = 0;
   int max_retries_ = 2;
   int64_t stall_ms_ = 0;
   int64_t max_concurrent_ = 0;  // 0: no limit
   bool draining_ = false;
-  std::set<int64_t> progress_dirty_;
-  std::vector<int64_t> acks_;  // trials with an ack to send after the commit
-  std::vector<std::string> obsolete_files_;
-  // Files replaced by commits not yet durable, with their tickets.
-  std::deque<std::pair<uint64_t, std::vector<std::string>>> removable_;
-  CheckpointLedger checkpoint_disk_;
+  // Each piece of the study's state with its owner:
+  TrialTable table_;                        // the trials and their statuses
+  std::unique_ptr<Scheduler> scheduler_;    // the algorithm
+  TrialLogs logs_;                          // command trials' logs
+  StudyWrites writes_;                      // stamps, events, the first failed write
+  StudyCheckpointFiles checkpoint_files_;   // checkpoint files, their bytes, their removal
+  AckQueue acks_;                           // what runners are owed after the next commit
+  TrialPaces paces_;                        // the running trials' pace (Counts)
+  std::set<int64_t> progress_dirty_;        // trials whose progress the next commit writes
+  // Rejected messages per kind (report, final, ...), for rate-limiting their rows.
+  std::map<std::string, int64_t> rejected_;
+  static constexpr int64_t kRejectedRowsInFull = 10;
   int64_t checkpoints_refused_ = 0;  // for one warning in the log, not one each
-  double last_stamp_ = 0;            // Stamp()'s latest
-  Status write_error_;
 };
 
 }  // namespace sweep

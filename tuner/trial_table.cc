@@ -58,7 +58,6 @@ std::optional<std::string> TrialTable::Transition(Trial* t, TrialStatus to, Wher
   t->pausing = false;
   t->segment_ended = false;
   t->pending.reset();
-  t->ack.reset();
   std::optional<std::string> orphan = t->DropUnreported();
   if (to == TrialStatus::kQueued) {
     if (where == Where::kFront)

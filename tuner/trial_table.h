@@ -27,11 +27,6 @@ struct Trial {
   // that hold it. The dispatcher owns the socket side of the lease.
   uint64_t lease = 0;
   std::string runner;
-  // While running, for the status line's time left (tuner/progress.h): the
-  // first report of this run (NowMs, 0: none yet) and its step, and when
-  // the latest report arrived. Its pace counts from its first report, so
-  // neither a wait behind a runner's other trials nor the start-up is in it.
-  int64_t first_report_ms = 0, first_report_step = 0, last_report_ms = 0;
   int64_t last_step = 0;
   // The furthest step of attempt `attempts` whose objective report is
   // stored: a step at or before it runs again, and the algorithm has
@@ -74,14 +69,6 @@ struct Trial {
     unreported.reset();
     return orphan;
   }
-  // A command trial's log of its current attempt, as far as it came.
-  int log_attempt = 0;
-  uint64_t log_lease = 0, log_seq = 0;  // the last Log batch applied, by lease
-  std::string log_tail;
-  int64_t log_dropped = 0;
-  // The latest Ack for its runner, sent after the next commit.
-  std::optional<pb::Ack> ack;
-  std::string ack_to;  // routing id
   bool in_queue = false;
 };
 
@@ -99,7 +86,7 @@ class TrialTable {
   enum class Where { kBack, kFront };
   // The one way a trial's status changes. Checks CanTransition (a wrong one
   // is a bug: it aborts), and resets what belongs to the old state: the
-  // lease, runner, pausing flag, pending decision and unsent ack. A trial
+  // lease, runner, pausing flag and pending decision. A trial
   // that becomes queued joins the queue at `where`; one that leaves it is
   // taken out. Returns the unreported checkpoint file that is now orphaned
   // (for the caller to delete), if any.

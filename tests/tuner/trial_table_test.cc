@@ -34,13 +34,11 @@ TEST(TrialTableTest, CountsFollowTransitionsAndTheQueueKeepsItsOrder) {
   first->runner = "r0";
   first->pausing = true;
   first->pending = Decision::kStop;
-  first->ack.emplace();
   table.Transition(first, TrialStatus::kQueued, TrialTable::Where::kFront);
   EXPECT_EQ(first->lease, 0u);
   EXPECT_TRUE(first->runner.empty());
   EXPECT_FALSE(first->pausing);
   EXPECT_FALSE(first->pending.has_value());
-  EXPECT_FALSE(first->ack.has_value());
   EXPECT_EQ(table.PopQueued()->id, 1);
   EXPECT_EQ(table.PopQueued()->id, 2);
   EXPECT_EQ(table.PopQueued(), nullptr);

@@ -1,0 +1,74 @@
+// A study's checkpoint files: written, counted, and removed once durable.
+#include "tuner/study_checkpoint_files.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+
+#include "storage/checkpoint_files.h"
+
+namespace sweep {
+
+void StudyCheckpointFiles::Count(const std::string& path) {
+  struct stat st;
+  if (!path.empty() && stat(path.c_str(), &st) == 0) ledger_.Added(path, st.st_size);
+}
+
+Result<std::string> StudyCheckpointFiles::Write(int64_t trial_id, int64_t step,
+                                                const std::string& data) {
+  ASSIGN_OR_RETURN(std::string path, WriteCheckpointFile(dir_, trial_id, step, data));
+  ledger_.Added(path, static_cast<int64_t>(data.size()));
+  return path;
+}
+
+void StudyCheckpointFiles::RemoveNow(const std::string& path) {
+  ledger_.Removed(path);
+  std::remove(path.c_str());
+}
+
+void StudyCheckpointFiles::RemoveAfterCommit(const std::string& path) {
+  ledger_.Removed(path);
+  obsolete_.push_back(path);
+}
+
+void StudyCheckpointFiles::Committed(uint64_t ticket) {
+  if (obsolete_.empty()) return;
+  removable_.emplace_back(ticket, std::move(obsolete_));
+  obsolete_.clear();
+}
+
+void StudyCheckpointFiles::Durable(uint64_t ticket) {
+  while (!removable_.empty() && removable_.front().first <= ticket) {
+    for (const auto& f : removable_.front().second) std::remove(f.c_str());
+    removable_.pop_front();
+  }
+}
+
+int StudyCheckpointFiles::RemoveUnnamed(
+    const std::function<const std::string*(int64_t trial_id)>& named) {
+  DIR* d = opendir(dir_.c_str());
+  if (!d) return 0;
+  std::vector<std::string> doomed;
+  while (dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name.rfind("trial-", 0) != 0) continue;
+    size_t end = 6;
+    while (end < name.size() && end < 24 && name[end] >= '0' && name[end] <= '9') ++end;
+    if (end == 6) continue;
+    const int64_t id = std::stoll(name.substr(6, end - 6));
+    const std::string* kept = named(id);
+    // By name: the row's path may spell the folder otherwise (./x.db, x.db).
+    if (!kept || name.rfind(CheckpointFilePrefix(id), 0) != 0 ||
+        kept->substr(kept->find_last_of('/') + 1) == name)
+      continue;
+    std::string path = dir_ + "/" + name;
+    struct stat st;
+    if (lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) doomed.push_back(path);
+  }
+  closedir(d);
+  for (const auto& path : doomed) std::remove(path.c_str());
+  return static_cast<int>(doomed.size());
+}
+
+}  // namespace sweep
