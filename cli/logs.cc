@@ -1,5 +1,6 @@
-// Reading a command trial's log: the per-attempt file (storage/log_files.h)
-// while the sweep runs or after, control characters escaped for the terminal.
+// `sweep logs`: reading a command trial's log: the per-attempt file
+// (storage/log_files.h) while the sweep runs or after, control characters
+// escaped for the terminal.
 #include "cli/logs.h"
 
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/trial_ref.h"
 #include "storage/reader.h"
@@ -94,5 +96,33 @@ int PrintTrialLog(const std::string& db, const std::vector<std::string>& trial_a
   }
   return 0;
 }
+
+namespace {
+
+class LogsCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    auto* c = app->add_subcommand("logs", "Print a command trial's log (its stdout and stderr)");
+    AddDbOption(c, &db_);
+    c->add_option("trial", trial_,
+                  "[STUDY] TRIAL: the trial's number (the study's name when there are several)")
+        ->required()
+        ->expected(1, 2);
+    c->add_option("--attempt", attempt_, "Attempt (default: the latest)");
+    c->add_flag("--follow,-f", follow_, "Keep printing while the attempt runs");
+    return c;
+  }
+  int Run(const CommandContext&) override { return PrintTrialLog(db_, trial_, attempt_, follow_); }
+
+ private:
+  std::string db_ = "sweep.db";
+  std::vector<std::string> trial_;
+  int attempt_ = 0;
+  bool follow_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewLogsCommand() { return std::make_unique<LogsCommand>(); }
 
 }  // namespace sweep
