@@ -10,6 +10,11 @@ int Fail(const Status& st) {
   return 1;
 }
 
+int Error(const std::string& message) {
+  fprintf(stderr, "sweep: %s\n", EscapeControl(message).c_str());
+  return 1;
+}
+
 CLI::Option* AddDbOption(CLI::App* command, std::string* db) {
   return command->add_option("--db", *db, "Results database")
       ->envname("SWEEP_DB")

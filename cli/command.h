@@ -39,6 +39,9 @@ inline constexpr int kExitUsage = 2;
 // file or a database: no raw escape sequences, but a validation failure
 // lists one error per line, so newlines stay.
 int Fail(const Status& st);
+// Prints `sweep: MESSAGE` on one line (every control character escaped,
+// newlines too); returns 1.
+int Error(const std::string& message);
 
 // --db FILE (or $SWEEP_DB): the results database every reader takes.
 CLI::Option* AddDbOption(CLI::App* command, std::string* db);

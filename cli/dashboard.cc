@@ -29,10 +29,7 @@ int RunDashboard(const std::string& self_exe, const DashboardOptions& options) {
 
 int RunReport(const std::string& db, const std::string& study, const std::string& out) {
   Status st = WriteReport(db, study, out);
-  if (!st.ok()) {
-    fprintf(stderr, "sweep: %s\n", EscapeControl(st.message()).c_str());
-    return 1;
-  }
+  if (!st.ok()) return Error(st.message());
   struct stat info;
   long long bytes = stat(out.c_str(), &info) == 0 ? static_cast<long long>(info.st_size) : 0;
   printf("wrote %s (%.1f MB): open it in a browser, no server needed\n", EscapeControl(out).c_str(),

@@ -19,11 +19,6 @@ namespace sweep {
 
 namespace {
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "sweep: %s\n", EscapeControl(message).c_str());
-  return 1;
-}
-
 // Prints what the file holds from `*offset` on; false if it cannot be read.
 bool PrintFrom(const std::string& path, int64_t* offset) {
   int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -48,14 +43,14 @@ bool PrintFrom(const std::string& path, int64_t* offset) {
 int PrintTrialLog(const std::string& db, const std::vector<std::string>& trial_args, int attempt,
                   bool follow) {
   auto reader = Reader::Open(db);
-  if (!reader.ok()) return Fail(reader.status().message());
+  if (!reader.ok()) return Error(reader.status().message());
   auto ref = ResolveTrial(**reader, trial_args);
-  if (!ref.ok()) return Fail(ref.status().message());
+  if (!ref.ok()) return Error(ref.status().message());
   int64_t trial_id = ref->id;
   auto trial = (*reader)->Trial(trial_id);
-  if (!trial.ok()) return Fail(trial.status().message());
+  if (!trial.ok()) return Error(trial.status().message());
   auto logs = (*reader)->Logs(trial_id);
-  if (!logs.ok()) return Fail(logs.status().message());
+  if (!logs.ok()) return Error(logs.status().message());
   std::string id = std::to_string(ref->number);
   if (attempt == 0) attempt = std::max(1, trial->trial.attempts);
   const LogView* log = nullptr;
@@ -65,9 +60,9 @@ int PrintTrialLog(const std::string& db, const std::vector<std::string>& trial_a
   if (!log && !(follow && running)) {
     std::string have;
     for (const auto& l : *logs) have += (have.empty() ? "" : ", ") + std::to_string(l.attempt);
-    return Fail("trial " + id + " has no log for attempt " + std::to_string(attempt) +
-                (have.empty() ? " (only command trials keep logs, once they print)"
-                              : " (attempts with a log: " + have + ")"));
+    return Error("trial " + id + " has no log for attempt " + std::to_string(attempt) +
+                 (have.empty() ? " (only command trials keep logs, once they print)"
+                               : " (attempts with a log: " + have + ")"));
   }
   int64_t offset = 0;
   std::string path = log ? log->path : "";
@@ -84,11 +79,11 @@ int PrintTrialLog(const std::string& db, const std::vector<std::string>& trial_a
   while (follow && running) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     auto now = (*reader)->Trial(trial_id);
-    if (!now.ok()) return Fail(now.status().message());
+    if (!now.ok()) return Error(now.status().message());
     running = now->trial.status == "running" && now->trial.attempts == attempt;
     if (path.empty()) {
       auto again = (*reader)->Logs(trial_id);
-      if (!again.ok()) return Fail(again.status().message());
+      if (!again.ok()) return Error(again.status().message());
       for (const auto& l : *again)
         if (l.attempt == attempt) path = l.path;
     }

@@ -21,11 +21,6 @@ namespace sweep {
 
 namespace {
 
-int Error(const std::string& message) {
-  fprintf(stderr, "sweep: %s\n", EscapeControl(message).c_str());
-  return 1;
-}
-
 // The names of the studies a database calls running.
 std::string RunningStudies(const std::string& db) {
   auto reader = Reader::Open(db);

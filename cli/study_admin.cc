@@ -20,11 +20,6 @@
 namespace sweep {
 namespace {
 
-int Error(const std::string& message) {
-  fprintf(stderr, "sweep: %s\n", EscapeControl(message).c_str());
-  return 1;
-}
-
 // The study to change, on a database no tuner runs on; else an error
 // message.
 // An existing database that no tuner runs on; else why not.

@@ -27,11 +27,6 @@ namespace {
 volatile sig_atomic_t g_interrupted = 0;
 void OnInterrupt(int) { g_interrupted = 1; }
 
-int Error(const std::string& message) {
-  fprintf(stderr, "sweep: %s\n", EscapeControl(message).c_str());
-  return 1;
-}
-
 // The study to follow: the one named, else the one a tuner runs, else the
 // only one.
 Result<StudyRef> PickStudy(Reader& reader, const std::string& db, const std::string& name) {
