@@ -21,7 +21,7 @@ class BestCommand : public Command {
   int Run(const CommandContext&) override {
     return WithReader(db_, format_, [&](Reader& r, Format f) -> Result<std::string> {
       ASSIGN_OR_RETURN(StudyRef s, r.ResolveStudy(study_));
-      ASSIGN_OR_RETURN(auto trials, r.Trials(s, "", 1));
+      ASSIGN_OR_RETURN(auto trials, r.Trials(s, std::nullopt, 1));
       if (trials.empty())
         return Status::NotFound("study '" + s.name + "' has no completed trial yet");
       ASSIGN_OR_RETURN(std::vector<std::string> order, ParameterOrder(r, s));

@@ -56,7 +56,7 @@ int PrintTrialLog(const std::string& db, const std::vector<std::string>& trial_a
   const LogView* log = nullptr;
   for (const auto& l : *logs)
     if (l.attempt == attempt) log = &l;
-  bool running = trial->trial.status == "running" && trial->trial.attempts == attempt;
+  bool running = trial->trial.status == TrialStatus::kRunning && trial->trial.attempts == attempt;
   if (!log && !(follow && running)) {
     std::string have;
     for (const auto& l : *logs) have += (have.empty() ? "" : ", ") + std::to_string(l.attempt);
@@ -80,7 +80,7 @@ int PrintTrialLog(const std::string& db, const std::vector<std::string>& trial_a
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     auto now = (*reader)->Trial(trial_id);
     if (!now.ok()) return Error(now.status().message());
-    running = now->trial.status == "running" && now->trial.attempts == attempt;
+    running = now->trial.status == TrialStatus::kRunning && now->trial.attempts == attempt;
     if (path.empty()) {
       auto again = (*reader)->Logs(trial_id);
       if (!again.ok()) return Error(again.status().message());

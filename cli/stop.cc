@@ -25,13 +25,10 @@ namespace {
 std::string RunningStudies(const std::string& db) {
   auto reader = Reader::Open(db);
   if (!reader.ok()) return "";
-  auto t = (*reader)->Query("SELECT name FROM studies WHERE status = 'running' ORDER BY id");
+  auto running = (*reader)->RunningStudyNames();
   std::string names;
-  if (!t.ok()) return names;
-  for (const auto& row : t->rows) {
-    if (const auto* name = std::get_if<std::string>(&row[0]))
-      names += (names.empty() ? "" : ", ") + *name;
-  }
+  if (!running.ok()) return names;
+  for (const std::string& name : *running) names += (names.empty() ? "" : ", ") + name;
   return names;
 }
 

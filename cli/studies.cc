@@ -1,37 +1,43 @@
 // `sweep studies`: the studies of a database, and which one its tuner runs.
 #include "cli/studies.h"
 
-#include <variant>
-
 #include "cli/commands.h"
+#include "common/clock.h"
 #include "storage/db_lock.h"
 
 namespace sweep {
 
 Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format format) {
-  ASSIGN_OR_RETURN(Table t, reader.Studies());
+  ASSIGN_OR_RETURN(std::vector<StudySummary> studies, reader.StudySummaries(WallSeconds()));
   auto holder = DbLock::Holder(db);
   std::optional<int64_t> pid = holder.ok() ? *holder : std::nullopt;
-  size_t status_col = 0, name_col = 0;
-  for (size_t c = 0; c < t.columns.size(); ++c) {
-    if (t.columns[c] == "status") status_col = c;
-    if (t.columns[c] == "name") name_col = c;
-  }
+  using S = TrialStatus;
+  constexpr S kShown[] = {S::kCompleted, S::kFailed, S::kRunning, S::kQueued, S::kPaused,
+                          S::kStopped};
   // After status: the pid of the tuner that runs the study, if one does.
-  t.columns.insert(t.columns.begin() + static_cast<long>(status_col) + 1, "tuner");
+  Table t;
+  t.columns = {"id", "name", "status", "tuner", "algorithm", "metric", "goal", "trials"};
+  for (S s : kShown) t.columns.push_back(TrialStatusName(s));
+  t.columns.push_back("best");
   std::string hints;
-  for (auto& row : t.rows) {
-    auto* status = std::get_if<std::string>(&row[status_col]);
-    bool running = status && *status == "running";
-    if (running && !pid) {
-      *status = DbLock::ShownStatus(*status, false);
-      const auto* name = std::get_if<std::string>(&row[name_col]);
-      hints += "study '" + (name ? *name : std::string("?")) +
+  for (const StudySummary& s : studies) {
+    const StudyStatus shown = ShownStudyStatus(s.status, pid.has_value());
+    if (shown != s.status) {
+      hints += "study '" + s.ref.name +
                "' was interrupted (its tuner is gone): `sweep run STUDY_FILE --db " + db +
                "` resumes it\n";
     }
-    row.insert(row.begin() + static_cast<long>(status_col) + 1,
-               running && pid ? Cell(*pid) : Cell(std::monostate{}));
+    std::vector<Cell>& row = t.rows.emplace_back();
+    row = {s.ref.id,
+           s.ref.name,
+           std::string(StudyStatusName(shown)),
+           shown == StudyStatus::kRunning && pid ? Cell(*pid) : Cell(std::monostate{}),
+           s.algorithm,
+           s.ref.metric,
+           std::string(s.ref.maximize ? "maximize" : "minimize"),
+           s.counts.Total()};
+    for (S st : kShown) row.push_back(s.counts[st]);
+    row.push_back(s.best ? Cell(*s.best) : Cell(std::monostate{}));
   }
   std::string out = FormatRows(t, format);
   if (format == Format::kTable) out += EscapeControl(hints);
@@ -39,13 +45,9 @@ Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format 
 }
 
 Result<std::string> StudyNames(Reader& reader) {
-  ASSIGN_OR_RETURN(Table t, reader.Studies());
+  ASSIGN_OR_RETURN(std::vector<StudySummary> studies, reader.StudySummaries(WallSeconds()));
   std::string out;
-  for (size_t c = 0; c < t.columns.size(); ++c) {
-    if (t.columns[c] != "name") continue;
-    for (const auto& row : t.rows)
-      if (const auto* name = std::get_if<std::string>(&row[c])) out += EscapeControl(*name) + "\n";
-  }
+  for (const StudySummary& s : studies) out += EscapeControl(s.ref.name) + "\n";
   return out;
 }
 

@@ -20,7 +20,7 @@ Result<TrialRef> ResolveModelTrial(Reader& reader, const std::vector<std::string
   if (last_is_number) return ResolveTrial(reader, args);
   if (args.size() > 1) return Status::InvalidArgument("name a trial: [STUDY] [TRIAL]");
   ASSIGN_OR_RETURN(StudyRef study, reader.ResolveStudy(args.empty() ? "" : args[0]));
-  ASSIGN_OR_RETURN(std::vector<TrialView> best, reader.Trials(study, "completed", 1));
+  ASSIGN_OR_RETURN(std::vector<TrialView> best, reader.Trials(study, TrialStatus::kCompleted, 1));
   if (best.empty()) {
     return Status::NotFound("study '" + study.name +
                             "' has no completed trial yet; name one: [STUDY] TRIAL");
@@ -43,23 +43,16 @@ Result<std::unique_ptr<TrialModel>> LoadTrialModel(Reader& reader, const TrialRe
                                       " did not train a network (only train tasks have one)");
   }
   ASSIGN_OR_RETURN(TrialDetail detail, reader.Trial(ref.id));
-  ASSIGN_OR_RETURN(Table ck, reader.Query("SELECT path, checksum, step FROM checkpoints WHERE "
-                                          "trial_id = " +
-                                          std::to_string(ref.id)));
-  if (ck.rows.empty()) {
+  ASSIGN_OR_RETURN(std::optional<CheckpointView> ck, reader.Checkpoint(ref.id));
+  if (!ck) {
     return Status::NotFound(name + " has no checkpoint: it never finished an epoch (" +
-                            detail.trial.status + ")");
+                            TrialStatusName(detail.trial.status) + ")");
   }
-  const auto* path_cell = std::get_if<std::string>(&ck.rows[0][0]);
-  const auto* sum = std::get_if<int64_t>(&ck.rows[0][1]);
-  const auto* step = std::get_if<int64_t>(&ck.rows[0][2]);
-  if (!path_cell || !sum || !step)
-    return Status::Corruption(name + ": its checkpoints row is malformed");
-  const std::string& path = *path_cell;
+  const std::string& path = ck->path;
   ASSIGN_OR_RETURN(std::string bytes, ReadCheckpointFile(path));
-  if (static_cast<int64_t>(Checksum(bytes)) != *sum)
+  if (static_cast<int64_t>(Checksum(bytes)) != ck->checksum)
     return Status::Corruption(path + ": does not match the checksum the tuner committed for it");
-  m->step = *step;
+  m->step = ck->step;
 
   // The trial's assignment, as the tuner sent it (tuner/study_run.cc).
   pb::Assign a;

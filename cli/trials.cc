@@ -25,7 +25,7 @@ class TrialsCommand : public Command {
     AddDbOption(c, &db_);
     c->add_option("study", study_, "Study name (optional when the database holds one)");
     c->add_option("--status", status_, "Only trials with this status")
-        ->check(CLI::IsMember({"queued", "running", "completed", "failed", "stopped", "paused"}));
+        ->check(CLI::IsMember(TrialStatusNames()));
     c->add_option("--top", top_, "Only the K best completed trials")->check(CLI::Range(1, INT_MAX));
     AddFormatOption(c, &format_, {"table", "csv", "json"});
     return c;
@@ -34,15 +34,15 @@ class TrialsCommand : public Command {
   int Run(const CommandContext&) override {
     return WithReader(db_, format_, [&](Reader& r, Format f) -> Result<std::string> {
       ASSIGN_OR_RETURN(StudyRef s, r.ResolveStudy(study_));
-      ASSIGN_OR_RETURN(auto trials, r.Trials(s, status_, top_));
-      if (trials.empty() && f == Format::kTable && (!status_.empty() || top_ > 0)) {
+      const std::optional<TrialStatus> status = ParseTrialStatus(status_);
+      ASSIGN_OR_RETURN(auto trials, r.Trials(s, status, top_));
+      if (trials.empty() && f == Format::kTable && (status || top_ > 0)) {
         // Say which filter left nothing.
         std::string why = "no trial of study '" + s.name + "'";
-        if (!status_.empty()) why += " has status " + status_;
+        if (status) why += std::string(" has status ") + TrialStatusName(*status);
         if (top_ > 0) {
-          why += std::string(status_.empty() ? "" : ", and") +
-                 " --top ranks completed trials only" +
-                 (status_.empty() || status_ == "completed" ? ": none has completed yet" : "");
+          why += std::string(status ? ", and" : "") + " --top ranks completed trials only" +
+                 (!status || *status == TrialStatus::kCompleted ? ": none has completed yet" : "");
         }
         return "(no rows: " + EscapeControl(why) + ")\n";
       }

@@ -35,14 +35,13 @@ Result<StudyRef> PickStudy(Reader& reader, const std::string& db, const std::str
   auto holder = DbLock::Holder(db);
   if (!holder.ok() || *holder) {  // unreadable: a tuner starting
     for (auto it = studies.rbegin(); it != studies.rend(); ++it)
-      if (it->status == "running") return it->ref;
+      if (it->status == StudyStatus::kRunning) return it->ref;
   }
   return reader.ResolveStudy("");
 }
 
 struct Snapshot {
-  StudySummary summary;
-  std::string state;  // as `sweep studies` shows it
+  StudyStatus state = StudyStatus::kRunning;  // as `sweep studies` shows it
   ProgressCounts counts;
   double elapsed_s = 0;
 };
@@ -55,29 +54,31 @@ Result<Snapshot> Read(Reader& reader, const std::string& db, const StudyRef& ref
                          [&](const StudySummary& s) { return s.ref.id == ref.id; });
   if (it == studies.end()) return Status::NotFound("study '" + ref.name + "' is gone from " + db);
   Snapshot snap;
-  snap.summary = *it;
   // A lock that cannot be read (a tuner starting) counts as held.
   auto holder = DbLock::Holder(db);
-  snap.state = DbLock::ShownStatus(it->status, !holder.ok() || holder->has_value());
+  snap.state = ShownStudyStatus(it->status, !holder.ok() || holder->has_value());
   ProgressCounts& c = snap.counts;
-  c.completed = it->completed, c.failed = it->failed, c.stopped = it->stopped;
-  c.running = it->running, c.queued = it->queued, c.paused = it->paused;
+  using S = TrialStatus;
+  const TrialCounts& n = it->counts;
+  c.completed = n[S::kCompleted], c.failed = n[S::kFailed], c.stopped = n[S::kStopped];
+  c.running = n[S::kRunning], c.queued = n[S::kQueued], c.paused = n[S::kPaused];
   c.best = it->best;
   c.planned = planned;
   if (c.running > 0) {
-    ASSIGN_OR_RETURN(auto running, reader.Trials(ref, "running", 0));
+    ASSIGN_OR_RETURN(auto running, reader.Trials(ref, S::kRunning, 0));
     for (const TrialView& t : running) {
       int64_t step = t.step.value_or(0);
       if (!c.slowest_step || step < *c.slowest_step) c.slowest_step = step;
     }
   }
   if (it->first_started) {
-    double end = snap.state == "running" ? now : it->last_ended.value_or(now);
+    const bool live = snap.state == StudyStatus::kRunning;
+    double end = live ? now : it->last_ended.value_or(now);
     snap.elapsed_s = std::max(0.0, end - *it->first_started);
     // The rate (and so the time left) of the last minute: the elapsed time
     // spans every run of the study, and the pauses between them.
     double window = std::min(60.0, now - *it->first_started);
-    if (snap.state == "running" && window > 0)
+    if (live && window > 0)
       c.rate = static_cast<double>(it->ended_last_minute) / window;
   }
   return snap;
@@ -109,12 +110,9 @@ int WatchStudy(const WatchOptions& o) {
   if (!spec.ok()) return Error(spec.status().message());
   // `done N/M`: M as the tuner counts it (a grid's points, Hyperband's
   // brackets), from the study as stored when the watch began.
-  auto copied =
-      (*reader)->Query("SELECT count(*) FROM trials WHERE study_id = " + std::to_string(ref->id) +
-                       " AND attempts = 0 AND status IN ('completed', 'stopped', 'failed')");
+  auto copied = (*reader)->CopiedTrialCount(ref->id);
   if (!copied.ok()) return Error(copied.status().message());
-  const std::optional<int64_t> planned =
-      PlannedTrialCount(*spec, std::get<int64_t>(copied->rows.at(0).at(0)));
+  const std::optional<int64_t> planned = PlannedTrialCount(*spec, *copied);
   const bool tty = isatty(STDOUT_FILENO);
   struct sigaction sa = {};
   sa.sa_handler = OnInterrupt;
@@ -136,7 +134,7 @@ int WatchStudy(const WatchOptions& o) {
       printed = Key(last.counts);
       Write(StatusLine(name, last.counts, last.elapsed_s, SIZE_MAX) + "\n");
     }
-    if (last.state != "running") break;
+    if (last.state != StudyStatus::kRunning) break;
     auto wake = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.interval_s);
     while (!g_interrupted && std::chrono::steady_clock::now() < wake)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -146,14 +144,14 @@ int WatchStudy(const WatchOptions& o) {
     }
   }
   if (tty) Write("\n");
-  const StudySummary& s = last.summary;
-  std::string outcome = "study '" + ref->name + "' is " + last.state + ": " +
+  const ProgressCounts& s = last.counts;
+  std::string outcome = "study '" + ref->name + "' is " + StudyStatusName(last.state) + ": " +
                         std::to_string(s.completed + s.failed + s.stopped) + " trials ended (" +
                         std::to_string(s.completed) + " completed, " + std::to_string(s.failed) +
                         " failed, " + std::to_string(s.stopped) + " stopped) in " +
                         FormatDuration(last.elapsed_s) + ", best " + ref->metric + " " +
                         (s.best ? FormatDouble(*s.best) : std::string("-"));
-  if (last.state == "interrupted")
+  if (last.state == StudyStatus::kInterrupted)
     outcome += "; its tuner is gone: `sweep run STUDY_FILE --db " + o.db + "` resumes it";
   Write(EscapeControl(outcome) + "\n");
   return 0;

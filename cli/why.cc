@@ -22,7 +22,7 @@ Result<std::string> ExplainTrial(Reader& reader, int64_t id) {
   ASSIGN_OR_RETURN(TrialDetail d, reader.Trial(id));
   const TrialView& t = d.trial;
   std::string out = "trial " + Num(t.number) + " of study '" + EscapeControl(d.study.name) +
-                    "': " + EscapeControl(t.status) + " at step " + Opt(t.step) + " after " +
+                    "': " + TrialStatusName(t.status) + " at step " + Opt(t.step) + " after " +
                     Num(t.attempts) + " attempt(s); " + EscapeControl(d.study.metric) + " = " +
                     Opt(t.value) + "\n";
   out += "params " + EscapeControl(d.params_json) + "\n";
@@ -61,7 +61,7 @@ Result<std::string> ExplainTrialJson(Reader& reader, int64_t id) {
   const TrialView& t = d.trial;
   JsonWriter w;
   w.BeginObject().Key("id").Int(id).Key("number").Int(t.number);
-  w.Key("study").String(d.study.name).Key("status").String(t.status);
+  w.Key("study").String(d.study.name).Key("status").String(TrialStatusName(t.status));
   w.Key("step").Int(t.step).Key("attempts").Int(static_cast<int64_t>(t.attempts));
   w.Key("metric").String(d.study.metric).Key("value").Number(t.value);
   w.Key("params").Raw(ParamsToJson(t.params.params()));

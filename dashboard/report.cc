@@ -35,7 +35,8 @@ std::string ScriptSafe(const std::string& json) {
 // The trials whose pages go in: all, or the best kReportTrialPages.
 std::vector<int64_t> TrialPages(std::vector<TrialView> trials, bool maximize) {
   std::stable_sort(trials.begin(), trials.end(), [&](const TrialView& a, const TrialView& b) {
-    bool av = a.status == "completed" && a.value, bv = b.status == "completed" && b.value;
+    bool av = a.status == TrialStatus::kCompleted && a.value,
+         bv = b.status == TrialStatus::kCompleted && b.value;
     if (av != bv) return av;
     if (!av) return false;
     return maximize ? *a.value > *b.value : *a.value < *b.value;
@@ -50,7 +51,7 @@ std::vector<int64_t> TrialPages(std::vector<TrialView> trials, bool maximize) {
 Status WriteReport(const std::string& db, const std::string& study, const std::string& out) {
   ASSIGN_OR_RETURN(auto api, Api::Open(db));
   ASSIGN_OR_RETURN(StudyRef ref, api->reader().ResolveStudy(study));
-  ASSIGN_OR_RETURN(auto trials, api->reader().Trials(ref, "", 0));
+  ASSIGN_OR_RETURN(auto trials, api->reader().Trials(ref, std::nullopt, 0));
   double now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::string base = "/api/studies/" + std::to_string(ref.id);

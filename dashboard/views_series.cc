@@ -52,7 +52,7 @@ Result<std::string> CurvesJson(Reader& reader, int64_t study_id) {
   // them (a running sweep's queued trials) and shorten curves a little.
   size_t with_reports = 0;
   for (const auto& t : trials)
-    if (t.status != "queued") ++with_reports;
+    if (t.status != TrialStatus::kQueued) ++with_reports;
   const size_t per_trial =
       with_reports ? std::clamp<size_t>(kCurvePointBudget / with_reports, 6, 1000) : 1000;
   std::unordered_map<int64_t, const TrialStatusRow*> by_id;
@@ -69,7 +69,7 @@ Result<std::string> CurvesJson(Reader& reader, int64_t study_id) {
         auto trial = by_id.find(id);
         w.BeginObject().Key("id").Int(id);
         if (trial != by_id.end()) {
-          w.Key("number").Int(trial->second->number).Key("status").String(trial->second->status);
+          w.Key("number").Int(trial->second->number).Key("status").String(TrialStatusName(trial->second->status));
         }
         w.Key("points");
         WritePoints(w, Downsample(full, per_trial));
@@ -166,10 +166,10 @@ Result<std::string> LineageJson(Reader& reader, int64_t study_id) {
   std::vector<TrialView> trials;
   if (!exploit_reason.empty()) {
     ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(study_id));
-    ASSIGN_OR_RETURN(trials, reader.Trials(RefOf(spec, study_id), "", 0));
+    ASSIGN_OR_RETURN(trials, reader.Trials(RefOf(spec, study_id), std::nullopt, 0));
   }
   for (const auto& t : trials) {
-    w.BeginObject().Key("id").Int(t.id).Key("number").Int(t.number).Key("status").String(t.status);
+    w.BeginObject().Key("id").Int(t.id).Key("number").Int(t.number).Key("status").String(TrialStatusName(t.status));
     w.Key("parent").Int(t.parent).Key("parent_step").Int(t.parent_step).Key("step").Int(t.step);
     w.Key("value").Number(t.value);
     auto r = exploit_reason.find(t.id);

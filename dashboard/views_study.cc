@@ -19,21 +19,24 @@ double TrialsPerSecond(const StudySummary& s, bool live, double now) {
     double window = std::min(60.0, now - *s.first_started);
     return window > 0 ? static_cast<double>(s.ended_last_minute) / window : 0;
   }
-  int64_t ended = s.completed + s.failed + s.stopped;
+  int64_t ended = s.counts.Finished();
   double span = s.last_ended ? *s.last_ended - *s.first_started : 0;
   return span > 0 ? static_cast<double>(ended) / span : 0;
 }
 
 void WriteSummary(JsonWriter& w, const StudySummary& s, std::optional<int64_t> tuner, double now) {
-  std::string state = DbLock::ShownStatus(s.status, tuner.has_value());
+  const StudyStatus state = ShownStudyStatus(s.status, tuner.has_value());
+  const bool live = state == StudyStatus::kRunning;
+  using S = TrialStatus;
   w.Key("id").Int(s.ref.id).Key("name").String(s.ref.name);
   w.Key("metric").String(s.ref.metric).Key("goal").String(s.ref.maximize ? "maximize" : "minimize");
-  w.Key("algorithm").String(s.algorithm).Key("state").String(state);
-  w.Key("tuner_pid").Int(state == "running" ? tuner : std::nullopt);
-  w.Key("trials").Int(s.trials).Key("completed").Int(s.completed).Key("failed").Int(s.failed);
-  w.Key("stopped").Int(s.stopped).Key("running").Int(s.running).Key("queued").Int(s.queued);
-  w.Key("paused").Int(s.paused).Key("best").Number(s.best);
-  w.Key("trials_per_s").Number(TrialsPerSecond(s, state == "running", now));
+  w.Key("algorithm").String(s.algorithm).Key("state").String(StudyStatusName(state));
+  w.Key("tuner_pid").Int(live ? tuner : std::nullopt);
+  w.Key("trials").Int(s.counts.Total());
+  for (S st : {S::kCompleted, S::kFailed, S::kStopped, S::kRunning, S::kQueued, S::kPaused})
+    w.Key(TrialStatusName(st)).Int(s.counts[st]);
+  w.Key("best").Number(s.best);
+  w.Key("trials_per_s").Number(TrialsPerSecond(s, live, now));
   w.Key("created_at").Number(s.created_at).Key("updated_at").Number(s.updated_at);
 }
 
@@ -51,7 +54,7 @@ std::string TypeName(pb::ParamType t) {
 }
 
 void WriteTrial(JsonWriter& w, const TrialView& t) {
-  w.Key("id").Int(t.id).Key("number").Int(t.number).Key("status").String(t.status);
+  w.Key("id").Int(t.id).Key("number").Int(t.number).Key("status").String(TrialStatusName(t.status));
   w.Key("params").Raw(ParamsToJson(t.params.params()));
   w.Key("value").Number(t.value).Key("step").Int(t.step).Key("attempts").Int(t.attempts);
   w.Key("runner");
@@ -97,7 +100,7 @@ Result<std::string> StudyJson(Reader& reader, int64_t study_id, double now) {
   if (it == studies.end())
     return Status::NotFound("no study " + std::to_string(study_id) + " in " + reader.path());
   ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(study_id));
-  ASSIGN_OR_RETURN(auto best, reader.Trials(it->ref, "", 1));
+  ASSIGN_OR_RETURN(auto best, reader.Trials(it->ref, std::nullopt, 1));
   JsonWriter w;
   w.BeginObject().Key("now").Number(now);
   WriteSummary(w, *it, Tuner(reader), now);
@@ -135,7 +138,7 @@ Result<std::string> TrialsJson(Reader& reader, int64_t study_id) {
   ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(study_id));
   StudyRef ref{study_id, spec.name(), spec.objective().metric(),
                spec.objective().goal() == pb::GOAL_MAXIMIZE};
-  ASSIGN_OR_RETURN(auto trials, reader.Trials(ref, "", 0));
+  ASSIGN_OR_RETURN(auto trials, reader.Trials(ref, std::nullopt, 0));
   JsonWriter w;
   w.BeginObject().Key("study").Int(study_id).Key("metric").String(ref.metric);
   w.Key("trials").BeginArray();

@@ -31,13 +31,6 @@ class DbLock {
   // nullopt when none does. Only looks: the lock is taken shared for a
   // moment, never written.
   static Result<std::optional<int64_t>> Holder(const std::string& db_path);
-  // The status to show for a study stored as `stored`: one stored as
-  // running is running only while a tuner holds the database; when none
-  // does (kill -9, a crash) it was interrupted.
-  static std::string ShownStatus(const std::string& stored, bool tuner_holds_db) {
-    return stored == "running" && !tuner_holds_db ? "interrupted" : stored;
-  }
-
   bool held() const { return fd_ >= 0; }
   const std::string& path() const { return path_; }
 

@@ -107,21 +107,6 @@ Result<Table> Reader::Query(const std::string& sql, size_t limit) {
   return t;
 }
 
-Result<Table> Reader::Studies() {
-  return Query(
-      "SELECT s.id, s.name, s.status, s.algorithm, s.objective_metric AS metric, s.goal, "
-      "count(t.id) AS trials, "
-      "coalesce(sum(t.status='completed'), 0) AS completed, "
-      "coalesce(sum(t.status='failed'), 0) AS failed, "
-      "coalesce(sum(t.status='running'), 0) AS running, "
-      "coalesce(sum(t.status='queued'), 0) AS queued, "
-      "coalesce(sum(t.status='paused'), 0) AS paused, "
-      "coalesce(sum(t.status='stopped'), 0) AS stopped, "
-      "CASE s.goal WHEN 'maximize' THEN max(CASE WHEN t.status='completed' THEN t.value END) "
-      "ELSE min(CASE WHEN t.status='completed' THEN t.value END) END AS best "
-      "FROM studies s LEFT JOIN trials t ON t.study_id = s.id GROUP BY s.id ORDER BY s.id");
-}
-
 Result<StudyRef> Reader::ResolveStudy(const std::string& name) {
   ASSIGN_OR_RETURN(
       Stmt s,
@@ -159,7 +144,13 @@ constexpr int kTrialColumnCount = 16;
 Status ReadTrial(const Stmt& s, const std::string& path, TrialView* t) {
   t->id = s.Int(0);
   t->number = s.Int(1);
-  t->status = s.Text(2);
+  auto status = ParseTrialStatus(s.Text(2));
+  if (!status) {
+    return Status::Corruption(path + ": trial " + std::to_string(t->id) + " (number " +
+                              std::to_string(t->number) + ") has an unknown status '" + s.Text(2) +
+                              "'");
+  }
+  t->status = *status;
   if (!t->params.ParseFromArray(sqlite3_column_blob(s.raw(), 3),
                                 sqlite3_column_bytes(s.raw(), 3))) {
     return Status::Corruption(path + ": trial " + std::to_string(t->id) + " (number " +
@@ -196,10 +187,10 @@ Status ReadTrial(const Stmt& s, const std::string& path, TrialView* t) {
 }  // namespace
 
 Result<std::vector<TrialView>> Reader::TrialsWhere(const std::string& sql, int64_t arg,
-                                                   const std::string* status) {
+                                                   std::optional<TrialStatus> status) {
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(), sql));
   s.Bind(1, arg);
-  if (status) s.Bind(2, *status);
+  if (status) s.Bind(2, TrialStatusName(*status));
   std::vector<TrialView> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, s.Step());
@@ -211,17 +202,17 @@ Result<std::vector<TrialView>> Reader::TrialsWhere(const std::string& sql, int64
   return out;
 }
 
-Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study, const std::string& status,
-                                              int top) {
+Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study,
+                                              std::optional<TrialStatus> status, int top) {
   std::string sql = std::string("SELECT ") + kTrialColumns + " FROM trials t WHERE t.study_id=?1";
-  if (!status.empty()) sql += " AND t.status=?2";
+  if (status) sql += " AND t.status=?2";
   if (top > 0) {
     sql += " AND t.value IS NOT NULL AND t.status='completed' ORDER BY t.value " +
            std::string(study.maximize ? "DESC" : "ASC") + ", t.id LIMIT " + std::to_string(top);
   } else {
     sql += " ORDER BY t.id";
   }
-  return TrialsWhere(sql, study.id, status.empty() ? nullptr : &status);
+  return TrialsWhere(sql, study.id, status);
 }
 
 Result<TrialDetail> Reader::Trial(int64_t trial_id) {
@@ -256,6 +247,42 @@ Result<int64_t> Reader::TrialId(const StudyRef& study, int64_t number) {
                           (n == 0 ? " (it has no trials yet)"
                                   : " (its trials are " + std::to_string(s.Int(2)) + " to " +
                                         std::to_string(s.Int(3)) + ")"));
+}
+
+Result<std::vector<std::string>> Reader::RunningStudyNames() {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
+                                         "SELECT name FROM studies WHERE status = ?1 ORDER BY id"));
+  s.Bind(1, StudyStatusName(StudyStatus::kRunning));
+  std::vector<std::string> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(s.Text(0));
+  }
+  return out;
+}
+
+Result<int64_t> Reader::CopiedTrialCount(int64_t study_id) {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
+                                         "SELECT count(*) FROM trials WHERE study_id=?1 AND "
+                                         "attempts = 0 AND status IN ('completed', 'stopped', "
+                                         "'failed')"));
+  s.Bind(1, study_id);
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  return row ? s.Int(0) : 0;
+}
+
+Result<std::optional<CheckpointView>> Reader::Checkpoint(int64_t trial_id) {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
+                                         "SELECT path, checksum, step FROM checkpoints WHERE "
+                                         "trial_id=?1"));
+  s.Bind(1, trial_id);
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return std::optional<CheckpointView>();
+  if (s.IsNull(0) || s.IsNull(1) || s.IsNull(2))
+    return Status::Corruption(path_ + ": trial " + std::to_string(trial_id) +
+                              ": its checkpoints row is malformed");
+  return std::optional<CheckpointView>(CheckpointView{s.Text(0), s.Int(1), s.Int(2)});
 }
 
 Result<std::vector<TrialView>> Reader::Children(int64_t trial_id) {

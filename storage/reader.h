@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/trial_status.h"
 #include "proto/sweep.pb.h"
 #include "storage/sqlite_util.h"
 
@@ -37,7 +38,7 @@ struct StudyRef {
 struct TrialView {
   int64_t id = 0;
   int64_t number = 0;
-  std::string status;
+  TrialStatus status = TrialStatus::kQueued;
   pb::ParamSet params;
   std::optional<double> value;
   std::optional<int64_t> step;
@@ -78,6 +79,13 @@ struct EventView {
   double at = 0;
 };
 
+// A trial's latest checkpoint (table checkpoints).
+struct CheckpointView {
+  std::string path;  // the file beside the database
+  int64_t checksum = 0;
+  int64_t step = 0;
+};
+
 // A command trial's log of one attempt (table trial_logs).
 struct LogView {
   int attempt = 0;
@@ -91,8 +99,8 @@ struct LogView {
 struct StudySummary {
   StudyRef ref;
   std::string algorithm;
-  std::string status;  // as stored: a study a dead tuner ran still says running
-  int64_t trials = 0, completed = 0, failed = 0, stopped = 0, running = 0, queued = 0, paused = 0;
+  StudyStatus status = StudyStatus::kRunning;  // as stored: see ShownStudyStatus
+  TrialCounts counts;
   std::optional<double> best;  // over completed trials
   double created_at = 0, updated_at = 0;
   std::optional<double> first_started, last_ended;
@@ -111,7 +119,7 @@ struct ReportPoint {
 struct TrialStatusRow {
   int64_t id = 0;
   int64_t number = 0;
-  std::string status;
+  TrialStatus status = TrialStatus::kQueued;
 };
 
 // A decision with the trial it is about, for views over a whole study.
@@ -134,11 +142,12 @@ class Reader {
   Result<bool> QueryRows(const std::string& sql, size_t limit,
                          const std::function<Status(const std::vector<std::string>&)>& header,
                          const std::function<Status(std::vector<Cell>)>& row);
-  Result<Table> Studies();
   // Finds a study by name; an empty name means "the only study".
   Result<StudyRef> ResolveStudy(const std::string& name);
-  // Trials of a study by id, or the `top` best completed ones by objective.
-  Result<std::vector<TrialView>> Trials(const StudyRef& study, const std::string& status, int top);
+  // Trials of a study by id (only those with `status`, when given), or the
+  // `top` best completed ones by objective.
+  Result<std::vector<TrialView>> Trials(const StudyRef& study, std::optional<TrialStatus> status,
+                                        int top);
   // One trial by id, whatever its study (ids are unique in a database).
   // NotFound when there is no such trial; Corruption when its stored
   // parameters do not parse.
@@ -147,6 +156,13 @@ class Reader {
   // (`sweep why`, `sweep logs`, every table). NotFound says which numbers
   // the study has.
   Result<int64_t> TrialId(const StudyRef& study, int64_t number);
+  // The names of the studies stored as running, by id.
+  Result<std::vector<std::string>> RunningStudyNames();
+  // The study's trials that were copied in finished by `sweep run --from`
+  // (no attempt of their own): `done N/M` counts them apart.
+  Result<int64_t> CopiedTrialCount(int64_t study_id);
+  // The trial's latest committed checkpoint, or nullopt when it has none.
+  Result<std::optional<CheckpointView>> Checkpoint(int64_t trial_id);
   // PBT: the trials copied from `trial_id`, by id.
   Result<std::vector<TrialView>> Children(int64_t trial_id);
   // The trial's decisions and events in the order they were written; empty
@@ -186,7 +202,7 @@ class Reader {
   Reader() = default;
   // Runs `sql` (trial columns first, see reader.cc) with ?1 bound to `arg`.
   Result<std::vector<TrialView>> TrialsWhere(const std::string& sql, int64_t arg,
-                                             const std::string* status = nullptr);
+                                             std::optional<TrialStatus> status = std::nullopt);
   Connection db_;  // the queries' statements are locals: gone before it closes
   std::string path_;
 };

@@ -3,17 +3,29 @@
 #include "storage/reader.h"
 
 namespace sweep {
+namespace {
+
+// The per-status counts of a `trials t` grouped by study, in TrialStatus's
+// order: the one place the database's status words are counted.
+std::string CountColumns() {
+  std::string sql;
+  for (int i = 0; i < kTrialStatusCount; ++i) {
+    sql += std::string("coalesce(sum(t.status='") + TrialStatusName(static_cast<TrialStatus>(i)) +
+           "'), 0), ";
+  }
+  return sql;
+}
+
+}  // namespace
 
 Result<std::vector<StudySummary>> Reader::StudySummaries(double now) {
   ASSIGN_OR_RETURN(
       Stmt s,
       Stmt::Prepare(db_.get(),
                     "SELECT s.id, s.name, s.objective_metric, s.goal, s.algorithm, s.status, "
-                    "s.created_at, s.updated_at, count(t.id), "
-                    "coalesce(sum(t.status='completed'), 0), coalesce(sum(t.status='failed'), 0), "
-                    "coalesce(sum(t.status='stopped'), 0), coalesce(sum(t.status='running'), 0), "
-                    "coalesce(sum(t.status='queued'), 0), coalesce(sum(t.status='paused'), 0), "
-                    "CASE s.goal WHEN 'maximize' THEN max(CASE WHEN t.status='completed' THEN "
+                    "s.created_at, s.updated_at, " +
+                        CountColumns() +
+                        "CASE s.goal WHEN 'maximize' THEN max(CASE WHEN t.status='completed' THEN "
                     "t.value END) ELSE min(CASE WHEN t.status='completed' THEN t.value END) END, "
                     "min(t.started_at), max(t.ended_at), coalesce(sum(t.ended_at > ?1), 0) "
                     "FROM studies s LEFT JOIN trials t ON t.study_id = s.id GROUP BY s.id "
@@ -26,20 +38,19 @@ Result<std::vector<StudySummary>> Reader::StudySummaries(double now) {
     StudySummary m;
     m.ref = StudyRef{s.Int(0), s.Text(1), s.Text(2), s.Text(3) == "maximize"};
     m.algorithm = s.Text(4);
-    m.status = s.Text(5);
+    auto status = ParseStudyStatus(s.Text(5));
+    if (!status)
+      return Status::Corruption(path_ + ": study '" + m.ref.name + "' has an unknown status '" +
+                                s.Text(5) + "'");
+    m.status = *status;
     m.created_at = s.Double(6);
     m.updated_at = s.Double(7);
-    m.trials = s.Int(8);
-    m.completed = s.Int(9);
-    m.failed = s.Int(10);
-    m.stopped = s.Int(11);
-    m.running = s.Int(12);
-    m.queued = s.Int(13);
-    m.paused = s.Int(14);
-    if (!s.IsNull(15)) m.best = s.Double(15);
-    if (!s.IsNull(16)) m.first_started = s.Double(16);
-    if (!s.IsNull(17)) m.last_ended = s.Double(17);
-    m.ended_last_minute = s.Int(18);
+    for (int i = 0; i < kTrialStatusCount; ++i) m.counts[static_cast<TrialStatus>(i)] = s.Int(8 + i);
+    constexpr int c = 8 + kTrialStatusCount;
+    if (!s.IsNull(c)) m.best = s.Double(c);
+    if (!s.IsNull(c + 1)) m.first_started = s.Double(c + 1);
+    if (!s.IsNull(c + 2)) m.last_ended = s.Double(c + 2);
+    m.ended_last_minute = s.Int(c + 3);
     out.push_back(std::move(m));
   }
   return out;
@@ -121,7 +132,7 @@ Result<std::vector<TrialView>> Reader::CompletedPoints(int64_t study_id) {
     TrialView& t = out.emplace_back();
     t.id = s.Int(0);
     t.number = s.Int(1);
-    t.status = "completed";
+    t.status = TrialStatus::kCompleted;
     if (!t.params.ParseFromArray(sqlite3_column_blob(s.raw(), 2), sqlite3_column_bytes(s.raw(), 2)))
       return Status::Corruption(path_ + ": trial " + std::to_string(t.id) +
                                 ": column trials.params_pb is corrupt (not a ParamSet)");
@@ -139,7 +150,11 @@ Result<std::vector<TrialStatusRow>> Reader::TrialStatuses(int64_t study_id) {
   while (true) {
     ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    out.push_back({s.Int(0), s.Int(1), s.Text(2)});
+    auto status = ParseTrialStatus(s.Text(2));
+    if (!status)
+      return Status::Corruption(path_ + ": trial " + std::to_string(s.Int(0)) +
+                                " has an unknown status '" + s.Text(2) + "'");
+    out.push_back({s.Int(0), s.Int(1), *status});
   }
   return out;
 }

@@ -196,7 +196,13 @@ Result<std::vector<TrialRecord>> Store::LoadTrials(int64_t study_id) {
     TrialRecord t;
     t.id = q.Int(0);
     t.number = q.Int(1);
-    t.status = q.Text(2);
+    auto status = ParseTrialStatus(q.Text(2));
+    if (!status) {
+      return Status::Corruption("trial " + std::to_string(t.number) + " (id " +
+                                std::to_string(t.id) + ") has an unknown status '" + q.Text(2) +
+                                "'");
+    }
+    t.status = *status;
     t.attempts = static_cast<int>(q.Int(3));
     if (!t.params.ParseFromArray(sqlite3_column_blob(q.raw(), 4),
                                  sqlite3_column_bytes(q.raw(), 4))) {
@@ -352,10 +358,10 @@ Status Store::SetProgress(int64_t trial_id, int64_t step, std::optional<double> 
   return progress_.Run();
 }
 
-Status Store::FinishTrial(int64_t trial_id, const std::string& status, std::optional<double> value,
+Status Store::FinishTrial(int64_t trial_id, TrialStatus status, std::optional<double> value,
                           int64_t step, const std::string& metrics_json, const std::string& failure,
                           double now) {
-  finish_.Bind(1, trial_id).Bind(2, status).Bind(3, value).Bind(4, step).Bind(5, metrics_json);
+  finish_.Bind(1, trial_id).Bind(2, TrialStatusName(status)).Bind(3, value).Bind(4, step).Bind(5, metrics_json);
   if (failure.empty())
     finish_.BindNull(6);
   else
@@ -444,8 +450,8 @@ Result<std::string> Store::TrialMetrics(int64_t trial_id) {
   return row ? q.Text(0) : std::string();
 }
 
-Status Store::SetStudyStatus(int64_t study_id, const std::string& status, double now) {
-  study_status_.Bind(1, study_id).Bind(2, status).Bind(3, now);
+Status Store::SetStudyStatus(int64_t study_id, StudyStatus status, double now) {
+  study_status_.Bind(1, study_id).Bind(2, StudyStatusName(status)).Bind(3, now);
   return study_status_.Run();
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/trial_status.h"
 #include "proto/sweep.pb.h"
 #include "storage/db_lock.h"
 #include "storage/sqlite_util.h"
@@ -27,7 +28,7 @@ inline constexpr int kSchemaVersion = 6;
 struct TrialRecord {
   int64_t id = 0;
   int64_t number = 0;
-  std::string status;  // queued | running | completed | failed | stopped
+  TrialStatus status = TrialStatus::kQueued;
   int attempts = 0;
   pb::ParamSet params;
   std::optional<double> value;
@@ -112,7 +113,7 @@ class Store {
   Result<std::optional<double>> ReportedValue(int64_t trial_id, int attempt, int64_t step,
                                               const std::string& metric);
   Status SetProgress(int64_t trial_id, int64_t step, std::optional<double> value);
-  Status FinishTrial(int64_t trial_id, const std::string& status, std::optional<double> value,
+  Status FinishTrial(int64_t trial_id, TrialStatus status, std::optional<double> value,
                      int64_t step, const std::string& metrics_json, const std::string& failure,
                      double now);
   Status AddEvent(int64_t study_id, int64_t trial_id, const std::string& kind,
@@ -139,7 +140,7 @@ class Store {
   Result<std::vector<HistoryEvent>> LoadHistory(int64_t study_id, const std::string& metric);
   // The final metrics of a trial as a JSON object ("" if none yet).
   Result<std::string> TrialMetrics(int64_t trial_id);
-  Status SetStudyStatus(int64_t study_id, const std::string& status, double now);
+  Status SetStudyStatus(int64_t study_id, StudyStatus status, double now);
   // Studies a killed tuner left marked running become interrupted (the
   // tuner that holds the lock calls it before opening its own study).
   Status InterruptRunningStudies(double now);

@@ -230,7 +230,7 @@ void Dispatcher::Handle(const std::string& id, const std::string& key, const voi
         l->started = true;
         l->progress_ms = NowMs();
         l->started_us = NowUs();
-        l->owner->OnStarted(s.trial_id());
+        OwnerOf(*l)->OnStarted(s.trial_id());
       }
       break;
     }
@@ -239,25 +239,25 @@ void Dispatcher::Handle(const std::string& id, const std::string& key, const voi
       if (Lease* l = CheckLease(id, r.trial_id(), r.lease(), "report")) {
         l->started = true;
         l->progress_ms = NowMs();
-        l->owner->OnReport(id, r);
+        OwnerOf(*l)->OnReport(id, r);
       }
       break;
     }
     case pb::Envelope::kCheckpoint: {
       const pb::Checkpoint& c = env->checkpoint();
       if (Lease* l = CheckLease(id, c.trial_id(), c.lease(), "checkpoint"))
-        l->owner->OnCheckpoint(c);
+        OwnerOf(*l)->OnCheckpoint(c);
       break;
     }
     case pb::Envelope::kLog: {
       const pb::Log& g = env->log();
-      if (Lease* l = CheckLease(id, g.trial_id(), g.lease(), "log")) l->owner->OnLog(g);
+      if (Lease* l = CheckLease(id, g.trial_id(), g.lease(), "log")) OwnerOf(*l)->OnLog(g);
       break;
     }
     case pb::Envelope::kFinal: {
       const pb::Final& f = env->final();
       if (Lease* l = CheckLease(id, f.trial_id(), f.lease(), "final")) {
-        l->owner->OnFinal(f);
+        OwnerOf(*l)->OnFinal(f);
         pb::Envelope ack;
         ack.mutable_ack()->set_trial_id(f.trial_id());
         ack.mutable_ack()->set_lease(f.lease());
@@ -277,7 +277,7 @@ void Dispatcher::Handle(const std::string& id, const std::string& key, const voi
         if (Lease* l = CheckLease(id, hb.busy_trial(), hb.lease(), "heartbeat")) {
           if (!l->started) {  // busy with it, even if its Started was lost
             l->started = true;
-            l->owner->OnStarted(hb.busy_trial());
+            OwnerOf(*l)->OnStarted(hb.busy_trial());
           }
         }
       }
@@ -298,21 +298,55 @@ Dispatcher::Lease* Dispatcher::CheckLease(const std::string& id, int64_t trial_i
                                           const char* what) {
   auto it = leases_.find(trial_id);
   Lease* l = it == leases_.end() ? nullptr : &it->second;
-  if (l && l->lease == lease && l->runner == id) return l;
+  if (l && l->lease == lease && l->runner == id && OwnerOf(*l)) return l;
   std::string reason = l == nullptr        ? "unknown trial or lease expired"
                        : l->lease != lease ? "lease expired: the trial was re-assigned or ended"
                                            : "the trial is not running on this runner";
-  TrialOwner* owner = l ? l->owner : nullptr;
-  for (size_t i = 0; !owner && i < owners_.size(); ++i)
-    if (owners_[i]->Owns(trial_id)) owner = owners_[i];
-  if (!owner && !owners_.empty()) owner = owners_.front();  // nobody's: the first keeps the record
-  if (owner) owner->OnRejected(trial_id, what, "from runner '" + Printable(id) + "': " + reason);
+  if (TrialOwner* owner = l && OwnerOf(*l) ? OwnerOf(*l) : RecordKeeper(trial_id))
+    owner->OnRejected(trial_id, what, "from runner '" + Printable(id) + "': " + reason);
   pb::Envelope env;
   env.mutable_reject()->set_trial_id(trial_id);
   env.mutable_reject()->set_lease(lease);
   env.mutable_reject()->set_reason(reason);
   Queue(id, std::move(env));
   return nullptr;
+}
+
+TrialOwner* Dispatcher::RecordKeeper(int64_t trial_id) const {
+  if (!owners_ || owners_->OwnerOrder().empty()) return nullptr;
+  for (int64_t study : owners_->OwnerOrder()) {
+    TrialOwner* o = owners_->FindOwner(study);
+    if (o && o->Owns(trial_id)) return o;
+  }
+  return owners_->FindOwner(owners_->OwnerOrder().front());  // nobody's: the first keeps the record
+}
+
+void Dispatcher::DropStudy(int64_t study_id, const std::string& reason) {
+  std::vector<int64_t> dropped;
+  for (const auto& [trial_id, l] : leases_)
+    if (l.study_id == study_id) dropped.push_back(trial_id);
+  for (int64_t trial_id : dropped) {
+    const Lease& l = leases_.at(trial_id);
+    const std::string runner = l.runner;
+    pb::Envelope env;
+    env.mutable_reject()->set_trial_id(trial_id);
+    env.mutable_reject()->set_lease(l.lease);
+    env.mutable_reject()->set_reason(reason);
+    // Queued, not sent now: after whatever the runner was promised about
+    // the trial by commits still to become durable.
+    Queue(runner, std::move(env));
+    auto r = runners_.find(runner);
+    if (r == runners_.end()) {
+      EndLease(trial_id, nullptr);
+      continue;
+    }
+    // A runner told to drop the trial it runs drops those queued behind it
+    // too, and says Hello once its worker has stopped: nothing more until
+    // then (as for a hung trial, CheckLiveness).
+    if (!r->second.trials.empty() && r->second.trials.front() == trial_id) r->second.ready = false;
+    EndLease(trial_id, &r->second);
+  }
+  if (last_served_ == study_id) last_served_.reset();
 }
 
 void Dispatcher::EndLease(int64_t trial_id, Runner* r) {
@@ -343,57 +377,70 @@ size_t Dispatcher::QueueDepth(const Runner& r, TrialOwner* owner) const {
 }
 
 void Dispatcher::Assign() {
-  if (owners_.empty()) return;
-  std::vector<bool> dry(owners_.size(), false);  // had nothing this turn
-  size_t dry_count = 0;
-  // Runners busy with each owner's trials (their front trial is its).
-  std::unordered_map<TrialOwner*, int64_t> busy;
+  if (!owners_ || owners_->OwnerOrder().empty()) return;
+  // What the policy sees of each study; has_work turns false once it had
+  // nothing to give this turn.
+  AssignInput in;
+  std::unordered_map<int64_t, size_t> place;  // study id -> index in in.studies
+  for (int64_t study : owners_->OwnerOrder()) {
+    TrialOwner* o = owners_->FindOwner(study);
+    if (!o) continue;
+    place[study] = in.studies.size();
+    in.studies.push_back(StudyLoad{study, true, 0, o->MaxConcurrent()});
+  }
+  // Runners busy with each study's trials (their front trial is its).
   for (const auto& [identity, r] : runners_) {
     if (r.trials.empty()) continue;
     auto l = leases_.find(r.trials.front());
-    if (l != leases_.end()) ++busy[l->second.owner];
+    if (l == leases_.end()) continue;
+    auto p = place.find(l->second.study_id);
+    if (p != place.end()) ++in.studies[p->second].running;
   }
-  // May `owner` give runner `r` a trial now?
-  auto eligible = [&](const Runner& r, TrialOwner* owner) {
-    if (r.trials.size() >= QueueDepth(r, owner)) return false;
-    if (!r.trials.empty()) {
-      // Queued ahead, behind the same owner's trials only.
-      return leases_.at(r.trials.back()).owner == owner;
+  size_t with_work = in.studies.size();
+  // The study runner `r` takes its next trial from: a runner with trials
+  // queued only more of the study at its back (up to its queue depth), an
+  // idle one the policy's pick.
+  auto pick = [&](const Runner& r) -> std::optional<int64_t> {
+    if (r.trials.empty()) {
+      in.runner.name = r.name;
+      in.last_served = last_served_;
+      return policy_->Pick(in);
     }
-    int64_t limit = owner->MaxConcurrent();
-    return limit <= 0 || busy[owner] < limit;
+    auto back = place.find(leases_.at(r.trials.back()).study_id);
+    if (back == place.end() || !in.studies[back->second].has_work) return std::nullopt;
+    TrialOwner* o = owners_->FindOwner(back->first);
+    if (r.trials.size() >= QueueDepth(r, o)) return std::nullopt;
+    return back->first;
   };
   // One trial per runner per pass, so a limit on running trials
   // (max_concurrent) spreads them over the runners instead of queueing them
   // all at the first.
   bool assigned = true;
-  while (assigned && dry_count < owners_.size()) {
+  while (assigned && with_work > 0) {
     assigned = false;
     for (auto& [identity, r] : runners_) {
       if (!r.ready) continue;
-      // Round robin over the owners that still have work.
-      for (size_t i = 0; i < owners_.size(); ++i) {
-        size_t k = (next_owner_ + i) % owners_.size();
-        TrialOwner* owner = owners_[k];
-        if (dry[k] || !eligible(r, owner)) continue;
+      while (std::optional<int64_t> study = pick(r)) {
+        StudyLoad& load = in.studies[place.at(*study)];
+        TrialOwner* owner = owners_->FindOwner(*study);
         uint64_t lease = SplitMix64(lease_key_ + ++lease_counter_);
         if (lease == 0) lease = SplitMix64(lease_key_ + ++lease_counter_);
         std::optional<pb::Assign> a = owner->NextAssign(r.name, lease);
         if (!a) {
-          dry[k] = true;
-          ++dry_count;
-          continue;
+          load.has_work = false;
+          --with_work;
+          continue;  // another study may have one for this runner
         }
-        next_owner_ = k + 1;
+        last_served_ = *study;
         Lease& l = leases_[a->trial_id()];
         l = Lease{};
         l.lease = lease;
         l.runner = identity;
-        l.owner = owner;
+        l.study_id = *study;
         l.progress_ms = NowMs();
         // Queued behind another: its clock starts when it reaches the front.
         l.started_us = r.trials.empty() ? NowUs() : 0;
-        if (r.trials.empty()) ++busy[owner];
+        if (r.trials.empty()) ++load.running;
         r.trials.push_back(a->trial_id());
         pb::Envelope env;
         *env.mutable_assign() = std::move(*a);

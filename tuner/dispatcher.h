@@ -1,8 +1,10 @@
 // The tuner's network: the ROUTER socket, the runners that joined, the
 // leases of the trials they hold, the outbox, heartbeats and liveness. It
 // knows nothing of algorithms or the database: a message about a trial goes
-// to the TrialOwner (a study) that assigned it, and the owners say what to
-// assign. One dispatcher can serve several owners, each with its own trials.
+// to the TrialOwner (a study) that assigned it, found by its study id, and
+// the owners say what to assign; an AssignPolicy says which study an idle
+// runner goes to. One dispatcher serves any number of owners, admitted and
+// removed while it runs.
 // REQUIRES: external synchronization (the tuner's thread).
 #pragma once
 
@@ -11,6 +13,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -21,6 +24,7 @@
 #include "common/status.h"
 #include "common/zmq_socket.h"
 #include "proto/sweep.pb.h"
+#include "tuner/assign_policy.h"
 #include "tuner/connection_cap.h"
 #include "tuner/zap_handler.h"
 
@@ -66,6 +70,19 @@ class TrialOwner {
   virtual int64_t StallMs() const = 0;
 };
 
+// The owners by study id, kept by whoever admits and removes studies (the
+// EventLoop). The dispatcher holds study ids, never owner pointers, so a
+// study removed while its trials are in flight leaves nothing dangling.
+class TrialOwners {
+ public:
+  virtual ~TrialOwners() = default;
+  // The owner of study `study_id`; nullptr when it is not (or no longer)
+  // admitted.
+  virtual TrialOwner* FindOwner(int64_t study_id) = 0;
+  // The admitted studies' ids, in the order they were admitted.
+  virtual const std::vector<int64_t>& OwnerOrder() const = 0;
+};
+
 struct DispatcherOptions {
   std::string bind;
   int heartbeat_ms = 1000;
@@ -97,14 +114,21 @@ class Dispatcher {
   // Connections the ZAP handler refused (no key, or a key not allowed).
   int64_t refused() const { return zap_ ? zap_->refused() : 0; }
 
-  // Owners in the order they are offered runners; the first also gets the
-  // events about trials nobody owns.
-  void AddOwner(TrialOwner* owner) { owners_.push_back(owner); }
+  // Where owners are found; the first in its order also gets the events
+  // about trials nobody owns. Set once, before the first Poll.
+  void SetOwners(TrialOwners* owners) { owners_ = owners; }
+  // Which study an idle runner goes to (default: round robin).
+  void SetPolicy(std::unique_ptr<AssignPolicy> policy) { policy_ = std::move(policy); }
+  // Study `study_id` is being removed: each trial it has at a runner is
+  // rejected there (the runner abandons it) and its lease ends, without a
+  // call to its owner. `reason` goes with the rejections.
+  void DropStudy(int64_t study_id, const std::string& reason);
 
   // Waits up to `timeout_ms` for messages (or for `wake_fd`, if >= 0, to be
   // readable) and handles what has arrived (a batch), then checks liveness.
   Status Poll(int timeout_ms, int wake_fd = -1);
-  // Gives idle runners trials from the owners, round robin.
+  // Gives idle runners trials from the owners the policy picks; a runner
+  // with trials queued takes more only from the study at its back.
   void Assign();
   // Queues `env` for `runner_id`; it goes out once the commit that makes it
   // true is durable (Seal, then SendSealed).
@@ -135,7 +159,7 @@ class Dispatcher {
   struct Lease {
     uint64_t lease = 0;
     std::string runner;  // routing id
-    TrialOwner* owner = nullptr;
+    int64_t study_id = 0;  // its owner's
     bool started = false;
     int64_t progress_ms = 0;  // last message, or when it started
     int64_t started_us = 0;   // when it became the runner's front trial (0: not yet)
@@ -166,6 +190,13 @@ class Dispatcher {
   // every runner's and lease's clock.
   void Forgive(int64_t gap_ms);
   size_t QueueDepth(const Runner& r, TrialOwner* owner) const;
+  // The owner of a lease's study; nullptr once the study was removed.
+  TrialOwner* OwnerOf(const Lease& l) const {
+    return owners_ ? owners_->FindOwner(l.study_id) : nullptr;
+  }
+  // Whoever keeps the record of a trial with no valid lease: its study if
+  // one owns it, else the first admitted (nullptr: none).
+  TrialOwner* RecordKeeper(int64_t trial_id) const;
 
   DispatcherOptions o_;
   ZmqContext ctx_;
@@ -177,8 +208,9 @@ class Dispatcher {
   std::string instance_;
   uint64_t lease_key_ = 0;  // secret
   uint64_t lease_counter_ = 0;
-  std::vector<TrialOwner*> owners_;
-  size_t next_owner_ = 0;
+  TrialOwners* owners_ = nullptr;
+  std::unique_ptr<AssignPolicy> policy_ = std::make_unique<RoundRobinPolicy>();
+  std::optional<int64_t> last_served_;  // the study the last idle runner went to
   std::map<std::string, Runner> runners_;
   std::unordered_map<int64_t, Lease> leases_;  // by trial id
   // Connections replaced by their runner's new one (oldest first, bounded).

@@ -63,7 +63,7 @@ void Dispatcher::HandleHello(const std::string& id, const std::string& key,
     if (h.trial_id() <= 0 || std::count(kept.begin(), kept.end(), h.trial_id())) continue;
     auto l = leases_.find(h.trial_id());
     bool valid =
-        l != leases_.end() && l->second.lease == h.lease() &&
+        l != leases_.end() && l->second.lease == h.lease() && OwnerOf(l->second) &&
         (l->second.runner == id || std::count(stale.begin(), stale.end(), l->second.runner));
     if (!valid) {
       running_refused = running_refused || !h.finished();
@@ -86,11 +86,12 @@ void Dispatcher::HandleHello(const std::string& id, const std::string& key,
       lease.runner = id;
     }
     lease.progress_ms = NowMs();
+    TrialOwner* owner = OwnerOf(lease);
     if (!h.finished() && !lease.started) {
       lease.started = true;
-      lease.owner->OnStarted(h.trial_id());
+      owner->OnStarted(h.trial_id());
     }
-    lease.owner->OnReattached(h.trial_id(), id);
+    owner->OnReattached(h.trial_id(), id);
     kept.push_back(h.trial_id());
   }
   Runner& r = runners_[id];
@@ -149,7 +150,7 @@ void Dispatcher::ReleaseTrials(Runner* r, const std::string& cause, bool runner_
     if (l == leases_.end()) continue;
     Lease lease = l->second;
     leases_.erase(l);
-    lease.owner->OnReleased(*it, lease.started, cause, runner_died);
+    if (TrialOwner* owner = OwnerOf(lease)) owner->OnReleased(*it, lease.started, cause, runner_died);
   }
 }
 
@@ -169,7 +170,8 @@ void Dispatcher::CheckLiveness() {
     auto it = leases_.find(r.trials.front());
     if (it == leases_.end()) continue;
     Lease& l = it->second;
-    int64_t stall_ms = l.owner->StallMs();
+    TrialOwner* owner = OwnerOf(l);
+    int64_t stall_ms = owner ? owner->StallMs() : 0;
     if (stall_ms <= 0 || now - l.progress_ms <= stall_ms) continue;
     pb::Envelope env;
     env.mutable_reject()->set_trial_id(r.trials.front());

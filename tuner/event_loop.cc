@@ -19,22 +19,60 @@ constexpr int64_t kCommitIntervalUs = 3000;
 }  // namespace
 
 void EventLoop::Add(StudyRun* study) {
-  studies_.push_back(study);
-  dispatcher_->AddOwner(study);
+  if (!studies_.emplace(study->id(), study).second) return;  // admitted already
+  order_.push_back(study->id());
+}
+
+void EventLoop::Remove(int64_t study_id) {
+  if (studies_.count(study_id)) removing_.insert(study_id);
+}
+
+std::vector<int64_t> EventLoop::TakeRemoved() {
+  std::vector<int64_t> out;
+  out.swap(removed_);
+  return out;
+}
+
+TrialOwner* EventLoop::FindOwner(int64_t study_id) {
+  auto it = studies_.find(study_id);
+  return it == studies_.end() ? nullptr : it->second;
 }
 
 bool EventLoop::Done() const {
-  return std::all_of(studies_.begin(), studies_.end(), [](StudyRun* s) { return s->Done(); });
+  return std::all_of(studies_.begin(), studies_.end(),
+                     [](const auto& s) { return s.second->Done(); });
+}
+
+Status EventLoop::RemovePending() {
+  if (removing_.empty()) return Status::Ok();
+  RETURN_IF_ERROR(store_->Begin());
+  for (int64_t id : removing_) {
+    StudyRun* s = studies_.at(id);
+    s->Interrupt();
+    s->set_draining(true);
+    RETURN_IF_ERROR(store_->SetStudyStatus(id, StudyStatus::kInterrupted, WallSeconds()));
+    dispatcher_->DropStudy(id, "study '" + s->study().name() + "' was removed from this tuner");
+  }
+  // Its acks and its files' deletions wait for this commit like any, so
+  // the study stays until the commit is durable.
+  RETURN_IF_ERROR(Flush());
+  for (int64_t id : removing_) {
+    studies_.erase(id);
+    order_.erase(std::remove(order_.begin(), order_.end(), id), order_.end());
+    removed_.push_back(id);
+  }
+  removing_.clear();
+  return Status::Ok();
 }
 
 Status EventLoop::Commit() {
-  for (StudyRun* s : studies_) s->WriteProgress();
-  for (StudyRun* s : studies_) RETURN_IF_ERROR(s->write_error());
+  for (auto& [id, s] : studies_) s->WriteProgress();
+  for (auto& [id, s] : studies_) RETURN_IF_ERROR(s->write_error());
   ASSIGN_OR_RETURN(uint64_t ticket, store_->CommitNoWait());
   last_commit_us_ = NowUs();
   // Group commit: everything this turn did waits until it is durable
   // before any runner hears about it.
-  for (StudyRun* s : studies_) s->AfterCommit(dispatcher_, ticket);
+  for (auto& [id, s] : studies_) s->AfterCommit(dispatcher_, ticket);
   dispatcher_->Seal(ticket);
   return SendDurable();
 }
@@ -44,7 +82,7 @@ Status EventLoop::SendDurable() {
   sync->Drain();
   RETURN_IF_ERROR(sync->error());
   uint64_t durable = sync->durable();
-  for (StudyRun* s : studies_) s->Durable(durable);
+  for (auto& [id, s] : studies_) s->Durable(durable);
   dispatcher_->SendSealed(durable);
   return Status::Ok();
 }
@@ -62,7 +100,8 @@ Status EventLoop::Turn(bool draining) {
   // The sync thread's event wakes the poll when a commit became durable.
   RETURN_IF_ERROR(dispatcher_->Poll(timeout, sync->fd()));
   RETURN_IF_ERROR(SendDurable());
-  for (StudyRun* s : studies_) {
+  RETURN_IF_ERROR(RemovePending());
+  for (auto& [id, s] : studies_) {
     s->ApplyDirectives();
     s->set_draining(draining);
   }

@@ -2,11 +2,14 @@
 // serves, over one Store. Each turn polls the socket, handles a batch of
 // messages, commits it in one transaction (group commit), and acknowledges
 // and assigns only once that commit is durable; the disk syncs one commit
-// while the loop handles the next batch (storage/wal_sync.h). `sweep run`
-// composes it with one study; tests compose it with several.
+// while the loop handles the next batch (storage/wal_sync.h). Studies are
+// admitted and removed while it runs; the dispatcher finds them here by
+// study id. The Server (tuner/server.h) owns the studies it holds.
 // REQUIRES: external synchronization (one thread runs it).
 #pragma once
 
+#include <map>
+#include <set>
 #include <vector>
 
 #include "common/status.h"
@@ -16,12 +19,28 @@
 
 namespace sweep {
 
-class EventLoop {
+class EventLoop : public TrialOwners {
  public:
   EventLoop(Store* store, Dispatcher* dispatcher, int heartbeat_ms)
-      : store_(store), dispatcher_(dispatcher), heartbeat_ms_(heartbeat_ms) {}
-  // The dispatcher offers runners to the studies in the order added.
+      : store_(store), dispatcher_(dispatcher), heartbeat_ms_(heartbeat_ms) {
+    dispatcher_->SetOwners(this);
+  }
+  ~EventLoop() override { dispatcher_->SetOwners(nullptr); }
+  // Admits a study (not owned: it must outlive its Remove or the loop); the
+  // dispatcher offers runners to the studies in the order added. Callable
+  // at any time, a turn's callbacks included.
   void Add(StudyRun* study);
+  // Takes a study out in this turn, once its messages are handled (or in
+  // the next, when called between turns):
+  // its running trials go back to its queue with their attempts open (as
+  // Ctrl-C leaves them), their runners are told to drop them, and once
+  // that is committed the loop forgets it; Removed() then lists it, and its
+  // owner may destroy it. Messages about its trials that arrive later are
+  // rejected like any on an ended lease.
+  void Remove(int64_t study_id);
+  // Studies removed since the last call, now free to destroy.
+  std::vector<int64_t> TakeRemoved();
+  bool Has(int64_t study_id) const { return studies_.count(study_id) > 0; }
   // One turn. `draining`: start nothing new (Ctrl-C).
   Status Turn(bool draining);
   // Writes the studies' progress and commits without waiting for the disk;
@@ -32,7 +51,13 @@ class EventLoop {
   Status Flush();
   bool Done() const;
 
+  // TrialOwners.
+  TrialOwner* FindOwner(int64_t study_id) override;
+  const std::vector<int64_t>& OwnerOrder() const override { return order_; }
+
  private:
+  // Carries out the removals asked for (see Remove).
+  Status RemovePending();
   // Sends what waits for commits that are durable now; deletes the files
   // they replaced. A failed sync is an error: nothing more goes out.
   Status SendDurable();
@@ -40,7 +65,10 @@ class EventLoop {
   Store* store_;
   Dispatcher* dispatcher_;
   int heartbeat_ms_;
-  std::vector<StudyRun*> studies_;
+  std::map<int64_t, StudyRun*> studies_;  // by study id
+  std::vector<int64_t> order_;            // their ids, in the order admitted
+  std::set<int64_t> removing_;            // to take out at the end of the turn
+  std::vector<int64_t> removed_;          // taken out, for TakeRemoved
   int64_t last_commit_us_ = 0;
 };
 

@@ -61,6 +61,19 @@ class Scheduler {
   virtual std::optional<Action> DecisionAt(int64_t /*number*/, int64_t /*step*/) const {
     return std::nullopt;
   }
+
+  // What the study around an algorithm needs to know of it, asked here so
+  // that no code outside tuner/algorithms/ goes by an algorithm's name.
+  // Each proposal learns from every result in so far (model-based search):
+  // trials are then not queued at runners ahead of time, where they would
+  // have been proposed before results that came in meanwhile.
+  virtual bool LearnsFromEveryResult() const { return false; }
+  // It may stop a running trial at any step (the median rule): no step is
+  // known ahead to be one the trial must reach (the time left).
+  virtual bool MayStopAtAnyStep() const { return false; }
+  // It may start a trial from a finished trial's checkpoint (PBT copies a
+  // completed member's): those checkpoints are not removed to make room.
+  virtual bool ReadsFinishedCheckpoints() const { return false; }
 };
 
 // Random, grid and quasi-random search: trial k gets the sampler's point k.

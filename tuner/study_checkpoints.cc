@@ -142,12 +142,12 @@ bool StudyRun::MakeRoom(int64_t bytes) {
   // trial's last checkpoint is its model (`sweep predict`): the best one is
   // kept, and under PBT every completed member may still be a parent.
   const Trial* best = table_.best();
-  bool pbt = study_.algorithm().type() == pb::ALGORITHM_TYPE_PBT;
+  const bool parents = scheduler_->ReadsFinishedCheckpoints();
   std::vector<Trial*> removable;
   for (const auto& [id, trial] : table_.all()) {
     if (trial.checkpoint_path.empty()) continue;
     bool ended = trial.status == TrialStatus::kFailed || trial.status == TrialStatus::kStopped ||
-                 (trial.status == TrialStatus::kCompleted && !pbt && &trial != best);
+                 (trial.status == TrialStatus::kCompleted && !parents && &trial != best);
     if (ended) removable.push_back(table_.Find(id));
   }
   auto rank = [](const Trial* t) {

@@ -14,11 +14,10 @@ namespace {
 
 // The step a running trial must still reach before its algorithm may end
 // it: its next decision step (a rung, a PBT interval) or its last step;
-// none where it is ending already, or where the median rule may stop it at
-// any step.
-std::optional<int64_t> MustReach(const Trial& t, const Scheduler& scheduler, const pb::Study& study,
-                                 int64_t task_steps) {
-  if (t.segment_ended || study.algorithm().type() == pb::ALGORITHM_TYPE_MEDIAN) return {};
+// none where it is ending already, or where its algorithm may stop it at
+// any step (the median rule).
+std::optional<int64_t> MustReach(const Trial& t, const Scheduler& scheduler, int64_t task_steps) {
+  if (t.segment_ended || scheduler.MayStopAtAnyStep()) return {};
   for (int64_t s : scheduler.DecisionSteps(t.number))
     if (s > t.last_step) return s;
   return task_steps;
@@ -47,7 +46,7 @@ ProgressCounts StudyRun::Counts() const {
     if (t.status != TrialStatus::kRunning) continue;
     if (!c.slowest_step || t.last_step < *c.slowest_step) c.slowest_step = t.last_step;
     c.running_share += share;
-    const std::optional<int64_t> reach = MustReach(t, *scheduler_, study_, task_steps);
+    const std::optional<int64_t> reach = MustReach(t, *scheduler_, task_steps);
     if (!reach) continue;
     const int64_t left = std::max<int64_t>(0, *reach - t.last_step);
     // A trial of one step says nothing of how far it is.

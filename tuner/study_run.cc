@@ -72,19 +72,13 @@ Status StudyRun::Load() {
                                      std::to_string(requeued) + " interrupted trials re-queued",
                                      Stamp()));
   }
-  RETURN_IF_ERROR(store_->SetStudyStatus(study_id_, "running", Stamp()));
+  RETURN_IF_ERROR(store_->SetStudyStatus(study_id_, StudyStatus::kRunning, Stamp()));
   ASSIGN_OR_RETURN(std::vector<TrialRecord> existing, store_->LoadTrials(study_id_));
   for (auto& r : existing) {
     Trial t;
     t.id = r.id;
     t.number = r.number;
-    auto status = ParseTrialStatus(r.status);
-    if (!status) {
-      return Status::Corruption("trial " + std::to_string(r.number) + " (id " +
-                                std::to_string(r.id) + ") has an unknown status '" + r.status +
-                                "'");
-    }
-    t.status = *status;
+    t.status = r.status;
     t.attempts = r.attempts;
     t.params = std::move(r.params);
     t.checkpoint_path = r.checkpoint_path;
@@ -358,7 +352,7 @@ void StudyRun::OnFinal(const pb::Final& fin) {
 void StudyRun::Finish(Trial* t, TrialStatus status, std::optional<double> value, int64_t step,
                       const std::string& metrics_json, const std::string& failure) {
   Write(store_->Begin());
-  Write(store_->FinishTrial(t->id, TrialStatusName(status), value, step, metrics_json, failure,
+  Write(store_->FinishTrial(t->id, status, value, step, metrics_json, failure,
                             Stamp()));
   t->value = status == TrialStatus::kCompleted ? value : std::nullopt;
   // As a restarted tuner loads it (model-based search ranks stopped trials

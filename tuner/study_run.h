@@ -81,9 +81,8 @@ class StudyRun : public TrialOwner {
   // nor for model-based search (each proposal learns from every result in
   // so far, not from those in when a queue was filled).
   bool QueueAhead() const override {
-    auto type = study_.algorithm().type();
     return !study_.algorithm().has_budget() && max_concurrent_ != 1 &&
-           type != pb::ALGORITHM_TYPE_TPE && type != pb::ALGORITHM_TYPE_BOHB;
+           !scheduler_->LearnsFromEveryResult();
   }
   int64_t MaxConcurrent() const override { return max_concurrent_; }
   int64_t StallMs() const override { return stall_ms_; }

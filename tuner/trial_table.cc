@@ -8,7 +8,7 @@
 namespace sweep {
 
 void TrialTable::Account(const Trial& t, int delta) {
-  counts_[static_cast<size_t>(t.status)] += delta;
+  counts_[t.status] += delta;
   if (delta > 0 && t.status == TrialStatus::kCompleted && t.value) {
     // A tie goes to the lower id, as `sweep best` and the other readers
     // rank (storage/reader.cc), whichever of the two completed first.

@@ -109,7 +109,8 @@ class TrialTable {
   Trial* PopQueued();
   size_t queued() const { return queue_.size(); }
 
-  int64_t Count(TrialStatus s) const { return counts_[static_cast<size_t>(s)]; }
+  int64_t Count(TrialStatus s) const { return counts_[s]; }
+  const TrialCounts& Counts() const { return counts_; }
   int64_t size() const { return static_cast<int64_t>(trials_.size()); }
   // The best completed trial by objective, or null.
   const Trial* best() const { return best_id_ ? &trials_.at(best_id_) : nullptr; }
@@ -121,7 +122,7 @@ class TrialTable {
   std::unordered_map<int64_t, Trial> trials_;
   std::unordered_map<int64_t, int64_t> by_number_;
   std::deque<int64_t> queue_;
-  std::array<int64_t, kTrialStatusCount> counts_{};
+  TrialCounts counts_;
   int64_t best_id_ = 0;
 };
 

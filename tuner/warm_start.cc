@@ -108,7 +108,7 @@ Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study&
                                    study.objective().metric() +
                                    ": its values would mislead the model");
   }
-  ASSIGN_OR_RETURN(std::vector<TrialView> trials, reader->Trials(*ref, "", 0));
+  ASSIGN_OR_RETURN(std::vector<TrialView> trials, reader->Trials(*ref, std::nullopt, 0));
   ASSIGN_OR_RETURN(pb::Study source, reader->StudySpec(ref->id));
   WarmStart out;
   out.source = from;
@@ -116,13 +116,13 @@ Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study&
   out.steps = TaskResource(study.task());
   double now = WallSeconds();
   for (const TrialView& t : trials) {
-    if (t.status != "completed" && t.status != "stopped") {
-      if (t.status != "failed") ++out.unfinished;
+    if (t.status != TrialStatus::kCompleted && t.status != TrialStatus::kStopped) {
+      if (t.status != TrialStatus::kFailed) ++out.unfinished;
       continue;
     }
     // A completed trial without a value (its objective was NaN) tells the
     // model nothing it can rank.
-    if (t.status == "completed" && !t.value) {
+    if (t.status == TrialStatus::kCompleted && !t.value) {
       ++out.valueless;
       continue;
     }

@@ -124,7 +124,7 @@ TrialView Trial(int64_t id, const std::string& status, std::optional<double> val
   TrialView t;
   t.id = id;
   t.number = id - 1;
-  t.status = status;
+  t.status = *ParseTrialStatus(status);
   auto* p = t.params.add_params();
   p->set_name("lr");
   *p->mutable_value() = NumberValue(lr);

@@ -41,7 +41,7 @@ std::vector<TrialView> Trials(int n, double (*objective)(const Draw&), bool c_on
   for (int i = 0; i < n; ++i) {
     Draw d{u(rng), std::exp(std::log(1e-4) * u(rng)), static_cast<int>(u(rng) * 3)};
     TrialView t;
-    t.id = i + 1, t.number = i, t.status = "completed";
+    t.id = i + 1, t.number = i, t.status = TrialStatus::kCompleted;
     auto add = [&](const char* name, pb::Value v) {
       auto* p = t.params.add_params();
       p->set_name(name);
@@ -100,7 +100,7 @@ TEST(PedAnovaTest, AConditionalParameterCountsOnlyTheTrialsThatHaveIt) {
 
 TEST(PedAnovaTest, FewerThanFourCompletedTrialsGiveNothing) {
   auto trials = Trials(10, [](const Draw& d) { return d.x; });
-  for (size_t i = 3; i < trials.size(); ++i) trials[i].status = "stopped";
+  for (size_t i = 3; i < trials.size(); ++i) trials[i].status = TrialStatus::kStopped;
   Importance imp = PedAnova(Space(), trials);
   EXPECT_EQ(imp.trials, 3);
   EXPECT_TRUE(imp.params.empty());

@@ -66,7 +66,7 @@ TEST_F(HistoryTest, LoadHistoryGivesReportsCheckpointsAndEndsInCommitOrder) {
   ASSERT_TRUE(s->RecordCheckpoint(t0, 1, "/ck/0", 10, 77, 2.0).ok());
   ASSERT_TRUE(s->Commit().ok());
   ASSERT_TRUE(s->Begin().ok());
-  ASSERT_TRUE(s->FinishTrial(t1, "completed", 0.8, 1, "{}", "", 3.0).ok());
+  ASSERT_TRUE(s->FinishTrial(t1, TrialStatus::kCompleted, 0.8, 1, "{}", "", 3.0).ok());
   ASSERT_TRUE(s->InsertReport(t0, 1, 2, "value", 0.7, 3.0).ok());
   // A step's checkpoint stored again (after an unreadable one) keeps its
   // first time, and so its place in the history.
@@ -74,8 +74,8 @@ TEST_F(HistoryTest, LoadHistoryGivesReportsCheckpointsAndEndsInCommitOrder) {
   ASSERT_TRUE(s->Pause(t2, 1, 0, std::nullopt, true).ok());  // a pause is no end
   ASSERT_TRUE(s->Commit().ok());
   ASSERT_TRUE(s->Begin().ok());
-  ASSERT_TRUE(s->FinishTrial(t0, "stopped", 0.7, 2, "", "", 4.0).ok());
-  ASSERT_TRUE(s->FinishTrial(x, "failed", std::nullopt, 1, "", "boom", 4.0).ok());
+  ASSERT_TRUE(s->FinishTrial(t0, TrialStatus::kStopped, 0.7, 2, "", "", 4.0).ok());
+  ASSERT_TRUE(s->FinishTrial(x, TrialStatus::kFailed, std::nullopt, 1, "", "boom", 4.0).ok());
   ASSERT_TRUE(s->Commit().ok());
 
   auto h = s->LoadHistory(study_id_, "value");
@@ -141,7 +141,7 @@ TEST_F(HistoryTest, PauseKeepsStepValueAndCheckpointAndRequeueResumesIt) {
   ASSERT_TRUE(trials.ok()) << trials.status().message();
   const TrialRecord* t = Find(*trials, t0);
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->status, "paused");
+  EXPECT_EQ(t->status, TrialStatus::kPaused);
   EXPECT_EQ(t->step, 3);
   EXPECT_EQ(t->value, 0.5);
   EXPECT_EQ(t->attempts, 1);
@@ -166,7 +166,7 @@ TEST_F(HistoryTest, PauseKeepsStepValueAndCheckpointAndRequeueResumesIt) {
   ASSERT_TRUE(trials.ok()) << trials.status().message();
   t = Find(*trials, t0);
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->status, "queued");
+  EXPECT_EQ(t->status, TrialStatus::kQueued);
   EXPECT_EQ(t->attempts, 1);
   EXPECT_EQ(t->step, 3);  // where it resumes from
   EXPECT_EQ(t->checkpoint_path, "/ck/t0");
@@ -180,7 +180,7 @@ TEST_F(HistoryTest, PauseKeepsStepValueAndCheckpointAndRequeueResumesIt) {
   ASSERT_TRUE(trials.ok());
   t = Find(*trials, t0);
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->status, "running");
+  EXPECT_EQ(t->status, TrialStatus::kRunning);
   EXPECT_EQ(t->attempts, 2);
   EXPECT_FALSE(t->value);
   EXPECT_EQ(t->checkpoint_step, 3);
@@ -207,7 +207,7 @@ TEST_F(HistoryTest, RequeueRunningQueuesRunningTrialsAndKeepsTheirAttempt) {
   ASSERT_TRUE(s->MarkRunning(once, "r2", 2, 1, 1.0).ok());
   ASSERT_TRUE(s->MarkRunning(never, "r3", 3, 0, 1.0).ok());
   ASSERT_TRUE(s->MarkRunning(done, "r4", 4, 1, 1.0).ok());
-  ASSERT_TRUE(s->FinishTrial(done, "completed", 0.4, 9, "{}", "", 2.0).ok());
+  ASSERT_TRUE(s->FinishTrial(done, TrialStatus::kCompleted, 0.4, 9, "{}", "", 2.0).ok());
   ASSERT_TRUE(s->MarkRunning(paused, "r5", 5, 3, 1.0).ok());
   ASSERT_TRUE(s->Pause(paused, 3, 2, 0.6, true).ok());
   ASSERT_TRUE(s->MarkRunning(elsewhere, "r6", 6, 1, 1.0).ok());
@@ -236,14 +236,14 @@ TEST_F(HistoryTest, RequeueRunningQueuesRunningTrialsAndKeepsTheirAttempt) {
     SCOPED_TRACE("trial " + std::to_string(w.id));
     const TrialRecord* t = Find(*trials, w.id);
     ASSERT_NE(t, nullptr);
-    EXPECT_EQ(t->status, w.status);
+    EXPECT_EQ(TrialStatusName(t->status), std::string(w.status));
     EXPECT_EQ(t->attempts, w.attempts);
     EXPECT_EQ(t->attempt_open, w.attempt_open);
   }
   auto others = (*again)->LoadTrials(*other_id);
   ASSERT_TRUE(others.ok());
   ASSERT_EQ(others->size(), 1u);
-  EXPECT_EQ((*others)[0].status, "running");
+  EXPECT_EQ((*others)[0].status, TrialStatus::kRunning);
   EXPECT_EQ((*others)[0].attempts, 1);
   auto r = Reader::Open(db_);
   ASSERT_TRUE(r.ok()) << r.status().message();

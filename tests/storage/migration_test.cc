@@ -184,7 +184,7 @@ TEST_P(MigrationTest, DataSurvivesAndTheSchemaIsCurrent) {
     const TrialRecord& a = (*trials)[0];
     EXPECT_EQ(a.id, 11);
     EXPECT_EQ(a.number, 0);
-    EXPECT_EQ(a.status, "completed");
+    EXPECT_EQ(a.status, TrialStatus::kCompleted);
     EXPECT_EQ(a.attempts, 2);
     EXPECT_EQ(a.value, 0.125);
     EXPECT_EQ(a.step, 9);
@@ -197,7 +197,7 @@ TEST_P(MigrationTest, DataSurvivesAndTheSchemaIsCurrent) {
     EXPECT_EQ(a.decided_step, l.version >= 3 ? 3 : -1);
     const TrialRecord& b = (*trials)[1];
     EXPECT_EQ(b.id, 12);
-    EXPECT_EQ(b.status, "queued");
+    EXPECT_EQ(b.status, TrialStatus::kQueued);
     EXPECT_FALSE(b.value);
     auto metrics = st->TrialMetrics(11);
     ASSERT_TRUE(metrics.ok());

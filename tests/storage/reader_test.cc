@@ -30,9 +30,9 @@ class ReaderTest : public StoreFixture {
     ASSERT_TRUE(st->AddEvent(study_id_, a_, "attempt_lost", "runner r1 went silent", 2.6).ok());
     ASSERT_TRUE(st->AddDecision(a_, 3, "pause", "end of rung 1", 3.0).ok());
     ASSERT_TRUE(st->AddEvent(study_id_, a_, "resumed", "from its checkpoint at step 3", 3.5).ok());
-    ASSERT_TRUE(st->FinishTrial(a_, "completed", 0.125, 9, "{\"value\": 0.125}", "", 4.0).ok());
+    ASSERT_TRUE(st->FinishTrial(a_, TrialStatus::kCompleted, 0.125, 9, "{\"value\": 0.125}", "", 4.0).ok());
     ASSERT_TRUE(st->MarkRunning(b_, "r2", 2, 2, 4.0).ok());
-    ASSERT_TRUE(st->FinishTrial(b_, "failed", std::nullopt, 4, "", "diverged", 5.0).ok());
+    ASSERT_TRUE(st->FinishTrial(b_, TrialStatus::kFailed, std::nullopt, 4, "", "diverged", 5.0).ok());
     ASSERT_TRUE(st->Commit().ok());
   }
 
@@ -57,7 +57,7 @@ TEST_F(ReaderTest, TrialHasItsStudyFieldsAndLineage) {
   EXPECT_FALSE(a->study.maximize);
   EXPECT_EQ(a->trial.id, a_);
   EXPECT_EQ(a->trial.number, 0);
-  EXPECT_EQ(a->trial.status, "completed");
+  EXPECT_EQ(a->trial.status, TrialStatus::kCompleted);
   EXPECT_EQ(a->trial.step, 9);
   EXPECT_EQ(a->trial.value, 0.125);
   EXPECT_EQ(a->trial.attempts, 1);
@@ -76,7 +76,7 @@ TEST_F(ReaderTest, TrialHasItsStudyFieldsAndLineage) {
 
   auto b = r->Trial(b_);
   ASSERT_TRUE(b.ok()) << b.status().message();
-  EXPECT_EQ(b->trial.status, "failed");
+  EXPECT_EQ(b->trial.status, TrialStatus::kFailed);
   EXPECT_EQ(b->trial.failure, "diverged");
   EXPECT_FALSE(b->trial.value);
   EXPECT_EQ(b->trial.step, 4);
@@ -87,7 +87,7 @@ TEST_F(ReaderTest, TrialHasItsStudyFieldsAndLineage) {
 
   auto c = r->Trial(c_);
   ASSERT_TRUE(c.ok()) << c.status().message();
-  EXPECT_EQ(c->trial.status, "queued");
+  EXPECT_EQ(c->trial.status, TrialStatus::kQueued);
   EXPECT_FALSE(c->trial.step);
   EXPECT_FALSE(c->trial.value);
   EXPECT_EQ(c->trial.attempts, 0);

@@ -33,7 +33,7 @@ class StorageTest : public StoreFixture {
     ASSERT_TRUE(id.ok()) << id.status().message();
     ASSERT_TRUE(s->MarkRunning(*id, "r", 1, 1, 1.0).ok());
     ASSERT_TRUE(s->InsertReport(*id, 1, 1, "value", value, 1.0).ok());
-    ASSERT_TRUE(s->FinishTrial(*id, "completed", value, 1, "{}", "", 2.0).ok());
+    ASSERT_TRUE(s->FinishTrial(*id, TrialStatus::kCompleted, value, 1, "{}", "", 2.0).ok());
     ASSERT_TRUE(s->Commit().ok());
   }
 };
@@ -47,7 +47,7 @@ TEST_F(StorageTest, CommittedTrialsSurviveReopen) {
     for (int i = 0; i < 5; ++i) ASSERT_NO_FATAL_FAILURE(AddTrial(s->get(), *id, i, 0.1 * i));
     // An uncommitted transaction is lost with the connection.
     ASSERT_TRUE((*s)->Begin().ok());
-    ASSERT_TRUE((*s)->SetStudyStatus(*id, "bogus", 3.0).ok());
+    ASSERT_TRUE((*s)->SetStudyStatus(*id, StudyStatus::kCompleted, 3.0).ok());
   }
   auto s = Store::Open(db_);
   ASSERT_TRUE(s.ok()) << s.status().message();
@@ -56,7 +56,7 @@ TEST_F(StorageTest, CommittedTrialsSurviveReopen) {
   auto trials = (*s)->LoadTrials(*id);
   ASSERT_TRUE(trials.ok()) << trials.status().message();
   ASSERT_EQ(trials->size(), 5u);
-  EXPECT_EQ((*trials)[3].status, "completed");
+  EXPECT_EQ((*trials)[3].status, TrialStatus::kCompleted);
   ASSERT_TRUE((*trials)[3].value.has_value());
   EXPECT_DOUBLE_EQ(*(*trials)[3].value, 0.3);
   ASSERT_EQ((*trials)[3].params.params_size(), 1);
@@ -93,7 +93,7 @@ TEST_F(StorageTest, ClosingTheStoreMergesTheWal) {
     ASSERT_TRUE((*s)->SetProgress(*t, 1, 0.5).ok());
     ASSERT_TRUE((*s)->AddEvent(*id, *t, "k", "d", 1.0).ok());
     ASSERT_TRUE((*s)->AddDecision(*t, 1, "continue", "", 1.0).ok());
-    ASSERT_TRUE((*s)->SetStudyStatus(*id, "done", 1.0).ok());
+    ASSERT_TRUE((*s)->SetStudyStatus(*id, StudyStatus::kCompleted, 1.0).ok());
     ASSERT_TRUE((*s)->Commit().ok());
     ASSERT_TRUE(std::filesystem::exists(db_ + "-wal"));
   }
@@ -161,7 +161,7 @@ TEST_F(StorageTest, ReaderReportsCorruptParameters) {
   {
     auto r = Reader::Open(db_);
     ASSERT_TRUE(r.ok()) << r.status().message();
-    auto trials = (*r)->Trials(ref, "", 0);
+    auto trials = (*r)->Trials(ref, std::nullopt, 0);
     ASSERT_TRUE(trials.ok()) << trials.status().message();
     ASSERT_EQ(trials->size(), 2u);
     ASSERT_EQ((*trials)[1].params.params_size(), 1);
@@ -186,7 +186,7 @@ TEST_F(StorageTest, ReaderReportsCorruptParameters) {
   ASSERT_EQ(sqlite3_close(raw), SQLITE_OK);
   auto r = Reader::Open(db_);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  auto trials = (*r)->Trials(ref, "", 0);
+  auto trials = (*r)->Trials(ref, std::nullopt, 0);
   ASSERT_FALSE(trials.ok()) << "corrupt params_pb read as " << (*trials)[1].params.params_size()
                             << " parameters";
   EXPECT_TRUE(trials.status().IsCorruption());

@@ -193,6 +193,8 @@ class Hyperband : public Scheduler {
     return true;
   }
   std::optional<int64_t> Planned() const override { return plan_.total_trials; }
+  // BOHB's proposer learns; random search's does not.
+  bool LearnsFromEveryResult() const override { return base_->LearnsFromEveryResult(); }
 
   std::vector<int64_t> DecisionSteps(int64_t number) const override {
     std::vector<int64_t> out;

@@ -28,6 +28,7 @@ class MedianStopping : public Scheduler {
   std::optional<TrialSpec> NextTrial() override { return base_->NextTrial(); }
   bool Exhausted() const override { return base_->Exhausted(); }
   std::optional<int64_t> Planned() const override { return base_->Planned(); }
+  bool MayStopAtAnyStep() const override { return true; }
 
   std::optional<Action> DecisionAt(int64_t number, int64_t step) const override {
     auto it = trials_.find(number);

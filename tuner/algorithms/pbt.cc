@@ -69,6 +69,8 @@ class Pbt : public Scheduler {
            std::all_of(gens_.begin(), gens_.end(), [](const Cohort& c) { return c.resolved(); });
   }
   std::optional<int64_t> Planned() const override { return std::nullopt; }
+  // Every member that completed may still be a parent.
+  bool ReadsFinishedCheckpoints() const override { return true; }
 
   std::vector<int64_t> DecisionSteps(int64_t number) const override {
     std::vector<int64_t> out;

@@ -167,6 +167,7 @@ class TpeScheduler : public Scheduler {
     return (planned_ && next_ >= *planned_) || (budget_ && consumed_ >= *budget_);
   }
   std::optional<int64_t> Planned() const override { return planned_; }
+  bool LearnsFromEveryResult() const override { return true; }
   Action OnReport(int64_t, int64_t, double) override {
     ++consumed_;
     return Action{};

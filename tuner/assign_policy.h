@@ -1,0 +1,56 @@
+// Which study gets an idle runner: a pure policy over the studies that have
+// work, what each has running and what the runner can do. The dispatcher
+// asks it; it never touches sockets, leases or studies, so a test scripts
+// it with plain values (tests/tuner/assign_policy_test.cc). Round robin
+// today; the service's fair share replaces it behind the same call.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sweep {
+
+// One study, as the policy sees it.
+struct StudyLoad {
+  int64_t study_id = 0;
+  // Whether it may still have a trial to start this turn (false once it
+  // had none to give).
+  bool has_work = true;
+  // Runners whose current (front) trial is this study's.
+  int64_t running = 0;
+  // At most this many running at once (0: no limit): `max_concurrent`.
+  int64_t max_running = 0;
+};
+
+// The runner to give work to. What it can run (GPUs, commands) joins here
+// when studies need it.
+struct RunnerAbilities {
+  std::string name;
+};
+
+struct AssignInput {
+  // Every study, in the order they were admitted.
+  std::vector<StudyLoad> studies;
+  RunnerAbilities runner;
+  // The study the previous runner went to (nullopt: none yet), so that
+  // round robin takes up after it.
+  std::optional<int64_t> last_served;
+};
+
+class AssignPolicy {
+ public:
+  virtual ~AssignPolicy() = default;
+  // The study the runner goes to, or nullopt when none may take it now.
+  virtual std::optional<int64_t> Pick(const AssignInput& in) const = 0;
+};
+
+// Each study in turn, after the one served last, skipping studies without
+// work or at their max_running.
+class RoundRobinPolicy : public AssignPolicy {
+ public:
+  std::optional<int64_t> Pick(const AssignInput& in) const override;
+};
+
+}  // namespace sweep
