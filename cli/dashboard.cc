@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cli/commands.h"
 #include "cli/format.h"
 #include "dashboard/report.h"
 
@@ -28,15 +29,57 @@ int RunDashboard(const std::string& self_exe, const DashboardOptions& options) {
 
 int RunReport(const std::string& db, const std::string& study, const std::string& out) {
   Status st = WriteReport(db, study, out);
-  if (!st.ok()) {
-    fprintf(stderr, "sweep: %s\n", EscapeControl(st.message()).c_str());
-    return 1;
-  }
+  if (!st.ok()) return Error(st.message());
   struct stat info;
   long long bytes = stat(out.c_str(), &info) == 0 ? static_cast<long long>(info.st_size) : 0;
   printf("wrote %s (%.1f MB): open it in a browser, no server needed\n", EscapeControl(out).c_str(),
          static_cast<double>(bytes) / 1e6);
   return 0;
 }
+
+namespace {
+
+class DashboardCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    auto* c = app->add_subcommand(
+        "dashboard", "Serve a live, read-only web dashboard of every study in a database");
+    AddDbOption(c, &o_.db);
+    c->add_option("--bind", o_.bind,
+                  "HOST:PORT to listen on (port 0: any free one); beyond loopback a token "
+                  "is required")
+        ->capture_default_str();
+    c->add_option("--token", o_.token,
+                  "The token requests must carry (default beyond loopback: a new "
+                  "one, printed); prefer $SWEEP_DASHBOARD_TOKEN, which ps does not show")
+        ->envname("SWEEP_DASHBOARD_TOKEN");
+    return c;
+  }
+  int Run(const CommandContext& context) override { return RunDashboard(context.self_exe, o_); }
+
+ private:
+  DashboardOptions o_;
+};
+
+class ReportCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    auto* c = app->add_subcommand(
+        "report", "Write a study's dashboard as one self-contained HTML file (no server needed)");
+    AddDbOption(c, &db_);
+    c->add_option("study", study_, "Study name (optional when the database holds one)");
+    c->add_option("-o,--output", out_, "The HTML file to write")->required();
+    return c;
+  }
+  int Run(const CommandContext&) override { return RunReport(db_, study_, out_); }
+
+ private:
+  std::string db_ = "sweep.db", study_, out_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewDashboardCommand() { return std::make_unique<DashboardCommand>(); }
+std::unique_ptr<Command> NewReportCommand() { return std::make_unique<ReportCommand>(); }
 
 }  // namespace sweep

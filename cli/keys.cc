@@ -1,4 +1,4 @@
-// Key files for `sweep keys new` and `sweep runner`.
+// `sweep keys new`, and the key files of `sweep runner`.
 #include "cli/keys.h"
 
 #include <unistd.h>
@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "cli/commands.h"
 #include "common/curve_keys.h"
 #include "common/posix_error.h"
 
@@ -68,5 +69,28 @@ Status LoadRunnerKeys(const std::string& server_key_file, const std::string& key
   o->keys = k;
   return Status::Ok();
 }
+
+namespace {
+
+class KeysCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    auto* c = app->add_subcommand("keys", "Make CURVE keys for a tuner and its runners");
+    c->require_subcommand(1);
+    new_ = c->add_subcommand("new", "Write NAME.key (secret) and NAME.pub");
+    new_->add_option("name", name_, "tuner, or a runner's name")->required();
+    new_->add_option("--dir", dir_, "Folder for the key files")->capture_default_str();
+    return c;
+  }
+  int Run(const CommandContext&) override { return new_->parsed() ? KeysNew(name_, dir_) : 0; }
+
+ private:
+  CLI::App* new_ = nullptr;
+  std::string name_, dir_ = ".";
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewKeysCommand() { return std::make_unique<KeysCommand>(); }
 
 }  // namespace sweep

@@ -1,5 +1,6 @@
-// Reading a command trial's log: the per-attempt file (storage/log_files.h)
-// while the sweep runs or after, control characters escaped for the terminal.
+// `sweep logs`: reading a command trial's log: the per-attempt file
+// (storage/log_files.h) while the sweep runs or after, control characters
+// escaped for the terminal.
 #include "cli/logs.h"
 
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/trial_ref.h"
 #include "storage/reader.h"
@@ -16,11 +18,6 @@
 namespace sweep {
 
 namespace {
-
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "sweep: %s\n", EscapeControl(message).c_str());
-  return 1;
-}
 
 // Prints what the file holds from `*offset` on; false if it cannot be read.
 bool PrintFrom(const std::string& path, int64_t* offset) {
@@ -46,14 +43,14 @@ bool PrintFrom(const std::string& path, int64_t* offset) {
 int PrintTrialLog(const std::string& db, const std::vector<std::string>& trial_args, int attempt,
                   bool follow) {
   auto reader = Reader::Open(db);
-  if (!reader.ok()) return Fail(reader.status().message());
+  if (!reader.ok()) return Error(reader.status().message());
   auto ref = ResolveTrial(**reader, trial_args);
-  if (!ref.ok()) return Fail(ref.status().message());
+  if (!ref.ok()) return Error(ref.status().message());
   int64_t trial_id = ref->id;
   auto trial = (*reader)->Trial(trial_id);
-  if (!trial.ok()) return Fail(trial.status().message());
+  if (!trial.ok()) return Error(trial.status().message());
   auto logs = (*reader)->Logs(trial_id);
-  if (!logs.ok()) return Fail(logs.status().message());
+  if (!logs.ok()) return Error(logs.status().message());
   std::string id = std::to_string(ref->number);
   if (attempt == 0) attempt = std::max(1, trial->trial.attempts);
   const LogView* log = nullptr;
@@ -63,9 +60,9 @@ int PrintTrialLog(const std::string& db, const std::vector<std::string>& trial_a
   if (!log && !(follow && running)) {
     std::string have;
     for (const auto& l : *logs) have += (have.empty() ? "" : ", ") + std::to_string(l.attempt);
-    return Fail("trial " + id + " has no log for attempt " + std::to_string(attempt) +
-                (have.empty() ? " (only command trials keep logs, once they print)"
-                              : " (attempts with a log: " + have + ")"));
+    return Error("trial " + id + " has no log for attempt " + std::to_string(attempt) +
+                 (have.empty() ? " (only command trials keep logs, once they print)"
+                               : " (attempts with a log: " + have + ")"));
   }
   int64_t offset = 0;
   std::string path = log ? log->path : "";
@@ -82,11 +79,11 @@ int PrintTrialLog(const std::string& db, const std::vector<std::string>& trial_a
   while (follow && running) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     auto now = (*reader)->Trial(trial_id);
-    if (!now.ok()) return Fail(now.status().message());
+    if (!now.ok()) return Error(now.status().message());
     running = now->trial.status == TrialStatus::kRunning && now->trial.attempts == attempt;
     if (path.empty()) {
       auto again = (*reader)->Logs(trial_id);
-      if (!again.ok()) return Fail(again.status().message());
+      if (!again.ok()) return Error(again.status().message());
       for (const auto& l : *again)
         if (l.attempt == attempt) path = l.path;
     }
@@ -94,5 +91,33 @@ int PrintTrialLog(const std::string& db, const std::vector<std::string>& trial_a
   }
   return 0;
 }
+
+namespace {
+
+class LogsCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    auto* c = app->add_subcommand("logs", "Print a command trial's log (its stdout and stderr)");
+    AddDbOption(c, &db_);
+    c->add_option("trial", trial_,
+                  "[STUDY] TRIAL: the trial's number (the study's name when there are several)")
+        ->required()
+        ->expected(1, 2);
+    c->add_option("--attempt", attempt_, "Attempt (default: the latest)");
+    c->add_flag("--follow,-f", follow_, "Keep printing while the attempt runs");
+    return c;
+  }
+  int Run(const CommandContext&) override { return PrintTrialLog(db_, trial_, attempt_, follow_); }
+
+ private:
+  std::string db_ = "sweep.db";
+  std::vector<std::string> trial_;
+  int attempt_ = 0;
+  bool follow_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewLogsCommand() { return std::make_unique<LogsCommand>(); }
 
 }  // namespace sweep

@@ -1,6 +1,5 @@
-// Exporting a trial's network and predicting with it.
-#include "cli/model_commands.h"
-
+// `sweep export-model` (a trial's network as ONNX) and `sweep predict` (the
+// same network, run by nn/ on new rows): their flags and their work.
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/trial_model.h"
 #include "nn/data/data_source.h"
@@ -18,13 +18,27 @@ namespace sweep {
 
 namespace {
 
-int Fail(const Status& st) {
-  fprintf(stderr, "sweep: %s\n", EscapeControl(st.message(), /*keep_newlines=*/true).c_str());
-  return 1;
+// What both commands take.
+struct ModelArgs {
+  std::string db = "sweep.db";
+  std::vector<std::string> trial;  // [STUDY] [TRIAL]
+  std::string output;              // export: the .onnx file; predict: "" is stdout
+  std::string input;               // predict: a CSV (or .npy) file
+  std::string format = "csv";      // predict: csv | json
+};
+
+// --db and [STUDY] [TRIAL].
+CLI::App* AddModelCommand(CLI::App* app, const char* name, const char* help, ModelArgs* m) {
+  CLI::App* c = app->add_subcommand(name, help);
+  AddDbOption(c, &m->db);
+  c->add_option("trial", m->trial,
+                "[STUDY] [TRIAL]: the trial's number (default: the best completed one)")
+      ->expected(0, 2);
+  return c;
 }
 
 // In its own binary, beside this one (cli/export_model.h says why).
-int Export(const std::string& self_exe, const ModelCommands& m) {
+int Export(const std::string& self_exe, const ModelArgs& m) {
   std::string helper = self_exe.substr(0, self_exe.rfind('/') + 1) + "sweep-export-model";
   std::vector<const char*> argv = {helper.c_str(), m.db.c_str(), m.output.c_str()};
   for (const auto& t : m.trial) argv.push_back(t.c_str());
@@ -61,7 +75,7 @@ Result<nn::Examples> Inputs(const TrialModel& t, const std::string& path) {
   return e;
 }
 
-Status Predict(const ModelCommands& m) {
+Status Predict(const ModelArgs& m) {
   ASSIGN_OR_RETURN(std::unique_ptr<TrialModel> t, LoadTrialModel(m.db, m.trial));
   ASSIGN_OR_RETURN(nn::Examples x, Inputs(*t, m.input));
   const nn::Splits& d = t->data;
@@ -118,41 +132,46 @@ Status Predict(const ModelCommands& m) {
   return Status::Ok();
 }
 
+class ExportModelCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    CLI::App* c =
+        AddModelCommand(app, "export-model",
+                        "Write a trial's network as an ONNX model (default: the best trial)", &m_);
+    c->add_option("-o,--output", m_.output, "The .onnx file to write")->required();
+    return c;
+  }
+  int Run(const CommandContext& context) override { return Export(context.self_exe, m_); }
+
+ private:
+  ModelArgs m_;
+};
+
+class PredictCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    CLI::App* c = AddModelCommand(
+        app, "predict", "Run a trial's network on new rows (a CSV table, or a .npy array)", &m_);
+    c->add_option("--input", m_.input,
+                  "Rows to predict: CSV like the training file's, "
+                  "or a .npy array")
+        ->required();
+    AddFormatOption(c, &m_.format, {"csv", "json"})->capture_default_str();
+    c->add_option("-o,--output", m_.output, "Write here instead of stdout");
+    return c;
+  }
+  int Run(const CommandContext&) override {
+    Status st = Predict(m_);
+    return st.ok() ? 0 : Fail(st);
+  }
+
+ private:
+  ModelArgs m_;
+};
+
 }  // namespace
 
-void AddModelCommands(CLI::App* app, ModelCommands* m) {
-  m->export_cmd = app->add_subcommand(
-      "export-model", "Write a trial's network as an ONNX model (default: the best trial)");
-  m->predict_cmd = app->add_subcommand(
-      "predict", "Run a trial's network on new rows (a CSV table, or a .npy array)");
-  for (CLI::App* c : {m->export_cmd, m->predict_cmd}) {
-    c->add_option("--db", m->db, "Results database")->envname("SWEEP_DB")->capture_default_str();
-    c->add_option("trial", m->trial,
-                  "[STUDY] [TRIAL]: the trial's number (default: the best completed one)")
-        ->expected(0, 2);
-  }
-  m->export_cmd->add_option("-o,--output", m->output, "The .onnx file to write")->required();
-  m->predict_cmd
-      ->add_option("--input", m->input,
-                   "Rows to predict: CSV like the training file's, "
-                   "or a .npy array")
-      ->required();
-  m->predict_cmd->add_option("--format", m->format, "csv|json")
-      ->check(CLI::IsMember({"csv", "json"}))
-      ->capture_default_str();
-  m->predict_cmd->add_option("-o,--output", m->output, "Write here instead of stdout");
-}
-
-int RunModelCommands(const std::string& self_exe, const ModelCommands& m) {
-  Status st;
-  if (m.export_cmd && m.export_cmd->parsed()) {
-    return Export(self_exe, m);
-  } else if (m.predict_cmd && m.predict_cmd->parsed()) {
-    st = Predict(m);
-  } else {
-    return -1;
-  }
-  return st.ok() ? 0 : Fail(st);
-}
+std::unique_ptr<Command> NewExportModelCommand() { return std::make_unique<ExportModelCommand>(); }
+std::unique_ptr<Command> NewPredictCommand() { return std::make_unique<PredictCommand>(); }
 
 }  // namespace sweep

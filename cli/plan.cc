@@ -2,11 +2,15 @@
 #include "cli/plan.h"
 
 #include <cctype>
+#include <cstdio>
 #include <optional>
 
+#include "cli/commands.h"
 #include "common/json.h"
 #include "common/study_defaults.h"
 #include "search_spaces/space.h"
+#include "search_spaces/study_parser.h"
+#include "search_spaces/validate.h"
 #include "tuner/algorithms/asha.h"
 #include "tuner/algorithms/hyperband.h"
 
@@ -168,5 +172,35 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
     }
   }
 }
+
+namespace {
+
+class PlanCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    auto* c = app->add_subcommand(
+        "plan", "Print what the algorithm will run (brackets, rungs, total steps)");
+    c->add_option("study", path_, "Study file")->required();
+    c->add_option("--format", format_, "table or json")->check(CLI::IsMember({"table", "json"}));
+    return c;
+  }
+  int Run(const CommandContext&) override {
+    auto parsed = LoadStudyFile(path_);
+    if (!parsed.ok()) return Fail(parsed.status());
+    Status st = ValidateStudy(&*parsed);
+    if (!st.ok()) return Fail(st);
+    auto out = FormatPlan(parsed->study, format_ == "json");  // format_: checked by CLI11
+    if (!out.ok()) return Fail(out.status());
+    fputs(out->c_str(), stdout);
+    return 0;
+  }
+
+ private:
+  std::string path_, format_ = "table";
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewPlanCommand() { return std::make_unique<PlanCommand>(); }
 
 }  // namespace sweep

@@ -1,4 +1,5 @@
-// Stopping a running sweep through the pid in its database's lock file.
+// `sweep stop`: stopping a running sweep through the pid in its database's
+// lock file.
 #include "cli/stop.h"
 
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <thread>
 #include <variant>
 
+#include "cli/commands.h"
 #include "cli/format.h"
 #include "storage/db_lock.h"
 #include "storage/reader.h"
@@ -18,11 +20,6 @@
 namespace sweep {
 
 namespace {
-
-int Error(const std::string& message) {
-  fprintf(stderr, "sweep: %s\n", EscapeControl(message).c_str());
-  return 1;
-}
 
 // The names of the studies a database calls running.
 std::string RunningStudies(const std::string& db) {
@@ -77,5 +74,30 @@ int StopSweep(const std::string& db, const std::string& study, double wait_s) {
   return Error("the tuner on " + db + " (pid " + std::to_string(pid) + ") got SIGTERM but still " +
                "runs after " + std::to_string(static_cast<int>(wait_s)) + " s");
 }
+
+namespace {
+
+class StopCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    auto* c = app->add_subcommand(
+        "stop", "Stop the sweep running on a database, as Ctrl-C would (it resumes later)");
+    AddDbOption(c, &db_);
+    c->add_option("study", study_, "Study name (optional: the one that runs)");
+    c->add_option("--wait", wait_s_, "Seconds to wait for the tuner to stop")
+        ->check(CLI::Range(0.0, 3600.0))
+        ->capture_default_str();
+    return c;
+  }
+  int Run(const CommandContext&) override { return StopSweep(db_, study_, wait_s_); }
+
+ private:
+  std::string db_ = "sweep.db", study_;
+  double wait_s_ = 60;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewStopCommand() { return std::make_unique<StopCommand>(); }
 
 }  // namespace sweep

@@ -1,6 +1,7 @@
-// The studies of a database, and which one its tuner runs.
+// `sweep studies`: the studies of a database, and which one its tuner runs.
 #include "cli/studies.h"
 
+#include "cli/commands.h"
 #include "common/clock.h"
 #include "storage/db_lock.h"
 
@@ -49,5 +50,32 @@ Result<std::string> StudyNames(Reader& reader) {
   for (const StudySummary& s : studies) out += EscapeControl(s.ref.name) + "\n";
   return out;
 }
+
+namespace {
+
+class StudiesCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    auto* c = app->add_subcommand("studies", "List the studies in a database");
+    AddDbOption(c, &db_);
+    AddFormatOption(c, &format_, {"table", "csv", "json"});
+    // For the shell completions (cli/shell_help.cc): hidden.
+    c->add_flag("--names", names_, "Only the names, one per line")->group("");
+    return c;
+  }
+  int Run(const CommandContext&) override {
+    return WithReader(db_, format_, [&](Reader& r, Format f) -> Result<std::string> {
+      return names_ ? StudyNames(r) : FormatStudies(r, db_, f);
+    });
+  }
+
+ private:
+  std::string db_ = "sweep.db", format_ = "table";
+  bool names_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewStudiesCommand() { return std::make_unique<StudiesCommand>(); }
 
 }  // namespace sweep

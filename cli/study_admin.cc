@@ -1,4 +1,5 @@
-// Deleting and renaming studies from the command line (see study_admin.h).
+// `sweep delete`, `rename` and `gc`: changing studies from the command line
+// (see study_admin.h).
 #include "cli/study_admin.h"
 
 #include <sys/stat.h>
@@ -7,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/commands.h"
 #include "cli/format.h"
 #include "common/json.h"
 #include "search_spaces/validate.h"
@@ -17,11 +19,6 @@
 
 namespace sweep {
 namespace {
-
-int Error(const std::string& message) {
-  fprintf(stderr, "sweep: %s\n", EscapeControl(message).c_str());
-  return 1;
-}
 
 // The study to change, on a database no tuner runs on; else an error
 // message.
@@ -85,7 +82,8 @@ int DeleteStudyCommand(const std::string& db, const std::string& study, bool yes
   return 0;
 }
 
-int GcCommand(const std::string& db, const std::string& study, int keep_best, bool dry_run) {
+int CollectCheckpointsCommand(const std::string& db, const std::string& study, int keep_best,
+                              bool dry_run) {
   std::vector<StudySummary> targets;
   if (!study.empty()) {
     auto target = Target(db, study, "collect its checkpoints");
@@ -142,5 +140,68 @@ int RenameStudyCommand(const std::string& db, const std::string& study, const st
       EscapeControl(db).c_str(), EscapeControl(name).c_str());
   return 0;
 }
+
+namespace {
+
+class GcCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    auto* c = app->add_subcommand(
+        "gc", "Remove the checkpoints of finished studies, keeping their best trials' models");
+    AddDbOption(c, &db_);
+    c->add_option("study", study_, "Study name (default: every finished study)");
+    c->add_option("--keep-best", keep_, "Keep the checkpoints of this many best trials")
+        ->check(CLI::Range(0, 1000000))
+        ->default_val(1);
+    c->add_flag("--dry-run,-n", dry_run_, "Say what would be removed; change nothing");
+    return c;
+  }
+  int Run(const CommandContext&) override {
+    return CollectCheckpointsCommand(db_, study_, keep_, dry_run_);
+  }
+
+ private:
+  std::string db_ = "sweep.db", study_;
+  int keep_ = 1;
+  bool dry_run_ = false;
+};
+
+class DeleteCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    auto* c =
+        app->add_subcommand("delete", "Delete a study, its trials and their files (asks first)");
+    AddDbOption(c, &db_);
+    c->add_option("study", study_, "Study name")->required();
+    c->add_flag("--yes,-y", yes_, "Do not ask: delete");
+    return c;
+  }
+  int Run(const CommandContext&) override { return DeleteStudyCommand(db_, study_, yes_); }
+
+ private:
+  std::string db_ = "sweep.db", study_;
+  bool yes_ = false;
+};
+
+class RenameCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    auto* c = app->add_subcommand("rename", "Give a study a new name");
+    AddDbOption(c, &db_);
+    c->add_option("study", study_, "The study's name now")->required();
+    c->add_option("name", name_, "Its new name")->required();
+    return c;
+  }
+  int Run(const CommandContext&) override { return RenameStudyCommand(db_, study_, name_); }
+
+ private:
+  std::string db_ = "sweep.db", study_, name_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewGcCommand() { return std::make_unique<GcCommand>(); }
+std::unique_ptr<Command> NewDeleteCommand() { return std::make_unique<DeleteCommand>(); }
+std::unique_ptr<Command> NewRenameCommand() { return std::make_unique<RenameCommand>(); }
 
 }  // namespace sweep

@@ -1,5 +1,6 @@
-// `sweep delete STUDY` and `sweep rename STUDY NEW`: changing a database's
-// studies outside a sweep (storage/study_admin.h does the writing).
+// `sweep delete STUDY`, `sweep rename STUDY NEW` and `sweep gc [STUDY]`:
+// changing a database's studies outside a sweep (storage/study_admin.h does
+// the writing).
 #pragma once
 
 #include <string>
@@ -13,7 +14,8 @@ int DeleteStudyCommand(const std::string& db, const std::string& study, bool yes
 // `sweep gc [STUDY]`: removes the checkpoints of finished studies (all, or
 // STUDY) but their `keep_best` best trials'. 0 done (unfinished studies are
 // skipped, saying why); 1 an error (no such study, a tuner runs).
-int GcCommand(const std::string& db, const std::string& study, int keep_best, bool dry_run);
+int CollectCheckpointsCommand(const std::string& db, const std::string& study, int keep_best,
+                              bool dry_run);
 // 0 renamed; 1 an error (no such study, the name is taken, a tuner runs).
 int RenameStudyCommand(const std::string& db, const std::string& study, const std::string& name);
 

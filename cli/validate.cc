@@ -4,7 +4,9 @@
 #include <google/protobuf/text_format.h>
 
 #include <cctype>
+#include <cstdio>
 
+#include "cli/commands.h"
 #include "cli/format.h"
 #include "search_spaces/space.h"
 #include "search_spaces/study_parser.h"
@@ -63,5 +65,32 @@ Result<std::string> ValidateReport(const std::string& path, bool print) {
   }
   return out;
 }
+
+namespace {
+
+class ValidateCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    auto* c = app->add_subcommand("validate", "Check a study file and print its search space");
+    c->add_option("study", path_, "Study file")->required();
+    c->add_flag("--print", print_,
+                "Print the study as it will run, every default filled in (protobuf text)");
+    return c;
+  }
+  int Run(const CommandContext&) override {
+    auto out = ValidateReport(path_, print_);
+    if (!out.ok()) return Fail(out.status());
+    fputs(out->c_str(), stdout);
+    return 0;
+  }
+
+ private:
+  std::string path_;
+  bool print_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewValidateCommand() { return std::make_unique<ValidateCommand>(); }
 
 }  // namespace sweep

@@ -1,4 +1,5 @@
-// The status of a sweep, followed from its database (see watch.h).
+// `sweep watch`: the status of a sweep, followed from its database (see
+// watch.h).
 #include "cli/watch.h"
 
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "cli/commands.h"
 #include "cli/format.h"
 #include "common/clock.h"
 #include "common/json.h"
@@ -24,11 +26,6 @@ namespace {
 
 volatile sig_atomic_t g_interrupted = 0;
 void OnInterrupt(int) { g_interrupted = 1; }
-
-int Error(const std::string& message) {
-  fprintf(stderr, "sweep: %s\n", EscapeControl(message).c_str());
-  return 1;
-}
 
 // The study to follow: the one named, else the one a tuner runs, else the
 // only one.
@@ -159,5 +156,30 @@ int WatchStudy(const WatchOptions& o) {
   Write(EscapeControl(outcome) + "\n");
   return 0;
 }
+
+namespace {
+
+class WatchCommand : public Command {
+ public:
+  WatchCommand() { o_.db = "sweep.db"; }
+  CLI::App* Define(CLI::App* app) override {
+    auto* c = app->add_subcommand(
+        "watch", "Follow a sweep that runs elsewhere (another terminal or machine), read-only");
+    AddDbOption(c, &o_.db);
+    c->add_option("study", o_.study, "Study name (optional: the one that runs)");
+    c->add_option("--interval", o_.interval_s, "Seconds between reads")
+        ->check(CLI::Range(0.1, 3600.0))
+        ->capture_default_str();
+    return c;
+  }
+  int Run(const CommandContext&) override { return WatchStudy(o_); }
+
+ private:
+  WatchOptions o_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewWatchCommand() { return std::make_unique<WatchCommand>(); }
 
 }  // namespace sweep

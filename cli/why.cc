@@ -1,9 +1,11 @@
-// Explaining a trial from the decisions and events tables.
+// `sweep why`: explaining a trial from the decisions and events tables.
 #include "cli/why.h"
 
 #include <optional>
 
+#include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/trial_ref.h"
 #include "common/json.h"
 #include "common/json_writer.h"
 #include "common/values.h"
@@ -90,5 +92,35 @@ Result<std::string> ExplainTrialJson(Reader& reader, int64_t id) {
   w.EndArray().EndObject();
   return w.Take() + "\n";
 }
+
+namespace {
+
+class WhyCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    auto* c = app->add_subcommand("why", "Explain the decisions taken on a trial");
+    AddDbOption(c, &db_);
+    c->add_option("trial", trial_,
+                  "[STUDY] TRIAL: the trial's number (the study's name when there are several)")
+        ->required()
+        ->expected(1, 2);
+    AddFormatOption(c, &format_, {"table", "json"});
+    return c;
+  }
+  int Run(const CommandContext&) override {
+    return WithReader(db_, format_, [&](Reader& r, Format f) -> Result<std::string> {
+      ASSIGN_OR_RETURN(TrialRef t, ResolveTrial(r, trial_));
+      return f == Format::kJson ? ExplainTrialJson(r, t.id) : ExplainTrial(r, t.id);
+    });
+  }
+
+ private:
+  std::string db_ = "sweep.db", format_ = "table";
+  std::vector<std::string> trial_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewWhyCommand() { return std::make_unique<WhyCommand>(); }
 
 }  // namespace sweep

@@ -1,0 +1,65 @@
+// `sweep trials [STUDY]` (a study's trials, filtered) and `sweep export
+// STUDY` (all of them, as CSV or JSON): one table, two commands.
+#include <climits>
+#include <string>
+
+#include "cli/commands.h"
+
+namespace sweep {
+
+namespace {
+
+class TrialsCommand : public Command {
+ public:
+  explicit TrialsCommand(bool is_export) : export_(is_export) {}
+
+  CLI::App* Define(CLI::App* app) override {
+    if (export_) {
+      auto* c = app->add_subcommand("export", "Export all trials of a study");
+      AddDbOption(c, &db_);
+      c->add_option("study", study_, "Study name");
+      AddFormatOption(c, &format_, {"csv", "json"})->required();
+      return c;
+    }
+    auto* c = app->add_subcommand("trials", "List a study's trials");
+    AddDbOption(c, &db_);
+    c->add_option("study", study_, "Study name (optional when the database holds one)");
+    c->add_option("--status", status_, "Only trials with this status")
+        ->check(CLI::IsMember(TrialStatusNames()));
+    c->add_option("--top", top_, "Only the K best completed trials")->check(CLI::Range(1, INT_MAX));
+    AddFormatOption(c, &format_, {"table", "csv", "json"});
+    return c;
+  }
+
+  int Run(const CommandContext&) override {
+    return WithReader(db_, format_, [&](Reader& r, Format f) -> Result<std::string> {
+      ASSIGN_OR_RETURN(StudyRef s, r.ResolveStudy(study_));
+      const std::optional<TrialStatus> status = ParseTrialStatus(status_);
+      ASSIGN_OR_RETURN(auto trials, r.Trials(s, status, top_));
+      if (trials.empty() && f == Format::kTable && (status || top_ > 0)) {
+        // Say which filter left nothing.
+        std::string why = "no trial of study '" + s.name + "'";
+        if (status) why += std::string(" has status ") + TrialStatusName(*status);
+        if (top_ > 0) {
+          why += std::string(status ? ", and" : "") + " --top ranks completed trials only" +
+                 (!status || *status == TrialStatus::kCompleted ? ": none has completed yet" : "");
+        }
+        return "(no rows: " + EscapeControl(why) + ")\n";
+      }
+      ASSIGN_OR_RETURN(std::vector<std::string> order, ParameterOrder(r, s));
+      return FormatTrials(trials, f, s.metric, order);
+    });
+  }
+
+ private:
+  const bool export_;
+  std::string db_ = "sweep.db", study_, format_ = "table", status_;
+  int top_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewTrialsCommand() { return std::make_unique<TrialsCommand>(false); }
+std::unique_ptr<Command> NewExportCommand() { return std::make_unique<TrialsCommand>(true); }
+
+}  // namespace sweep
