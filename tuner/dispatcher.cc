@@ -266,6 +266,14 @@ void Dispatcher::Handle(const std::string& id, const std::string& key, const voi
         Queue(id, std::move(ack));
         auto r = runners_.find(id);
         EndLease(f.trial_id(), r == runners_.end() ? nullptr : &r->second);
+      } else if (auto r = runners_.find(id);
+                 r != runners_.end() && !r->second.ready && r->second.trials.empty()) {
+        // Told to drop a trial (presumed hung, or its study removed) that
+        // it finished before it heard: it has nothing left to stop, so it
+        // would never say Hello, and it would take no work again. Ask it to.
+        pb::Envelope re;
+        re.mutable_reregister()->set_reason("its trial was taken back as it ended");
+        Queue(id, std::move(re));
       }
       break;
     }

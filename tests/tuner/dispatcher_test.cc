@@ -1,0 +1,129 @@
+// The dispatcher against a runner scripted message by message over a real
+// ipc:// socket: races that real runners hit only now and then, made to
+// happen every time.
+#include "tuner/dispatcher.h"
+
+#include <gtest/gtest.h>
+#include <zmq.h>
+
+#include "common/clock.h"
+#include "common/wire.h"
+#include "e2e/harness.h"
+#include "search_spaces/study_parser.h"
+#include "search_spaces/validate.h"
+#include "tuner/event_loop.h"
+
+namespace sweep {
+namespace {
+
+using e2e::TempDir;
+
+// A runner that says only what the test tells it to.
+class ScriptedRunner {
+ public:
+  explicit ScriptedRunner(const std::string& endpoint) {
+    ctx_ = zmq_ctx_new();
+    sock_ = zmq_socket(ctx_, ZMQ_DEALER);
+    int linger = 0;
+    zmq_setsockopt(sock_, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt(sock_, ZMQ_ROUTING_ID, "scripted", 8);
+    EXPECT_EQ(zmq_connect(sock_, endpoint.c_str()), 0);
+  }
+  ~ScriptedRunner() {
+    zmq_close(sock_);
+    zmq_ctx_term(ctx_);
+  }
+  void Send(pb::Envelope env) {
+    std::string bytes = EncodeEnvelope(&env);
+    ASSERT_EQ(zmq_send(sock_, bytes.data(), bytes.size(), 0), static_cast<int>(bytes.size()));
+  }
+  void Hello() {
+    pb::Envelope env;
+    env.mutable_hello()->set_runner("scripted");
+    env.mutable_hello()->set_pid(1);
+    Send(std::move(env));
+  }
+  // The next message that is not a heartbeat, if one came.
+  std::optional<pb::Envelope> Receive() {
+    char buf[1 << 16];
+    while (true) {
+      int n = zmq_recv(sock_, buf, sizeof buf, ZMQ_DONTWAIT);
+      if (n < 0) return std::nullopt;
+      auto env = DecodeEnvelope(buf, static_cast<size_t>(n));
+      if (env.ok() && !env->has_heartbeat()) return *env;
+    }
+  }
+
+ private:
+  void* ctx_ = nullptr;
+  void* sock_ = nullptr;
+};
+
+// Turns the loop until the runner receives a message `want` accepts.
+std::optional<pb::Envelope> TurnUntil(EventLoop& loop, ScriptedRunner& runner,
+                                      const std::function<bool(const pb::Envelope&)>& want,
+                                      int timeout_ms) {
+  const int64_t deadline = NowMs() + timeout_ms;
+  while (NowMs() < deadline) {
+    EXPECT_TRUE(loop.Turn(false).ok());
+    while (auto env = runner.Receive())
+      if (want(*env)) return env;
+  }
+  return std::nullopt;
+}
+
+TEST(DispatcherTest, ARunnerThatEndsATrialTakenBackAsHungIsAskedToRegisterAgain) {
+  TempDir dir;
+  const std::string db = dir.File("d.db");
+  auto parsed = LoadStudyFile(dir.Write(
+      "s.yaml",
+      "name: s\nobjective: {metric: value, goal: minimize}\n"
+      "task: {synthetic: {function: branin, steps: 3}, stall_timeout_s: 1}\n"
+      "algorithm: {type: random, max_trials: 5}\nparameters:\n"
+      "  x1: {type: float, min: -5, max: 10}\n  x2: {type: float, min: 0, max: 15}\n"));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_TRUE(ValidateStudy(&*parsed).ok());
+  auto store = Store::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto study = StudyRun::Open(store->get(), parsed->study, db + ".checkpoints", db + ".logs");
+  ASSERT_TRUE(study.ok()) << study.status().message();
+  ASSERT_TRUE((*store)->Commit().ok());
+  DispatcherOptions o;
+  o.bind = "ipc://" + dir.File("t.sock");
+  o.heartbeat_ms = 100;
+  o.liveness = 100;  // the scripted runner sends no heartbeats
+  auto d = Dispatcher::Listen(o);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EventLoop loop(store->get(), d->get(), o.heartbeat_ms);
+  loop.Add(study->get());
+
+  ScriptedRunner runner(o.bind);
+  runner.Hello();
+  auto is = [](pb::Envelope::BodyCase c) {
+    return [c](const pb::Envelope& e) { return e.body_case() == c; };
+  };
+  auto assign = TurnUntil(loop, runner, is(pb::Envelope::kAssign), 10000);
+  ASSERT_TRUE(assign) << "no trial was assigned";
+  pb::Envelope started;
+  started.mutable_started()->set_trial_id(assign->assign().trial_id());
+  started.mutable_started()->set_lease(assign->assign().lease());
+  runner.Send(std::move(started));
+  // No report within stall_timeout_s: the trial is taken back.
+  ASSERT_TRUE(TurnUntil(loop, runner, is(pb::Envelope::kReject), 10000));
+  // The runner ended the trial before it heard: its Final is refused, and
+  // with nothing left to stop it would never say Hello of itself.
+  pb::Envelope final;
+  final.mutable_final()->set_trial_id(assign->assign().trial_id());
+  final.mutable_final()->set_lease(assign->assign().lease());
+  final.mutable_final()->set_outcome(pb::TRIAL_OUTCOME_COMPLETED);
+  final.mutable_final()->set_step(3);
+  runner.Send(std::move(final));
+  ASSERT_TRUE(TurnUntil(loop, runner, is(pb::Envelope::kReregister), 5000))
+      << "the runner was left idle, taking no more work";
+  runner.Hello();
+  EXPECT_TRUE(TurnUntil(loop, runner, is(pb::Envelope::kAssign), 5000));
+  (*d)->Shutdown("done");
+}
+
+}  // namespace
+}  // namespace sweep
