@@ -388,21 +388,24 @@ void Dispatcher::Assign() {
   if (!owners_ || owners_->OwnerOrder().empty()) return;
   // What the policy sees of each study; has_work turns false once it had
   // nothing to give this turn.
-  AssignInput in;
-  std::unordered_map<int64_t, size_t> place;  // study id -> index in in.studies
+  AssignInput& in = assign_in_;  // kept: its vector's room is reused every turn
+  in.studies.clear();
   for (int64_t study : owners_->OwnerOrder()) {
     TrialOwner* o = owners_->FindOwner(study);
-    if (!o) continue;
-    place[study] = in.studies.size();
-    in.studies.push_back(StudyLoad{study, true, 0, o->MaxConcurrent()});
+    if (o) in.studies.push_back(StudyLoad{study, true, 0, o->MaxConcurrent()});
   }
+  // A study's place in in.studies (a few studies: a scan beats a map).
+  auto place = [&](int64_t study) -> StudyLoad* {
+    for (StudyLoad& s : in.studies)
+      if (s.study_id == study) return &s;
+    return nullptr;
+  };
   // Runners busy with each study's trials (their front trial is its).
   for (const auto& [identity, r] : runners_) {
     if (r.trials.empty()) continue;
     auto l = leases_.find(r.trials.front());
     if (l == leases_.end()) continue;
-    auto p = place.find(l->second.study_id);
-    if (p != place.end()) ++in.studies[p->second].running;
+    if (StudyLoad* s = place(l->second.study_id)) ++s->running;
   }
   size_t with_work = in.studies.size();
   // The study runner `r` takes its next trial from: a runner with trials
@@ -414,11 +417,10 @@ void Dispatcher::Assign() {
       in.last_served = last_served_;
       return policy_->Pick(in);
     }
-    auto back = place.find(leases_.at(r.trials.back()).study_id);
-    if (back == place.end() || !in.studies[back->second].has_work) return std::nullopt;
-    TrialOwner* o = owners_->FindOwner(back->first);
-    if (r.trials.size() >= QueueDepth(r, o)) return std::nullopt;
-    return back->first;
+    const StudyLoad* back = place(leases_.at(r.trials.back()).study_id);
+    if (!back || !back->has_work) return std::nullopt;
+    if (r.trials.size() >= QueueDepth(r, owners_->FindOwner(back->study_id))) return std::nullopt;
+    return back->study_id;
   };
   // One trial per runner per pass, so a limit on running trials
   // (max_concurrent) spreads them over the runners instead of queueing them
@@ -429,7 +431,7 @@ void Dispatcher::Assign() {
     for (auto& [identity, r] : runners_) {
       if (!r.ready) continue;
       while (std::optional<int64_t> study = pick(r)) {
-        StudyLoad& load = in.studies[place.at(*study)];
+        StudyLoad& load = *place(*study);
         TrialOwner* owner = owners_->FindOwner(*study);
         uint64_t lease = SplitMix64(lease_key_ + ++lease_counter_);
         if (lease == 0) lease = SplitMix64(lease_key_ + ++lease_counter_);

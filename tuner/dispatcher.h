@@ -210,7 +210,8 @@ class Dispatcher {
   uint64_t lease_counter_ = 0;
   TrialOwners* owners_ = nullptr;
   std::unique_ptr<AssignPolicy> policy_ = std::make_unique<RoundRobinPolicy>();
-  std::optional<int64_t> last_served_;  // the study the last idle runner went to
+  std::optional<int64_t> last_served_;  // the study the last runner went to
+  AssignInput assign_in_;               // Assign's, kept for its room
   std::map<std::string, Runner> runners_;
   std::unordered_map<int64_t, Lease> leases_;  // by trial id
   // Connections replaced by their runner's new one (oldest first, bounded).
