@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(wire study checkpoint idx checkpoint_folder)
+[ ${#targets[@]} -eq 0 ] && targets=(wire study checkpoint idx checkpoint_folder report_line)
 # libclang-rt-14-dev holds the sanitizer and libFuzzer runtimes, libomp-14-dev
 # clang's OpenMP (both only recommended by clang, which install-deps skips).
 scripts/install-deps.sh clang libclang-rt-14-dev libomp-14-dev >/dev/null
@@ -38,6 +38,7 @@ for t in "${targets[@]}"; do
     "build-fuzz/bench/fuzz/${t}_fuzz" "$corpus" "bench/fuzz/seeds/$t" \
     -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
     -fork=1 -ignore_crashes=1 -artifact_prefix="$crashes/" -print_final_stats=1 \
+    $( [ -f "bench/fuzz/$t.dict" ] && echo "-dict=bench/fuzz/$t.dict" ) \
     >"$log" 2>&1 || true
   # The last status line of the fork mode: "#N: cov: ... oom/timeout/crash: a/b/c".
   last=$(grep -E '^#[0-9]+: .*oom/timeout/crash' "$log" | tail -1 || true)
