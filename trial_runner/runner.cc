@@ -479,11 +479,7 @@ class Runner {
 
 int RunRunner(const RunnerOptions& options) {
   RunnerOptions o = options;
-  if (o.name.empty()) {
-    char host[256] = {0};
-    gethostname(host, sizeof host - 1);
-    o.name = std::string(host) + "-" + std::to_string(getpid());
-  }
+  if (o.name.empty()) o.name = DefaultRunnerName();
   SetLogTag("runner " + o.name);
   // A local runner of a tuner that draws a status line on this terminal
   // (tuner/tuner.cc): each log line clears it first.

@@ -2,6 +2,7 @@
 #include "trial_runner/runner_setup.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -65,6 +66,12 @@ Result<RunnerSetup> SetUpRunner(const RunnerOptions& o) {
                                      static_cast<int>(std::thread::hardware_concurrency())));
   }
   return setup;
+}
+
+std::string DefaultRunnerName() {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  return std::string(host) + "-" + std::to_string(getpid());
 }
 
 }  // namespace sweep

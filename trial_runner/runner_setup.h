@@ -23,6 +23,8 @@ struct RunnerSetup {
 
 // Or the first thing that stops the runner from starting (exit code 2).
 Result<RunnerSetup> SetUpRunner(const RunnerOptions& o);
+// A runner's name when --name is not given: HOST-PID.
+std::string DefaultRunnerName();
 
 // SIGTERM (the tuner stopping its local runners, a scheduler ending a job)
 // and SIGINT (Ctrl-C, unless ignored, as local runners do): the runner

@@ -1,6 +1,6 @@
 // The dispatcher: its socket, lease checks, routing trial messages to their
-// owners, assignment, the outbox and heartbeats. Runners joining, coming
-// back and being lost are in dispatcher_runners.cc.
+// owners, the outbox and heartbeats. Assignment is dispatcher_assign.cc;
+// runners joining, coming back and being lost are dispatcher_runners.cc.
 #include "tuner/dispatcher.h"
 
 #include <sys/random.h>
@@ -19,13 +19,6 @@ namespace sweep {
 
 namespace {
 
-// Runners that finish trials this fast get more trials queued ahead, so they
-// never wait a round trip for work. Slower trials are assigned one at a
-// time, so "running" means running.
-constexpr int64_t kFastTrialMs = 250;
-// How much work, in time, a runner with very short trials keeps queued:
-// enough to outlast a commit interval and its sync (event_loop.cc) twice.
-constexpr int64_t kQueuedWorkUs = 10000;
 // A connection that has not completed its handshake by then is dropped, so
 // peers without keys cannot hold sockets open. The ZAP handler answers on
 // this thread, so this also bounds how long a turn (opening a large study
@@ -371,93 +364,6 @@ void Dispatcher::EndLease(int64_t trial_id, Runner* r) {
     if (next != leases_.end()) {
       next->second.progress_ms = NowMs();
       next->second.started_us = NowUs();
-    }
-  }
-}
-
-// One trial at a time for slow trials ("running" then means running); for
-// short ones, enough queued at the runner to cover a few commit intervals.
-size_t Dispatcher::QueueDepth(const Runner& r, TrialOwner* owner) const {
-  if (!owner->QueueAhead()) return 1;
-  if (r.last_trial_us < 0 || r.last_trial_us >= kFastTrialMs * 1000) return 1;
-  return std::min<size_t>(kMaxQueuedTrials,
-                          2 + static_cast<size_t>(kQueuedWorkUs / r.last_trial_us));
-}
-
-void Dispatcher::Assign() {
-  if (!owners_ || owners_->OwnerOrder().empty()) return;
-  // What the policy sees of each study; has_work turns false once it had
-  // nothing to give this turn.
-  AssignInput& in = assign_in_;  // kept: its vector's room is reused every turn
-  in.studies.clear();
-  for (int64_t study : owners_->OwnerOrder()) {
-    TrialOwner* o = owners_->FindOwner(study);
-    if (o) in.studies.push_back(StudyLoad{study, true, 0, o->MaxConcurrent()});
-  }
-  // A study's place in in.studies (a few studies: a scan beats a map).
-  auto place = [&](int64_t study) -> StudyLoad* {
-    for (StudyLoad& s : in.studies)
-      if (s.study_id == study) return &s;
-    return nullptr;
-  };
-  // Runners busy with each study's trials (their front trial is its).
-  for (const auto& [identity, r] : runners_) {
-    if (r.trials.empty()) continue;
-    auto l = leases_.find(r.trials.front());
-    if (l == leases_.end()) continue;
-    if (StudyLoad* s = place(l->second.study_id)) ++s->running;
-  }
-  size_t with_work = in.studies.size();
-  // The study runner `r` takes its next trial from: a runner with trials
-  // queued only more of the study at its back (up to its queue depth), an
-  // idle one the policy's pick.
-  auto pick = [&](const Runner& r) -> std::optional<int64_t> {
-    if (r.trials.empty()) {
-      in.runner.name = r.name;
-      in.last_served = last_served_;
-      return policy_->Pick(in);
-    }
-    const StudyLoad* back = place(leases_.at(r.trials.back()).study_id);
-    if (!back || !back->has_work) return std::nullopt;
-    if (r.trials.size() >= QueueDepth(r, owners_->FindOwner(back->study_id))) return std::nullopt;
-    return back->study_id;
-  };
-  // One trial per runner per pass, so a limit on running trials
-  // (max_concurrent) spreads them over the runners instead of queueing them
-  // all at the first.
-  bool assigned = true;
-  while (assigned && with_work > 0) {
-    assigned = false;
-    for (auto& [identity, r] : runners_) {
-      if (!r.ready) continue;
-      while (std::optional<int64_t> study = pick(r)) {
-        StudyLoad& load = *place(*study);
-        TrialOwner* owner = owners_->FindOwner(*study);
-        uint64_t lease = SplitMix64(lease_key_ + ++lease_counter_);
-        if (lease == 0) lease = SplitMix64(lease_key_ + ++lease_counter_);
-        std::optional<pb::Assign> a = owner->NextAssign(r.name, lease);
-        if (!a) {
-          load.has_work = false;
-          --with_work;
-          continue;  // another study may have one for this runner
-        }
-        last_served_ = *study;
-        Lease& l = leases_[a->trial_id()];
-        l = Lease{};
-        l.lease = lease;
-        l.runner = identity;
-        l.study_id = *study;
-        l.progress_ms = NowMs();
-        // Queued behind another: its clock starts when it reaches the front.
-        l.started_us = r.trials.empty() ? NowUs() : 0;
-        if (r.trials.empty()) ++load.running;
-        r.trials.push_back(a->trial_id());
-        pb::Envelope env;
-        *env.mutable_assign() = std::move(*a);
-        Queue(identity, std::move(env));
-        assigned = true;
-        break;
-      }
     }
   }
 }
