@@ -18,6 +18,7 @@
 #include "tuner/progress.h"
 #include "tuner/server.h"
 #include "tuner/study_data.h"
+#include "tuner/warm_start.h"
 
 namespace sweep {
 
@@ -76,13 +77,7 @@ Status Tuner::Setup() {
   }
   std::string data;  // what the data holds, or that only remote runners have it
   RETURN_IF_ERROR(CheckStudyData(study, o_.local_runners != 0, &data));
-  if (!o_.from.empty() && study.algorithm().type() != pb::ALGORITHM_TYPE_TPE) {
-    // Other algorithms would not learn from them, and Hyperband's and BOHB's
-    // trial numbers are places in their brackets.
-    return Status::InvalidArgument(
-        "--from seeds a study of algorithm type tpe, which learns from "
-        "the copied trials; this study's algorithm does not");
-  }
+  if (!o_.from.empty()) RETURN_IF_ERROR(CheckWarmStartable(study));
   if (!o_.gpus.empty() &&
       static_cast<int>(o_.gpus.size()) < std::max(1, study.resources().gpus_per_trial())) {
     return Status::InvalidArgument(

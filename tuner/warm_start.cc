@@ -87,6 +87,13 @@ std::string StepsNote(const WarmStart& w) {
          "source's";
 }
 
+Status CheckWarmStartable(const pb::Study& study) {
+  if (study.algorithm().type() == pb::ALGORITHM_TYPE_TPE) return Status::Ok();
+  return Status::InvalidArgument(
+      "--from seeds a study of algorithm type tpe, which learns from "
+      "the copied trials; this study's algorithm does not");
+}
+
 Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study& study,
                                 const SearchSpace& space, const std::string& from) {
   auto [path, name] = SplitSource(from);

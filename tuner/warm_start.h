@@ -30,6 +30,11 @@ int64_t ScaleStep(int64_t step, int64_t from_steps, int64_t to_steps);
 // What the output and the `warm_start` event say when the two differ.
 std::string StepsNote(const WarmStart& w);
 
+// Whether `study` may start from another study's trials: only TPE learns
+// from them (Hyperband's and BOHB's trial numbers are places in their
+// brackets).
+Status CheckWarmStartable(const pb::Study& study);
+
 // Copies the completed and stopped trials of `from` (a database path,
 // optionally ":STUDY"; without it, the database's only study) whose
 // parameters are exactly a point of `space` (every active parameter set
