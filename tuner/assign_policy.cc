@@ -1,25 +1,84 @@
-// Round robin over the studies with work, under each one's max_running.
+// Which study gets an idle runner: round robin, and weighted fair share.
 #include "tuner/assign_policy.h"
+
+#include <limits>
 
 namespace sweep {
 
+namespace {
+
+// Where a turn over the studies starts: after the study served last (at
+// the first when there is none, or it is gone).
+size_t After(const AssignInput& in) {
+  if (!in.last_served) return 0;
+  for (size_t i = 0; i < in.studies.size(); ++i)
+    if (in.studies[i].study_id == *in.last_served) return i + 1;
+  return 0;
+}
+
+bool MayTake(const StudyLoad& s) {
+  return s.has_work && (s.max_running <= 0 || s.running < s.max_running);
+}
+
+}  // namespace
+
 std::optional<int64_t> RoundRobinPolicy::Pick(const AssignInput& in) const {
-  const size_t n = in.studies.size();
-  // Start after the study served last (at the first when it is gone).
-  size_t start = 0;
-  if (in.last_served) {
-    for (size_t i = 0; i < n; ++i) {
-      if (in.studies[i].study_id == *in.last_served) {
-        start = i + 1;
-        break;
-      }
-    }
-  }
+  const size_t n = in.studies.size(), start = After(in);
   for (size_t k = 0; k < n; ++k) {
     const StudyLoad& s = in.studies[(start + k) % n];
-    if (s.has_work && (s.max_running <= 0 || s.running < s.max_running)) return s.study_id;
+    if (MayTake(s)) return s.study_id;
   }
   return std::nullopt;
+}
+
+std::optional<int64_t> FairSharePolicy::Pick(const AssignInput& in) const {
+  const size_t n = in.studies.size(), start = After(in);
+  const StudyLoad* best = nullptr;
+  for (size_t k = 0; k < n; ++k) {
+    const StudyLoad& s = in.studies[(start + k) % n];
+    if (!MayTake(s)) continue;
+    // running / weight below best's, without dividing; the first of equals
+    // in the turn's order wins.
+    if (!best || static_cast<double>(s.running) * best->weight <
+                     static_cast<double>(best->running) * s.weight)
+      best = &s;
+  }
+  return best ? std::optional<int64_t>(best->study_id) : std::nullopt;
+}
+
+std::vector<double> FairShares(const std::vector<StudyLoad>& studies, int64_t runners) {
+  const size_t n = studies.size();
+  std::vector<double> share(n, 0);
+  std::vector<double> cap(n);
+  for (size_t i = 0; i < n; ++i) {
+    const StudyLoad& s = studies[i];
+    cap[i] = !s.has_work              ? static_cast<double>(s.running)
+             : s.max_running > 0      ? static_cast<double>(s.max_running)
+                                      : std::numeric_limits<double>::infinity();
+  }
+  std::vector<bool> filled(n, false);
+  double left = static_cast<double>(runners);
+  // Progressive filling: raise every open study's share with its weight
+  // until one reaches its cap; it keeps that, the rest share what is left.
+  while (left > 1e-9) {
+    double weights = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (!filled[i]) weights += studies[i].weight;
+    if (weights <= 0) break;
+    const double level = left / weights;  // runners per unit of weight
+    bool capped = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (filled[i] || cap[i] - share[i] > level * studies[i].weight) continue;
+      left -= cap[i] - share[i];
+      share[i] = cap[i];
+      filled[i] = capped = true;
+    }
+    if (capped) continue;
+    for (size_t i = 0; i < n; ++i)
+      if (!filled[i]) share[i] += level * studies[i].weight;
+    break;
+  }
+  return share;
 }
 
 }  // namespace sweep

@@ -22,6 +22,8 @@ struct StudyLoad {
   int64_t running = 0;
   // At most this many running at once (0: no limit): `max_concurrent`.
   int64_t max_running = 0;
+  // Its weight in a fair share (a study's priority; > 0).
+  double weight = 1;
 };
 
 // The runner to give work to. What it can run (GPUs, commands) joins here
@@ -52,5 +54,22 @@ class RoundRobinPolicy : public AssignPolicy {
  public:
   std::optional<int64_t> Pick(const AssignInput& in) const override;
 };
+
+// Weighted fair share, work-conserving: the runner goes to the study with
+// the fewest running trials per unit of weight, so that as runners free up
+// each study's runners approach its share (FairShares); a study without
+// work or at its max_running is passed over, and its share goes to the
+// others. Ties go in turn, after the study served last. (Determined's
+// fair-share scheduler fills shares the same way; taking runners back from
+// a study over its share is preemption, not this policy's.)
+class FairSharePolicy : public AssignPolicy {
+ public:
+  std::optional<int64_t> Pick(const AssignInput& in) const override;
+};
+
+// Each study's share of `runners` runners, in `studies`' order: weighted
+// max-min fairness (progressive filling), where a study can use at most its
+// max_running, and one without work no more than it runs now.
+std::vector<double> FairShares(const std::vector<StudyLoad>& studies, int64_t runners);
 
 }  // namespace sweep

@@ -1,9 +1,11 @@
-// The policy that picks a study for an idle runner, scripted with plain
-// values: round robin after the study served last, skipping studies with
-// no work or at their max_running.
+// The policies that pick a study for an idle runner, scripted with plain
+// values: round robin after the study served last, and weighted fair share;
+// both skip studies with no work or at their max_running.
 #include "tuner/assign_policy.h"
 
 #include <gtest/gtest.h>
+
+#include <map>
 
 namespace sweep {
 namespace {
@@ -41,6 +43,74 @@ TEST(RoundRobinPolicyTest, AStudyServedLastThatIsGoneStartsAtTheFirst) {
   std::vector<StudyLoad> s = {{4, true, 0, 0}, {5, true, 0, 0}};
   EXPECT_EQ(p.Pick(Input(s, 99)), 4);
   EXPECT_EQ(p.Pick(Input({})), std::nullopt);
+}
+
+// Idle runners one after another, each taken by the study the policy picks
+// (its running count grows, as the dispatcher's does): how many each got.
+std::map<int64_t, int64_t> Fill(const AssignPolicy& p, std::vector<StudyLoad> s, int runners) {
+  std::map<int64_t, int64_t> got;
+  std::optional<int64_t> last;
+  for (int r = 0; r < runners; ++r) {
+    auto pick = p.Pick(Input(s, last));
+    if (!pick) break;
+    for (StudyLoad& x : s)
+      if (x.study_id == *pick) ++x.running;
+    ++got[*pick];
+    last = pick;
+  }
+  return got;
+}
+
+TEST(FairSharePolicyTest, RunnersGoByWeight) {
+  FairSharePolicy p;
+  std::vector<StudyLoad> s = {{1, true, 0, 0, 1}, {2, true, 0, 0, 1}, {3, true, 0, 0, 2}};
+  EXPECT_EQ(Fill(p, s, 8), (std::map<int64_t, int64_t>{{1, 2}, {2, 2}, {3, 4}}));
+  // Round robin ignores weights.
+  RoundRobinPolicy rr;
+  EXPECT_EQ(Fill(rr, s, 9), (std::map<int64_t, int64_t>{{1, 3}, {2, 3}, {3, 3}}));
+}
+
+TEST(FairSharePolicyTest, TheStudyFurthestBelowItsShareGetsTheNextRunner) {
+  FairSharePolicy p;
+  // Study 1 holds 3 runners at weight 1; study 2 holds 4 at weight 10.
+  std::vector<StudyLoad> s = {{1, true, 3, 0, 1}, {2, true, 4, 0, 10}};
+  EXPECT_EQ(p.Pick(Input(s)), 2);
+  s[1].running = 40;  // 4 a unit of weight, against 1's 3
+  EXPECT_EQ(p.Pick(Input(s)), 1);
+}
+
+TEST(FairSharePolicyTest, IsWorkConservingAndKeepsCaps) {
+  FairSharePolicy p;
+  // Study 3 has the largest weight but nothing to run; study 2 stops at 2.
+  std::vector<StudyLoad> s = {{1, true, 0, 0, 1}, {2, true, 0, 2, 5}, {3, false, 0, 0, 10}};
+  EXPECT_EQ(Fill(p, s, 6), (std::map<int64_t, int64_t>{{1, 4}, {2, 2}}));
+  EXPECT_EQ(p.Pick(Input({{7, false, 0, 0, 1}})), std::nullopt);
+}
+
+TEST(FairSharePolicyTest, TiesGoInTurn) {
+  FairSharePolicy p;
+  std::vector<StudyLoad> s = {{1, true, 1, 0, 1}, {2, true, 1, 0, 1}, {3, true, 1, 0, 1}};
+  EXPECT_EQ(p.Pick(Input(s)), 1);
+  EXPECT_EQ(p.Pick(Input(s, 1)), 2);
+  EXPECT_EQ(p.Pick(Input(s, 3)), 1);
+}
+
+TEST(FairSharesTest, ProgressiveFillingWithCapsAndIdleStudies) {
+  auto near = [](const std::vector<double>& got, const std::vector<double>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-9) << i;
+  };
+  // 1:1:10 over 12 runners.
+  near(FairShares({{1, true, 0, 0, 1}, {2, true, 0, 0, 1}, {3, true, 0, 0, 10}}, 12), {1, 1, 10});
+  // A cap of 2 on the heavy study: the rest is shared 1:1.
+  near(FairShares({{1, true, 0, 0, 1}, {2, true, 0, 0, 1}, {3, true, 0, 2, 10}}, 12), {5, 5, 2});
+  // A study without work keeps only what it runs.
+  near(FairShares({{1, true, 0, 0, 1}, {2, false, 1, 0, 3}}, 8), {7, 1});
+  // Fewer runners than anyone could use: by weight alone.
+  near(FairShares({{1, true, 0, 0, 1}, {2, true, 0, 0, 3}}, 2), {0.5, 1.5});
+  // Nothing to share, or no one to share it with.
+  near(FairShares({{1, true, 0, 0, 1}}, 0), {0});
+  EXPECT_TRUE(FairShares({}, 4).empty());
 }
 
 }  // namespace
