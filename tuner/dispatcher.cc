@@ -259,11 +259,13 @@ void Dispatcher::Handle(const std::string& id, const std::string& key, const voi
         Queue(id, std::move(ack));
         auto r = runners_.find(id);
         EndLease(f.trial_id(), r == runners_.end() ? nullptr : &r->second);
-      } else if (auto r = runners_.find(id);
-                 r != runners_.end() && !r->second.ready && r->second.trials.empty()) {
+      } else if (auto r = runners_.find(id); r != runners_.end() && !r->second.ready &&
+                                             r->second.taken_back == f.lease()) {
         // Told to drop a trial (presumed hung, or its study removed) that
-        // it finished before it heard: it has nothing left to stop, so it
-        // would never say Hello, and it would take no work again. Ask it to.
+        // it ended before it heard: it has nothing left to stop, so it
+        // would never say Hello, and it would take no work again. Ask it
+        // to, once.
+        r->second.taken_back = 0;
         pb::Envelope re;
         re.mutable_reregister()->set_reason("its trial was taken back as it ended");
         Queue(id, std::move(re));
@@ -300,7 +302,9 @@ Dispatcher::Lease* Dispatcher::CheckLease(const std::string& id, int64_t trial_i
   auto it = leases_.find(trial_id);
   Lease* l = it == leases_.end() ? nullptr : &it->second;
   if (l && l->lease == lease && l->runner == id && OwnerOf(*l)) return l;
-  std::string reason = l == nullptr        ? "unknown trial or lease expired"
+  std::string reason = l == nullptr && dropped_.count(trial_id)
+                           ? "its study was removed from this tuner"
+                       : l == nullptr      ? "unknown trial or lease expired"
                        : l->lease != lease ? "lease expired: the trial was re-assigned or ended"
                                            : "the trial is not running on this runner";
   if (TrialOwner* owner = l && OwnerOf(*l) ? OwnerOf(*l) : RecordKeeper(trial_id))
@@ -314,7 +318,7 @@ Dispatcher::Lease* Dispatcher::CheckLease(const std::string& id, int64_t trial_i
 }
 
 TrialOwner* Dispatcher::RecordKeeper(int64_t trial_id) const {
-  if (!owners_ || owners_->OwnerOrder().empty()) return nullptr;
+  if (!owners_ || owners_->OwnerOrder().empty() || dropped_.count(trial_id)) return nullptr;
   for (int64_t study : owners_->OwnerOrder()) {
     TrialOwner* o = owners_->FindOwner(study);
     if (o && o->Owns(trial_id)) return o;
@@ -327,27 +331,45 @@ void Dispatcher::DropStudy(int64_t study_id, const std::string& reason) {
   for (const auto& [trial_id, l] : leases_)
     if (l.study_id == study_id) dropped.push_back(trial_id);
   for (int64_t trial_id : dropped) {
-    const Lease& l = leases_.at(trial_id);
-    const std::string runner = l.runner;
-    pb::Envelope env;
-    env.mutable_reject()->set_trial_id(trial_id);
-    env.mutable_reject()->set_lease(l.lease);
-    env.mutable_reject()->set_reason(reason);
-    // Queued, not sent now: after whatever the runner was promised about
-    // the trial by commits still to become durable.
-    Queue(runner, std::move(env));
-    auto r = runners_.find(runner);
-    if (r == runners_.end()) {
-      EndLease(trial_id, nullptr);
-      continue;
+    const Lease l = leases_.at(trial_id);
+    dropped_.insert(trial_id);
+    dropped_order_.push_back(trial_id);
+    if (dropped_order_.size() > kMaxDroppedTrials) {
+      dropped_.erase(dropped_order_.front());
+      dropped_order_.pop_front();
     }
-    // A runner told to drop the trial it runs drops those queued behind it
-    // too, and says Hello once its worker has stopped: nothing more until
-    // then (as for a hung trial, CheckLiveness).
-    if (!r->second.trials.empty() && r->second.trials.front() == trial_id) r->second.ready = false;
-    EndLease(trial_id, &r->second);
+    auto r = runners_.find(l.runner);
+    if (r != runners_.end() && !r->second.trials.empty() &&
+        r->second.trials.front() == trial_id) {
+      TakeBack(l.runner, &r->second, trial_id, l.lease, reason);
+    } else {
+      // Queued behind another (the runner drops it from its queue), or at
+      // a runner already lost.
+      pb::Envelope env;
+      env.mutable_reject()->set_trial_id(trial_id);
+      env.mutable_reject()->set_lease(l.lease);
+      env.mutable_reject()->set_reason(reason);
+      Queue(l.runner, std::move(env));
+    }
+    leases_.erase(trial_id);
+    if (r == runners_.end()) continue;
+    auto& q = r->second.trials;
+    q.erase(std::remove(q.begin(), q.end(), trial_id), q.end());
   }
   if (last_served_ == study_id) last_served_.reset();
+}
+
+void Dispatcher::TakeBack(const std::string& id, Runner* r, int64_t trial_id, uint64_t lease,
+                          const std::string& reason) {
+  pb::Envelope env;
+  env.mutable_reject()->set_trial_id(trial_id);
+  env.mutable_reject()->set_lease(lease);
+  env.mutable_reject()->set_reason(reason);
+  // Queued, not sent now: after whatever the runner was promised about the
+  // trial by commits still to become durable.
+  Queue(id, std::move(env));
+  r->ready = false;  // it says Hello once its worker has stopped
+  r->taken_back = lease;
 }
 
 void Dispatcher::EndLease(int64_t trial_id, Runner* r) {

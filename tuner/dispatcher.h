@@ -155,6 +155,10 @@ class Dispatcher {
     bool ready = false;          // registered (Hello) and able to take work
     int64_t pid = 0;             // as it said in Hello (local runners: our child)
     int64_t last_trial_us = -1;  // duration of its last trial, -1 before the first
+    // The lease of the trial it ran when told to drop it (not ready until
+    // it says Hello): if it ended that trial before it heard, it has
+    // nothing to stop and is asked, once, to register again.
+    uint64_t taken_back = 0;
   };
   struct Lease {
     uint64_t lease = 0;
@@ -172,6 +176,9 @@ class Dispatcher {
   // Connections replaced by a re-attach, whose late messages are dropped
   // quietly, remembered at most.
   static constexpr size_t kMaxRetiredIds = 4096;
+  // Trials of removed studies remembered at most (their late messages are
+  // refused and recorded nowhere).
+  static constexpr size_t kMaxDroppedTrials = 65536;
 
   explicit Dispatcher(const DispatcherOptions& o) : o_(o) {}
   Status Bind();
@@ -190,12 +197,17 @@ class Dispatcher {
   // every runner's and lease's clock.
   void Forgive(int64_t gap_ms);
   size_t QueueDepth(const Runner& r, TrialOwner* owner) const;
+  // Rejects the trial `r` runs (lease `lease`) and marks it not ready until
+  // it says Hello (it drops the trial, and those queued behind it).
+  void TakeBack(const std::string& id, Runner* r, int64_t trial_id, uint64_t lease,
+                const std::string& reason);
   // The owner of a lease's study; nullptr once the study was removed.
   TrialOwner* OwnerOf(const Lease& l) const {
     return owners_ ? owners_->FindOwner(l.study_id) : nullptr;
   }
   // Whoever keeps the record of a trial with no valid lease: its study if
-  // one owns it, else the first admitted (nullptr: none).
+  // one owns it, none for a removed study's trial, else the first
+  // admitted (nullptr: none).
   TrialOwner* RecordKeeper(int64_t trial_id) const;
 
   DispatcherOptions o_;
@@ -217,6 +229,10 @@ class Dispatcher {
   // Connections replaced by their runner's new one (oldest first, bounded).
   std::unordered_set<std::string> retired_;
   std::deque<std::string> retired_order_;
+  // Trials of studies removed while at a runner (oldest first, bounded):
+  // no admitted study may keep the record of their late messages.
+  std::unordered_set<int64_t> dropped_;
+  std::deque<int64_t> dropped_order_;
   std::vector<std::pair<std::string, pb::Envelope>> outbox_;
   // Queued messages sealed with the commit they wait for, oldest first.
   std::deque<std::pair<uint64_t, std::vector<std::pair<std::string, pb::Envelope>>>> sealed_;

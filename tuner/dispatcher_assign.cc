@@ -77,7 +77,9 @@ void Dispatcher::Assign() {
     for (auto& [identity, r] : runners_) {
       if (!r.ready) continue;
       while (std::optional<int64_t> study = pick(r)) {
-        StudyLoad& load = *place(*study);
+        StudyLoad* picked = place(*study);
+        if (!picked || !picked->has_work) break;  // a policy's bug: pick nothing
+        StudyLoad& load = *picked;
         TrialOwner* owner = owners_->FindOwner(*study);
         uint64_t lease = SplitMix64(lease_key_ + ++lease_counter_);
         if (lease == 0) lease = SplitMix64(lease_key_ + ++lease_counter_);

@@ -122,6 +122,7 @@ void Dispatcher::HandleHello(const std::string& id, const std::string& key,
   // A runner whose running trial was refused drops it, and says Hello
   // again once its worker has stopped.
   r.ready = !running_refused;
+  r.taken_back = 0;
   r.last_seen_ms = NowMs();
 }
 
@@ -173,13 +174,8 @@ void Dispatcher::CheckLiveness() {
     TrialOwner* owner = OwnerOf(l);
     int64_t stall_ms = owner ? owner->StallMs() : 0;
     if (stall_ms <= 0 || now - l.progress_ms <= stall_ms) continue;
-    pb::Envelope env;
-    env.mutable_reject()->set_trial_id(r.trials.front());
-    env.mutable_reject()->set_lease(l.lease);
-    env.mutable_reject()->set_reason("no report for " + std::to_string(stall_ms / 1000) +
-                                     " s: presumed hung");
-    Queue(id, std::move(env));
-    r.ready = false;  // it says Hello once its worker has stopped
+    TakeBack(id, &r, r.trials.front(), l.lease,
+             "no report for " + std::to_string(stall_ms / 1000) + " s: presumed hung");
     l.started = true;
     ReleaseTrials(&r,
                   "no report for " + FormatDouble(static_cast<double>(stall_ms) / 1000) +

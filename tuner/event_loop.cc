@@ -45,23 +45,30 @@ bool EventLoop::Done() const {
 
 Status EventLoop::RemovePending() {
   if (removing_.empty()) return Status::Ok();
+  // Taken out first: a Remove asked for while these are carried out waits
+  // for the next turn.
+  std::set<int64_t> removing;
+  removing.swap(removing_);
   RETURN_IF_ERROR(store_->Begin());
-  for (int64_t id : removing_) {
+  for (int64_t id : removing) {
     StudyRun* s = studies_.at(id);
-    s->Interrupt();
+    const int64_t requeued = s->Interrupt("its study was removed from the running tuner");
     s->set_draining(true);
+    RETURN_IF_ERROR(store_->AddEvent(
+        id, 0, "removed",
+        std::to_string(requeued) + " running trials re-queued; it resumes where it stopped",
+        WallSeconds()));
     RETURN_IF_ERROR(store_->SetStudyStatus(id, StudyStatus::kInterrupted, WallSeconds()));
     dispatcher_->DropStudy(id, "study '" + s->study().name() + "' was removed from this tuner");
   }
   // Its acks and its files' deletions wait for this commit like any, so
   // the study stays until the commit is durable.
   RETURN_IF_ERROR(Flush());
-  for (int64_t id : removing_) {
+  for (int64_t id : removing) {
     studies_.erase(id);
     order_.erase(std::remove(order_.begin(), order_.end(), id), order_.end());
     removed_.push_back(id);
   }
-  removing_.clear();
   return Status::Ok();
 }
 
@@ -100,6 +107,7 @@ Status EventLoop::Turn(bool draining) {
   // The sync thread's event wakes the poll when a commit became durable.
   RETURN_IF_ERROR(dispatcher_->Poll(timeout, sync->fd()));
   RETURN_IF_ERROR(SendDurable());
+  if (turn_hook_) RETURN_IF_ERROR(turn_hook_());
   RETURN_IF_ERROR(RemovePending());
   for (auto& [id, s] : studies_) {
     s->ApplyDirectives();

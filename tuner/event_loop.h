@@ -8,6 +8,7 @@
 // REQUIRES: external synchronization (one thread runs it).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <vector>
@@ -38,6 +39,10 @@ class EventLoop : public TrialOwners {
   // owner may destroy it. Messages about its trials that arrive later are
   // rejected like any on an ended lease.
   void Remove(int64_t study_id);
+  // Called in every turn once the runners' messages are handled, before
+  // removals and assignment: where a service handles its own requests
+  // (admitting and removing studies among them). An error ends the turn.
+  void SetTurnHook(std::function<Status()> hook) { turn_hook_ = std::move(hook); }
   // Studies removed since the last call, now free to destroy.
   std::vector<int64_t> TakeRemoved();
   bool Has(int64_t study_id) const { return studies_.count(study_id) > 0; }
@@ -69,6 +74,7 @@ class EventLoop : public TrialOwners {
   std::vector<int64_t> order_;            // their ids, in the order admitted
   std::set<int64_t> removing_;            // to take out at the end of the turn
   std::vector<int64_t> removed_;          // taken out, for TakeRemoved
+  std::function<Status()> turn_hook_;
   int64_t last_commit_us_ = 0;
 };
 

@@ -6,6 +6,7 @@
 // REQUIRES: external synchronization (one thread runs it).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -69,6 +70,9 @@ class Server {
   // removed studies' destruction. `draining`: start nothing new, restart no
   // runner (Ctrl-C).
   Status Turn(bool draining);
+  // Runs `hook` in every turn (EventLoop::SetTurnHook): a service's
+  // requests, which may Add and Remove studies, are handled there.
+  void SetTurnHook(std::function<Status()> hook) { loop_->SetTurnHook(std::move(hook)); }
   // Tells every runner to exit (the local ones by signal too); they are
   // reaped when the server is destroyed.
   void Shutdown(const std::string& reason);

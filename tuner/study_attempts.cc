@@ -70,7 +70,7 @@ void StudyRun::Requeue(Trial* t, int attempts, TrialTable::Where where) {
   Move(t, TrialStatus::kQueued, where);
 }
 
-int64_t StudyRun::Interrupt() {
+int64_t StudyRun::Interrupt(const std::string& cause) {
   int64_t requeued = 0;
   std::vector<Trial*> running;
   for (const auto& [id, t] : table_.all())
@@ -80,7 +80,7 @@ int64_t StudyRun::Interrupt() {
     // the same attempt.
     Event(t->id, "interrupted",
           "attempt " + std::to_string(t->attempts) + " at step " + std::to_string(t->last_step) +
-              ": the tuner stopped; it resumes as the same attempt");
+              ": " + cause + "; it resumes as the same attempt");
     t->attempt_open = true;
     Requeue(t, t->attempts, TrialTable::Where::kFront);
     ++requeued;

@@ -64,7 +64,8 @@ class StudyRun : public TrialOwner {
   // the caller commits). Returns how many. Their leases stay with the
   // dispatcher (`sweep run` shuts the runners down next); a late message on
   // one is ignored here, since the trial no longer runs under it.
-  int64_t Interrupt();
+  // `cause` ends each trial's event: why its run stopped.
+  int64_t Interrupt(const std::string& cause = "the tuner stopped");
   // When nothing new should start (Ctrl-C): NextAssign returns nothing.
   void set_draining(bool draining) { draining_ = draining; }
 

@@ -72,6 +72,85 @@ std::optional<pb::Envelope> TurnUntil(EventLoop& loop, ScriptedRunner& runner,
   return std::nullopt;
 }
 
+pb::Study Study(const TempDir& dir, const std::string& name) {
+  auto parsed = LoadStudyFile(dir.Write(
+      name + ".yaml",
+      "name: " + name + "\nobjective: {metric: value, goal: minimize}\n"
+      "task: {synthetic: {function: branin, steps: 3}, stall_timeout_s: 1}\n"
+      "algorithm: {type: random, max_trials: 5}\nparameters:\n"
+      "  x1: {type: float, min: -5, max: 10}\n  x2: {type: float, min: 0, max: 15}\n"));
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_TRUE(ValidateStudy(&*parsed).ok());
+  return parsed->study;
+}
+
+auto Is(pb::Envelope::BodyCase c) {
+  return [c](const pb::Envelope& e) { return e.body_case() == c; };
+}
+
+pb::Envelope Final(const pb::Assign& a) {
+  pb::Envelope final;
+  final.mutable_final()->set_trial_id(a.trial_id());
+  final.mutable_final()->set_lease(a.lease());
+  final.mutable_final()->set_outcome(pb::TRIAL_OUTCOME_COMPLETED);
+  final.mutable_final()->set_step(3);
+  return final;
+}
+
+TEST(DispatcherTest, ARemovedStudysLateMessagesAreRecordedNowhereAndItsRunnerServesTheNext) {
+  TempDir dir;
+  const std::string db = dir.File("d.db");
+  auto store = Store::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto a = StudyRun::Open(store->get(), Study(dir, "a"), db + ".checkpoints", db + ".logs");
+  auto b = StudyRun::Open(store->get(), Study(dir, "b"), db + ".checkpoints", db + ".logs");
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE((*store)->Commit().ok());
+  DispatcherOptions o;
+  o.bind = "ipc://" + dir.File("t.sock");
+  o.heartbeat_ms = 100;
+  o.liveness = 100;
+  auto d = Dispatcher::Listen(o);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EventLoop loop(store->get(), d->get(), o.heartbeat_ms);
+  loop.Add(a->get());  // first: round robin offers the runner to it
+  loop.Add(b->get());
+
+  ScriptedRunner runner(o.bind);
+  runner.Hello();
+  auto assign = TurnUntil(loop, runner, Is(pb::Envelope::kAssign), 10000);
+  ASSERT_TRUE(assign);
+  ASSERT_TRUE((*a)->Owns(assign->assign().trial_id()));
+  loop.Remove((*a)->id());
+  auto reject = TurnUntil(loop, runner, Is(pb::Envelope::kReject), 10000);
+  ASSERT_TRUE(reject);
+  EXPECT_NE(reject->reject().reason().find("removed"), std::string::npos);
+  // The trial ended before the runner heard, and its report and Final (sent
+  // twice, as after a reconnect) reach a tuner where its study is gone.
+  pb::Envelope report;
+  report.mutable_report()->set_trial_id(assign->assign().trial_id());
+  report.mutable_report()->set_lease(assign->assign().lease());
+  report.mutable_report()->set_step(1);
+  runner.Send(std::move(report));
+  runner.Send(Final(assign->assign()));
+  runner.Send(Final(assign->assign()));
+  int reregisters = 0;
+  TurnUntil(loop, runner, [&](const pb::Envelope& e) {
+    reregisters += e.has_reregister();
+    return false;
+  }, 1500);
+  EXPECT_EQ(reregisters, 1) << "asked to register again once";
+  // Nothing about them was written as the other study's.
+  EXPECT_EQ(e2e::QueryInt(db, "SELECT count(*) FROM events WHERE kind LIKE '%rejected' AND "
+                              "study_id=" + std::to_string((*b)->id())),
+            0);
+  runner.Hello();
+  auto next = TurnUntil(loop, runner, Is(pb::Envelope::kAssign), 5000);
+  ASSERT_TRUE(next) << "the runner was left idle";
+  EXPECT_TRUE((*b)->Owns(next->assign().trial_id()));
+  (*d)->Shutdown("done");
+}
+
 TEST(DispatcherTest, ARunnerThatEndsATrialTakenBackAsHungIsAskedToRegisterAgain) {
   TempDir dir;
   const std::string db = dir.File("d.db");
