@@ -82,6 +82,13 @@ std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpa
   }
 }
 
+AlgorithmTraits TraitsOf(const pb::Study& study) {
+  AlgorithmTraits t;
+  t.learns_from_copied_trials = study.algorithm().type() == pb::ALGORITHM_TYPE_TPE;
+  t.decisions_depend_on_max_trials = study.algorithm().type() == pb::ALGORITHM_TYPE_PBT;
+  return t;
+}
+
 std::optional<int64_t> PlannedTrialCount(const pb::Study& study, int64_t copied) {
   auto space = SearchSpace::Create(study);
   if (!space.ok()) return std::nullopt;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/json.h"
+#include "tuner/scheduler.h"
 
 namespace sweep {
 
@@ -138,7 +139,7 @@ Result<std::vector<std::string>> CompareStudies(const pb::Study& stored, const p
     std::string line = x.path + ": " + x.from + " -> " + x.to;
     if (RunOnly().count(x.path)) {
       accepted.push_back(line);
-    } else if (RaiseOnly(x.path) && now.algorithm().type() == pb::ALGORITHM_TYPE_PBT &&
+    } else if (RaiseOnly(x.path) && TraitsOf(now).decisions_depend_on_max_trials &&
                x.path == "algorithm.max_trials") {
       // PBT decided its past generations knowing the cap ("not exploited:
       // max_trials reached"); replayed with another, they would differ.

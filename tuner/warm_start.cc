@@ -12,6 +12,7 @@
 #include "common/study_defaults.h"
 #include "common/values.h"
 #include "storage/reader.h"
+#include "tuner/scheduler.h"
 
 namespace sweep {
 
@@ -88,7 +89,7 @@ std::string StepsNote(const WarmStart& w) {
 }
 
 Status CheckWarmStartable(const pb::Study& study) {
-  if (study.algorithm().type() == pb::ALGORITHM_TYPE_TPE) return Status::Ok();
+  if (TraitsOf(study).learns_from_copied_trials) return Status::Ok();
   return Status::InvalidArgument(
       "--from seeds a study of algorithm type tpe, which learns from "
       "the copied trials; this study's algorithm does not");
