@@ -258,6 +258,19 @@ void Store::Rollback() {
   in_tx_ = false;
 }
 
+Status Store::Savepoint(const std::string& name) {
+  return Exec(db(), "SAVEPOINT " + name).Wrap("SAVEPOINT");
+}
+
+Status Store::ReleaseSavepoint(const std::string& name) {
+  return Exec(db(), "RELEASE SAVEPOINT " + name).Wrap("RELEASE");
+}
+
+Status Store::UndoToSavepoint(const std::string& name) {
+  RETURN_IF_ERROR(Exec(db(), "ROLLBACK TO SAVEPOINT " + name).Wrap("ROLLBACK TO"));
+  return ReleaseSavepoint(name);
+}
+
 Result<int64_t> Store::InsertTrial(int64_t study_id, int64_t number, const pb::ParamSet& params,
                                    const std::string& params_json, double now, int64_t parent_id,
                                    int64_t parent_step) {

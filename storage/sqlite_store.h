@@ -84,6 +84,13 @@ class Store {
   WalSync* durability() { return wal_sync_.get(); }
   // Turns a failed transaction back, keeping the connection usable.
   void Rollback();
+  // A savepoint inside the open transaction (Begin first): what is written
+  // after it is kept by ReleaseSavepoint, or undone by UndoToSavepoint (for
+  // one step that must happen whole, e.g. admitting a study to a running
+  // server). Reports buffered for the commit are not affected.
+  Status Savepoint(const std::string& name);
+  Status ReleaseSavepoint(const std::string& name);
+  Status UndoToSavepoint(const std::string& name);
 
   // `parent_id` > 0: the trial starts from that trial's checkpoint at
   // `parent_step` (PBT's exploit).

@@ -96,7 +96,8 @@ Status Server::Setup() {
   return store_->InterruptRunningStudies(WallSeconds());
 }
 
-Result<StudyRun*> Server::Add(const pb::Study& study, const std::string& from) {
+Result<std::unique_ptr<StudyRun>> Server::OpenStudy(const pb::Study& study,
+                                                  const std::string& from) {
   // Opening a study re-queues its running trials: never one that runs.
   for (const auto& [id, s] : studies_) {
     if (s->study().name() == study.name())
@@ -128,8 +129,22 @@ Result<StudyRun*> Server::Add(const pb::Study& study, const std::string& from) {
       RETURN_IF_ERROR(run->write_error());
     }
   }
-  StudyRun* admitted = run.get();
-  studies_[admitted->id()] = std::move(run);
+  return run;
+}
+
+Result<StudyRun*> Server::Add(const pb::Study& study, const std::string& from) {
+  // Whole or not at all: a study that fails to open (a corrupt row, a
+  // failed seed) leaves no rows for the loop's next commit to keep.
+  RETURN_IF_ERROR(store_->Begin());
+  RETURN_IF_ERROR(store_->Savepoint("add_study"));
+  auto run = OpenStudy(study, from);
+  if (!run.ok()) {
+    Status undo = store_->UndoToSavepoint("add_study");
+    return undo.ok() ? run.status() : undo;
+  }
+  RETURN_IF_ERROR(store_->ReleaseSavepoint("add_study"));
+  StudyRun* admitted = run->get();
+  studies_[admitted->id()] = std::move(*run);
   loop_->Add(admitted);
   return admitted;
 }

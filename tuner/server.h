@@ -56,7 +56,7 @@ class Server {
   // it if it is there, and admits it to the running loop; callable from
   // inside a turn. With `from` (DB[:STUDY]), a new study first copies that
   // study's finished trials (tuner/warm_start.h). The loop's next commit
-  // makes it durable.
+  // makes it durable; an Add that fails writes nothing (a savepoint).
   Result<StudyRun*> Add(const pb::Study& study, const std::string& from = "");
   // Takes a study out (EventLoop::Remove): its running trials go back to
   // its queue, their runners drop them, and it is destroyed once that is
@@ -86,6 +86,8 @@ class Server {
  private:
   explicit Server(const ServerOptions& o) : o_(o) {}
   Status Setup();
+  // Add's work inside its savepoint: opens (resumes, seeds) the study.
+  Result<std::unique_ptr<StudyRun>> OpenStudy(const pb::Study& study, const std::string& from);
   // The dispatcher's CURVE key pair and the runner keys it admits (from
   // keys_dir), or no key pair when insecure.
   Status LoadKeys(DispatcherOptions* d, std::set<std::string>* allowed);

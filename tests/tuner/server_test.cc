@@ -152,5 +152,33 @@ TEST(ServerTest, AdmitsAStudyWhileOneRunsAndRemovesOneWithTrialsInFlight) {
   }
 }
 
+TEST(ServerTest, AStudyThatFailsToOpenLeavesNothingBehind) {
+  TempDir dir;
+  const std::string db = dir.File("s.db");
+  ServerOptions o;
+  o.db_path = db;
+  o.bind = "ipc://" + dir.File("t.sock");
+  o.local_runners = 0;
+  auto server = Server::Start(o);
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  pb::Study tpe = Load(dir, "tpe.yaml",
+                       "name: seeded\nobjective: {metric: value, goal: minimize}\n"
+                       "task: {synthetic: {function: branin, steps: 1}}\n"
+                       "algorithm: {type: tpe, max_trials: 5}\nparameters:\n"
+                       "  x1: {type: float, min: -5, max: 10}\n"
+                       "  x2: {type: float, min: 0, max: 15}\n");
+  // Its warm start fails after the study's row was written.
+  auto added = (*server)->Add(tpe, dir.File("no-such.db"));
+  ASSERT_FALSE(added.ok());
+  ASSERT_TRUE((*server)->loop().Flush().ok());
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM studies"), 0);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events"), 0);
+  // And the server goes on: the same study opens without the seed.
+  auto again = (*server)->Add(tpe);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  ASSERT_TRUE((*server)->loop().Flush().ok());
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM studies WHERE name='seeded'"), 1);
+}
+
 }  // namespace
 }  // namespace sweep
