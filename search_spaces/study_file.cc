@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 
+#include "common/posix_error.h"
 #include "search_spaces/study_parser.h"
 
 namespace sweep {
@@ -24,16 +24,12 @@ Result<ParsedStudy> LoadStudyFile(const std::string& path) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer. The checks use the
   // opened descriptor, so the file cannot be swapped between them.
   int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    std::string msg = path + ": cannot open study file: " + std::strerror(err);
-    return err == ENOENT ? Status::NotFound(msg) : Status::IOError(msg);
-  }
+  if (fd < 0) return PosixError(path + ": cannot open study file", errno);
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int err = errno;
     close(fd);
-    return Status::IOError(path + ": cannot stat study file: " + std::strerror(err));
+    return PosixError(path + ": cannot stat study file", err);
   }
   if (!S_ISREG(st.st_mode)) {
     close(fd);
@@ -62,7 +58,7 @@ Result<ParsedStudy> LoadStudyFile(const std::string& path) {
       if (errno == EINTR) continue;
       int err = errno;
       close(fd);
-      return Status::IOError(path + ": cannot read study file: " + std::strerror(err));
+      return PosixError(path + ": cannot read study file", err);
     }
     if (n == 0) break;
     text.append(buf, static_cast<size_t>(n));
