@@ -8,10 +8,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "common/posix_error.h"
 #include "dashboard/report.h"
 
 namespace sweep {
@@ -22,9 +22,8 @@ int RunDashboard(const std::string& self_exe, const DashboardOptions& options) {
   if (!options.token.empty()) setenv("SWEEP_DASHBOARD_TOKEN", options.token.c_str(), 1);
   const char* argv[] = {server.c_str(), options.db.c_str(), options.bind.c_str(), nullptr};
   execv(server.c_str(), const_cast<char* const*>(argv));
-  fprintf(stderr, "sweep: cannot start %s: %s (it is built and installed beside sweep)\n",
-          EscapeControl(server).c_str(), strerror(errno));
-  return 1;
+  return Error(PosixError("cannot start " + server, errno, "it is built and installed beside sweep")
+                   .message());
 }
 
 int RunReport(const std::string& db, const std::string& study, const std::string& out) {

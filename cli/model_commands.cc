@@ -5,12 +5,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/trial_model.h"
+#include "common/posix_error.h"
 #include "nn/data/data_source.h"
 #include "nn/data/npy_data.h"
 
@@ -45,9 +45,8 @@ int Export(const std::string& self_exe, const ModelArgs& m) {
   argv.push_back(nullptr);
   fflush(stdout);
   execv(helper.c_str(), const_cast<char* const*>(argv.data()));
-  fprintf(stderr, "sweep: cannot start %s: %s (it is built and installed beside sweep)\n",
-          EscapeControl(helper).c_str(), strerror(errno));
-  return 1;
+  return Error(PosixError("cannot start " + helper, errno, "it is built and installed beside sweep")
+                   .message());
 }
 
 // The rows to predict, prepared as the training data was.

@@ -8,12 +8,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <thread>
 #include <variant>
 
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "common/posix_error.h"
 #include "storage/db_lock.h"
 #include "storage/reader.h"
 
@@ -54,10 +54,15 @@ int StopSweep(const std::string& db, const std::string& study, double wait_s) {
   }
   pid_t pid = static_cast<pid_t>(**holder);
   if (kill(pid, SIGTERM) != 0) {
-    if (errno == EPERM)
+    int err = errno;
+    if (err == EPERM)
       return Error("not allowed to stop the tuner on " + db + " (pid " + std::to_string(pid) +
                    "): it belongs to another user");
-    if (errno != ESRCH) return Error(std::string("kill: ") + strerror(errno));
+    if (err != ESRCH) {
+      return Error(PosixError("kill " + std::to_string(pid), err)
+                       .Wrap("cannot stop the tuner on " + db)
+                       .message());
+    }
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
   while (std::chrono::steady_clock::now() < deadline) {

@@ -9,6 +9,7 @@
 #include "common/json.h"
 #include "common/json_writer.h"
 #include "common/values.h"
+#include "dashboard/views.h"
 
 namespace sweep {
 
@@ -79,17 +80,9 @@ Result<std::string> ExplainTrialJson(Reader& reader, int64_t id) {
     w.BeginObject().Key("id").Int(k.id).Key("number").Int(k.number);
     w.Key("step").Int(k.parent_step).EndObject();
   }
-  w.EndArray().Key("decisions").BeginArray();
-  for (const DecisionView& dv : decisions) {
-    w.BeginObject().Key("step").Int(dv.step).Key("decision").String(dv.decision);
-    w.Key("reason").String(dv.reason).Key("at").Number(dv.at).EndObject();
-  }
-  w.EndArray().Key("events").BeginArray();
-  for (const EventView& e : events) {
-    w.BeginObject().Key("kind").String(e.kind).Key("detail").String(e.detail);
-    w.Key("at").Number(e.at).EndObject();
-  }
-  w.EndArray().EndObject();
+  w.EndArray();
+  WriteDecisionsAndEvents(w, decisions, events);  // as the dashboard's trial page has them
+  w.EndObject();
   return w.Take() + "\n";
 }
 

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/posix_error.h"
+#include "common/small_file.h"
 
 namespace sweep {
 
@@ -25,32 +26,19 @@ bool IsZ85Key(const std::string& k) {
   return zmq_z85_decode(raw, k.c_str()) != nullptr;
 }
 
-Result<std::string> ReadSmallFile(const std::string& path, bool secret) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return PosixError("open", path, errno);
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int err = errno;
-    close(fd);
-    return PosixError("stat", path, err);
-  }
-  if (!S_ISREG(st.st_mode) || st.st_size > static_cast<off_t>(kMaxKeyFileBytes)) {
-    close(fd);
-    return Status::InvalidArgument(path + ": not a key file (a regular file of at most 4 KiB)");
-  }
+// A key file that is a symlink is refused, not followed, as every file
+// in a key folder; the cap stops a hostile file before it is read.
+Result<std::string> ReadKeyFile(const std::string& path, bool secret) {
+  ASSIGN_OR_RETURN(CheckedFile file, CheckedFile::Open(path, {.what = "key file",
+                                                              .max_bytes = kMaxKeyFileBytes,
+                                                              .follow_symlinks = false}));
+  const struct stat& st = file.stat();
   if (secret && ((st.st_mode & 077) != 0 || st.st_uid != geteuid())) {
-    close(fd);
     return Status::FailedPrecondition(
         path + ": a secret key file must be yours and readable by you alone (chmod 600 " + path +
         ")");
   }
-  std::string text(static_cast<size_t>(st.st_size), '\0');
-  ssize_t n = read(fd, text.data(), text.size());
-  int err = errno;
-  close(fd);
-  if (n < 0) return PosixError("read", path, err);
-  text.resize(static_cast<size_t>(n));
-  return text;
+  return file.ReadAll();
 }
 
 Status WriteNew(const std::string& path, const std::string& text, mode_t mode) {
@@ -144,12 +132,12 @@ Result<std::string> WriteCurveKeyFiles(const std::string& dir, const std::string
 }
 
 Result<CurveKeyPair> ReadCurveSecretFile(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path, true));
+  ASSIGN_OR_RETURN(std::string text, ReadKeyFile(path, true));
   return ParseCurveKeys(text, path, true);
 }
 
 Result<std::string> ReadCurvePublicFile(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path, false));
+  ASSIGN_OR_RETURN(std::string text, ReadKeyFile(path, false));
   ASSIGN_OR_RETURN(CurveKeyPair k, ParseCurveKeys(text, path, false));
   return k.public_key;
 }

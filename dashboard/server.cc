@@ -14,12 +14,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "common/json.h"
+#include "common/posix_error.h"
 #include "dashboard/answer_cache.h"
 #include "dashboard/api.h"
 #include "dashboard/assets.h"
@@ -312,8 +312,10 @@ Status ServeDashboard(const DashboardOptions& options) {
   int bound =
       port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);
   if (bound < 0) {
-    return Status::Unavailable("--bind " + options.bind + ": cannot listen there (" +
-                               std::strerror(errno) + "; is another program using the port?)");
+    // kUnavailable, as before: the address is taken or not ours, not a disk error.
+    return Status::Unavailable(PosixError("--bind " + options.bind + ": cannot listen there", errno,
+                                          "is another program using the port?")
+                                   .message());
   }
   handler = std::make_unique<Handler>(std::move(version), std::move(apis), token, bound);
   std::atomic<bool> stopping{false};
@@ -344,8 +346,7 @@ Status ServeDashboard(const DashboardOptions& options) {
   warm.join();
   if (!signalled) pthread_kill(stopper.native_handle(), SIGUSR1);
   stopper.join();
-  if (!ok && !signalled)
-    return Status::Internal("the dashboard's server stopped: " + std::string(strerror(err)));
+  if (!ok && !signalled) return PosixError("the dashboard's server stopped", err);
   return Status::Ok();
 }
 

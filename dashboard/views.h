@@ -4,7 +4,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "common/json_writer.h"
 #include "common/status.h"
 #include "storage/reader.h"
 
@@ -15,6 +17,10 @@ Result<std::string> StudiesJson(Reader& reader, double now);
 Result<std::string> StudyJson(Reader& reader, int64_t study_id, double now);
 Result<std::string> TrialsJson(Reader& reader, int64_t study_id);
 Result<std::string> TrialJson(Reader& reader, int64_t trial_id);
+// A trial's "decisions" and "events" keys, as the trial's page and `sweep
+// why --format json` both show them: written once, so the two never differ.
+void WriteDecisionsAndEvents(JsonWriter& w, const std::vector<DecisionView>& decisions,
+                             const std::vector<EventView>& events);
 
 // views_series.cc: learning curves (downsampled, with the decisions marked),
 // parameter importance, Hyperband/ASHA rungs, PBT lineage.

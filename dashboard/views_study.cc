@@ -79,6 +79,21 @@ void WriteTrial(JsonWriter& w, const TrialView& t) {
 
 }  // namespace
 
+void WriteDecisionsAndEvents(JsonWriter& w, const std::vector<DecisionView>& decisions,
+                             const std::vector<EventView>& events) {
+  w.Key("decisions").BeginArray();
+  for (const DecisionView& d : decisions) {
+    w.BeginObject().Key("step").Int(d.step).Key("decision").String(d.decision);
+    w.Key("reason").String(d.reason).Key("at").Number(d.at).EndObject();
+  }
+  w.EndArray().Key("events").BeginArray();
+  for (const EventView& e : events) {
+    w.BeginObject().Key("kind").String(e.kind).Key("detail").String(e.detail);
+    w.Key("at").Number(e.at).EndObject();
+  }
+  w.EndArray();
+}
+
 Result<std::string> StudiesJson(Reader& reader, double now) {
   ASSIGN_OR_RETURN(auto studies, reader.StudySummaries(now));
   auto tuner = Tuner(reader);
@@ -162,17 +177,8 @@ Result<std::string> TrialJson(Reader& reader, int64_t trial_id) {
   WriteTrial(w, d.trial);
   w.Key("study").Int(d.study.id).Key("study_name").String(d.study.name);
   w.Key("metric").String(d.study.metric);
-  w.Key("decisions").BeginArray();
-  for (const auto& x : decisions) {
-    w.BeginObject().Key("step").Int(x.step).Key("decision").String(x.decision);
-    w.Key("reason").String(x.reason).Key("at").Number(x.at).EndObject();
-  }
-  w.EndArray().Key("events").BeginArray();
-  for (const auto& e : events) {
-    w.BeginObject().Key("kind").String(e.kind).Key("detail").String(e.detail);
-    w.Key("at").Number(e.at).EndObject();
-  }
-  w.EndArray().Key("logs").BeginArray();
+  WriteDecisionsAndEvents(w, decisions, events);
+  w.Key("logs").BeginArray();
   for (const auto& l : logs) {
     w.BeginObject().Key("attempt").Int(l.attempt).Key("bytes").Int(l.bytes);
     w.Key("dropped").Int(l.dropped).Key("tail").String(ValidUtf8(l.tail)).EndObject();

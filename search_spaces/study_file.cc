@@ -1,14 +1,9 @@
 // A study file from disk: refused unless it is a regular file of at most
-// 1 MiB (checked on the open descriptor, before reading), then read by the
-// parser its extension names.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
+// 1 MiB (checked on the open descriptor, before reading: common/small_file.h),
+// then read by the parser its extension names.
 #include <filesystem>
 
+#include "common/small_file.h"
 #include "search_spaces/study_parser.h"
 
 namespace sweep {
@@ -21,54 +16,8 @@ constexpr size_t kMaxStudyBytes = 1 << 20;
 }  // namespace
 
 Result<ParsedStudy> LoadStudyFile(const std::string& path) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer. The checks use the
-  // opened descriptor, so the file cannot be swapped between them.
-  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    std::string msg = path + ": cannot open study file: " + std::strerror(err);
-    return err == ENOENT ? Status::NotFound(msg) : Status::IOError(msg);
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int err = errno;
-    close(fd);
-    return Status::IOError(path + ": cannot stat study file: " + std::strerror(err));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
-                       : S_ISFIFO(st.st_mode) ? "a FIFO"
-                       : S_ISCHR(st.st_mode)  ? "a character device"
-                       : S_ISBLK(st.st_mode)  ? "a block device"
-                       : S_ISSOCK(st.st_mode) ? "a socket"
-                                              : "not a regular file";
-    return Status::InvalidArgument(path + ": a study file must be a regular file, this is " + kind);
-  }
-  auto too_large = [&] {
-    return Status::InvalidArgument(path + ": study file is larger than " +
-                                   std::to_string(kMaxStudyBytes) + " bytes");
-  };
-  if (static_cast<uint64_t>(st.st_size) > kMaxStudyBytes) {
-    close(fd);
-    return too_large();
-  }
-  // Read at most one byte past the cap, in case the file grew since fstat.
-  std::string text;
-  char buf[1 << 16];
-  while (text.size() <= kMaxStudyBytes) {
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      close(fd);
-      return Status::IOError(path + ": cannot read study file: " + std::strerror(err));
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  if (text.size() > kMaxStudyBytes) return too_large();
+  ASSIGN_OR_RETURN(std::string text,
+                   ReadSmallFile(path, {.what = "study file", .max_bytes = kMaxStudyBytes}));
   auto ends_with = [&](const char* ext) {
     std::string e(ext);
     return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <string>
 
 #include "common/posix_error.h"
@@ -62,10 +61,12 @@ Result<DbLock> DbLock::Acquire(const std::string& db_path) {
                               " does not exist; create it (mkdir -p) or pick another --db");
     }
     if (err == EACCES || err == EROFS) {
-      return Status::FailedPrecondition("--db " + db_path + ": cannot create files in " + folder +
-                                        " (" + std::strerror(err) +
-                                        "), where the database and its lock file go; pick a "
-                                        "folder you can write, e.g. --db $HOME/sweep.db");
+      // kFailedPrecondition, as before: the folder forbids it, the user picks another.
+      return Status::FailedPrecondition(
+          PosixError("--db " + db_path + ": cannot create files in " + folder +
+                         ", where the database and its lock file go",
+                     err, "pick a folder you can write, e.g. --db $HOME/sweep.db")
+              .message());
     }
     return PosixError("open lock file", lock.path_, err);
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/posix_error.h"
+#include "common/small_file.h"
 #include "proto/sweep.pb.h"
 
 namespace sweep {
@@ -32,32 +33,6 @@ Result<std::vector<std::string>> ListDir(const std::string& dir) {
   closedir(d);
   std::sort(names.begin(), names.end());
   return names;
-}
-
-// Reads at most `limit` bytes of a regular file. O_NONBLOCK: an entry
-// swapped for a FIFO after the lstat cannot block; the descriptor is checked.
-Status ReadFile(const std::string& path, size_t limit, std::string* out) {
-  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return PosixError("open", path, errno);
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return Status::InvalidArgument(path + " changed into something other than a file");
-  }
-  char buf[1 << 16];
-  while (out->size() < limit) {
-    ssize_t n = read(fd, buf, std::min(sizeof buf, limit - out->size()));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      close(fd);
-      return PosixError("read", path, e);
-    }
-    if (n == 0) break;
-    out->append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  return Status::Ok();
 }
 
 Status Pack(const std::string& root, const std::string& rel, int depth, size_t max_bytes,
@@ -96,10 +71,15 @@ Status Pack(const std::string& root, const std::string& rel, int depth, size_t m
     f->set_path(r);
     f->set_executable((st.st_mode & S_IXUSR) != 0);
     // Never more than the room left: a file still growing is read no further.
-    Status s = ReadFile(path, max_bytes - *total + 1, f->mutable_data());
-    if (!s.ok()) return s;
-    *total += f->data().size();
-    if (*total > max_bytes) return too_big();
+    // O_NOFOLLOW and the check on the descriptor: an entry swapped for a
+    // symlink or a FIFO after the lstat is refused.
+    auto data = ReadSmallFile(
+        path,
+        {.what = "checkpoint file", .max_bytes = max_bytes - *total, .follow_symlinks = false});
+    if (!data.ok())
+      return data.status().code() == StatusCode::kResourceExhausted ? too_big() : data.status();
+    *total += data->size();
+    f->set_data(std::move(*data));
   }
   return Status::Ok();
 }

@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <string>
 
 #include "common/log.h"
+#include "common/posix_error.h"
 
 namespace sweep {
 
@@ -40,8 +40,8 @@ Result<std::unique_ptr<CoreShare>> CoreShare::Open(int fd, int slot, int slots, 
   std::string path = "/proc/self/fd/" + std::to_string(fd);
   int own = open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (own < 0) {
-    return Status::Unavailable("core share: cannot reopen descriptor " + std::to_string(fd) + ": " +
-                               std::strerror(errno));
+    return Status::Unavailable(
+        PosixError("core share: cannot reopen descriptor " + std::to_string(fd), errno).message());
   }
   close(fd);
   return std::unique_ptr<CoreShare>(new CoreShare(own, slot, slots, cores));
@@ -53,9 +53,13 @@ void CoreShare::SetBusy(bool busy) {
   struct flock fl = Byte(busy ? F_WRLCK : F_UNLCK, slot_);
   // Only runners probing with F_OFD_GETLK touch other bytes, and they never
   // hold a lock, so this never waits.
-  if (fcntl(fd_, F_OFD_SETLK, &fl) != 0)
-    LOG_WARN << "core share: cannot " << (busy ? "lock" : "unlock") << " slot " << slot_ << ": "
-             << std::strerror(errno);
+  if (fcntl(fd_, F_OFD_SETLK, &fl) != 0) {
+    // Made before the log line, whose own calls may change errno.
+    Status st = PosixError(std::string("core share: cannot ") + (busy ? "lock" : "unlock") +
+                               " slot " + std::to_string(slot_),
+                           errno);
+    LOG_WARN << st.message();
+  }
 }
 
 int CoreShare::ShareOf(int cores, int busy, int rank) {

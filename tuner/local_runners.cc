@@ -9,11 +9,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
+#include <cerrno>
 #include <thread>
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/posix_error.h"
 
 namespace sweep {
 
@@ -38,9 +39,12 @@ LocalRunners::LocalRunners(std::string exe, std::string endpoint, int count, int
   // One anonymous file for all of them: no name to plant or race, and gone
   // with the last process that holds it.
   core_share_fd_ = memfd_create("sweep-core-share", MFD_CLOEXEC);
-  if (core_share_fd_ < 0)
-    LOG_WARN << "cannot make the local runners' core share (" << std::strerror(errno)
-             << "): idle runners will not lend their cores";
+  if (core_share_fd_ < 0) {
+    // The Status is made first: the log line's own calls may change errno.
+    Status st = PosixError("cannot make the local runners' core share", errno,
+                           "idle runners will not lend their cores");
+    LOG_WARN << st.message();
+  }
 }
 
 LocalRunners::~LocalRunners() {
@@ -57,7 +61,8 @@ pid_t LocalRunners::Spawn(int index) {
   if (!keys.empty()) {
     if (pipe2(key_pipe, O_CLOEXEC) != 0 ||
         write(key_pipe[1], keys.data(), keys.size()) != static_cast<ssize_t>(keys.size())) {
-      LOG_ERROR << "cannot hand a local runner its keys: " << std::strerror(errno);
+      Status st = PosixError("cannot hand a local runner its keys", errno);
+      LOG_ERROR << st.message();
       for (int fd : key_pipe)
         if (fd >= 0) close(fd);
       return -1;
@@ -117,7 +122,10 @@ pid_t LocalRunners::Spawn(int index) {
     execv(exe_.c_str(), argv.data());
     _exit(127);
   }
-  if (pid < 0) LOG_ERROR << "cannot start a local runner: " << std::strerror(errno);
+  if (pid < 0) {
+    Status st = PosixError("cannot start a local runner", errno);
+    LOG_ERROR << st.message();
+  }
   if (key_pipe[0] >= 0) close(key_pipe[0]);
   return pid;
 }

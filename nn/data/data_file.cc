@@ -1,28 +1,19 @@
 // Data files: a regular file, read through zlib (plain files pass through).
 #include "nn/data/data_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
-#include "common/posix_error.h"
+#include "common/small_file.h"
 
 namespace sweep::nn {
 
 Result<std::vector<uint8_t>> ReadDataFile(const std::string& path, uint64_t max_bytes) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return PosixError("open", path, errno);
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int err = errno;
-    close(fd);
-    return PosixError("stat", path, err);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return Status::InvalidArgument(path + ": not a regular file");
-  }
+  // Only the guard is shared with ReadSmallFile: the bytes stream through
+  // zlib, and the cap is on what it gives, which a gzip file's own size
+  // does not tell, so none is set at the open.
+  ASSIGN_OR_RETURN(CheckedFile file, CheckedFile::Open(path, {.what = "data file"}));
+  int fd = file.Release();
   gzFile f = gzdopen(fd, "rb");  // reads plain files too; owns fd from here
   if (!f) {
     close(fd);

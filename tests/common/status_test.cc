@@ -34,6 +34,19 @@ TEST(StatusTest, ErrnoIsConvertedByKind) {
   EXPECT_EQ(PosixError("open", "/x", EACCES).message(), "open /x: Permission denied");
 }
 
+TEST(StatusTest, ErrnoWithTheCallersWordsAndAHint) {
+  Status st = PosixError("/x: cannot open study file", ENOENT);
+  EXPECT_TRUE(st.IsNotFound());
+  EXPECT_EQ(st.message(), "/x: cannot open study file: No such file or directory");
+  st = PosixError("--bind a:1: cannot listen there", EADDRINUSE, "is another program using it?");
+  EXPECT_TRUE(st.IsIOError());
+  EXPECT_EQ(st.message(),
+            "--bind a:1: cannot listen there: Address already in use (is another program using "
+            "it?)");
+  EXPECT_EQ(PosixError("write /x", ENOSPC, "free some").message(),
+            "write /x: No space left on device (disk full) (free some)");
+}
+
 TEST(StatusTest, ZeroMqErrorsNameTheCallAndHaveACode) {
   ZmqContext ctx;
   auto sock = ZmqSocket::Open(ctx, ZMQ_ROUTER);
