@@ -207,7 +207,8 @@ Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study,
   std::string sql = std::string("SELECT ") + kTrialColumns + " FROM trials t WHERE t.study_id=?1";
   if (status) sql += " AND t.status=?2";
   if (top > 0) {
-    sql += " AND t.value IS NOT NULL AND t.status='completed' ORDER BY t.value " +
+    sql += " AND t.value IS NOT NULL AND t.status=" + Sql(TrialStatus::kCompleted) +
+           " ORDER BY t.value " +
            std::string(study.maximize ? "DESC" : "ASC") + ", t.id LIMIT " + std::to_string(top);
   } else {
     sql += " ORDER BY t.id";
@@ -265,8 +266,8 @@ Result<std::vector<std::string>> Reader::RunningStudyNames() {
 Result<int64_t> Reader::CopiedTrialCount(int64_t study_id) {
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
                                          "SELECT count(*) FROM trials WHERE study_id=?1 AND "
-                                         "attempts = 0 AND status IN ('completed', 'stopped', "
-                                         "'failed')"));
+                                         "attempts = 0 AND status IN " +
+                                             SqlFinishedStatuses()));
   s.Bind(1, study_id);
   ASSIGN_OR_RETURN(bool row, s.Step());
   return row ? s.Int(0) : 0;

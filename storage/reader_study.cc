@@ -10,8 +10,7 @@ namespace {
 std::string CountColumns() {
   std::string sql;
   for (int i = 0; i < kTrialStatusCount; ++i) {
-    sql += std::string("coalesce(sum(t.status='") + TrialStatusName(static_cast<TrialStatus>(i)) +
-           "'), 0), ";
+    sql += "coalesce(sum(t.status=" + Sql(static_cast<TrialStatus>(i)) + "), 0), ";
   }
   return sql;
 }
@@ -19,14 +18,16 @@ std::string CountColumns() {
 }  // namespace
 
 Result<std::vector<StudySummary>> Reader::StudySummaries(double now) {
+  const std::string done = Sql(TrialStatus::kCompleted);
   ASSIGN_OR_RETURN(
       Stmt s,
       Stmt::Prepare(db_.get(),
                     "SELECT s.id, s.name, s.objective_metric, s.goal, s.algorithm, s.status, "
                     "s.created_at, s.updated_at, " +
                         CountColumns() +
-                        "CASE s.goal WHEN 'maximize' THEN max(CASE WHEN t.status='completed' THEN "
-                    "t.value END) ELSE min(CASE WHEN t.status='completed' THEN t.value END) END, "
+                        "CASE s.goal WHEN 'maximize' THEN max(CASE WHEN t.status=" + done +
+                        " THEN t.value END) ELSE min(CASE WHEN t.status=" + done +
+                        " THEN t.value END) END, "
                     "min(t.started_at), max(t.ended_at), coalesce(sum(t.ended_at > ?1), 0) "
                     "FROM studies s LEFT JOIN trials t ON t.study_id = s.id GROUP BY s.id "
                     "ORDER BY s.id"));
@@ -122,8 +123,9 @@ Status Reader::ForEachTrialReports(
 Result<std::vector<TrialView>> Reader::CompletedPoints(int64_t study_id) {
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
                                          "SELECT id, number, params_pb, value FROM trials WHERE "
-                                         "study_id=?1 AND status='completed' AND value IS NOT "
-                                         "NULL ORDER BY id"));
+                                         "study_id=?1 AND status=" +
+                                             Sql(TrialStatus::kCompleted) +
+                                             " AND value IS NOT NULL ORDER BY id"));
   s.Bind(1, study_id);
   std::vector<TrialView> out;
   while (true) {

@@ -107,7 +107,8 @@ Result<bool> Store::Migrate() {
 }
 
 Status Store::PrepareAll() {
-  auto prep = [&](Stmt* s, const char* sql) -> Status {
+  using S = TrialStatus;
+  auto prep = [&](Stmt* s, const std::string& sql) -> Status {
     auto r = Stmt::Prepare(db(), sql);
     if (!r.ok()) return r.status().Wrap(sql);
     *s = std::move(r).value();
@@ -118,22 +119,26 @@ Status Store::PrepareAll() {
   RETURN_IF_ERROR(
       prep(&insert_trial_,
            "INSERT INTO trials(study_id, number, status, params, params_pb, attempts, created_at, "
-           "parent_id, parent_step) VALUES(?1, ?2, 'queued', ?3, ?4, 0, ?5, ?6, ?7)"));
+           "parent_id, parent_step) VALUES(?1, ?2, " +
+               Sql(S::kQueued) + ", ?3, ?4, 0, ?5, ?6, ?7)"));
   RETURN_IF_ERROR(prep(&insert_running_trial_,
                        "INSERT INTO trials(study_id, number, status, params, params_pb, attempts, "
                        "runner, lease, created_at, started_at) "
-                       "VALUES(?1, ?2, 'running', ?3, ?4, 1, ?5, ?6, ?7, ?7)"));
+                       "VALUES(?1, ?2, " +
+                           Sql(S::kRunning) + ", ?3, ?4, 1, ?5, ?6, ?7, ?7)"));
   RETURN_IF_ERROR(
       prep(&mark_running_,
-           "UPDATE trials SET status='running', runner=?2, lease=?3, attempts=?4, started_at=?5, "
-           "step=NULL, value=NULL, attempt_open=0 WHERE id=?1"));
+           "UPDATE trials SET status=" + Sql(S::kRunning) +
+               ", runner=?2, lease=?3, attempts=?4, started_at=?5, "
+               "step=NULL, value=NULL, attempt_open=0 WHERE id=?1"));
   RETURN_IF_ERROR(prep(&requeue_,
-                       "UPDATE trials SET status='queued', runner=NULL, lease=NULL, attempts=?2, "
-                       "attempt_open=?3 WHERE id=?1"));
+                       "UPDATE trials SET status=" + Sql(S::kQueued) +
+                           ", runner=NULL, lease=NULL, attempts=?2, attempt_open=?3 WHERE id=?1"));
   RETURN_IF_ERROR(
       prep(&pause_,
-           "UPDATE trials SET status='paused', runner=NULL, lease=NULL, attempts=?2, step=?3, "
-           "value=?4, attempt_open=?5 WHERE id=?1"));
+           "UPDATE trials SET status=" + Sql(S::kPaused) +
+               ", runner=NULL, lease=NULL, attempts=?2, step=?3, value=?4, attempt_open=?5 "
+               "WHERE id=?1"));
   // A step run again within one attempt (a promoted trial without a
   // checkpoint, a run cut short by a tuner restart) keeps its first report:
   // the value the algorithm judged, at its time, so that replaying the
@@ -258,16 +263,10 @@ void Store::Rollback() {
   in_tx_ = false;
 }
 
-Status Store::Savepoint(const std::string& name) {
-  return Exec(db(), "SAVEPOINT " + name).Wrap("SAVEPOINT");
-}
-
-Status Store::ReleaseSavepoint(const std::string& name) {
-  return Exec(db(), "RELEASE SAVEPOINT " + name).Wrap("RELEASE");
-}
-
+Status Store::Savepoint(const std::string& name) { return Exec(db(), "SAVEPOINT " + name); }
+Status Store::ReleaseSavepoint(const std::string& name) { return Exec(db(), "RELEASE " + name); }
 Status Store::UndoToSavepoint(const std::string& name) {
-  RETURN_IF_ERROR(Exec(db(), "ROLLBACK TO SAVEPOINT " + name).Wrap("ROLLBACK TO"));
+  RETURN_IF_ERROR(Exec(db(), "ROLLBACK TO " + name));
   return ReleaseSavepoint(name);
 }
 
@@ -442,8 +441,8 @@ Result<std::vector<Store::HistoryEvent>> Store::LoadHistory(int64_t study_id,
                     " UNION ALL SELECT 0, t.number, h.step, NULL, h.at, 0 FROM checkpoint_history h"
                     "  JOIN trials t ON t.id = h.trial_id WHERE t.study_id=?1"
                     " UNION ALL SELECT 2, t.number, t.step, NULL, t.ended_at, 0 FROM trials t"
-                    "  WHERE t.study_id=?1 AND t.status IN ('completed', 'failed', 'stopped'))"
-                    " ORDER BY at, kind, number, attempt, step"));
+                    "  WHERE t.study_id=?1 AND t.status IN " +
+                        SqlFinishedStatuses() + ") ORDER BY at, kind, number, attempt, step"));
   q.Bind(1, study_id).Bind(2, metric);
   std::vector<HistoryEvent> out;
   while (true) {
@@ -470,8 +469,10 @@ Status Store::SetStudyStatus(int64_t study_id, StudyStatus status, double now) {
 
 Status Store::InterruptRunningStudies(double now) {
   ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(),
-                                         "UPDATE studies SET status='interrupted', "
-                                         "updated_at=?1 WHERE status='running'"));
+                                         "UPDATE studies SET status=" +
+                                             Sql(StudyStatus::kInterrupted) +
+                                             ", updated_at=?1 WHERE status=" +
+                                             Sql(StudyStatus::kRunning)));
   q.Bind(1, now);
   return q.Run();
 }
@@ -486,13 +487,16 @@ Result<int> Store::RequeueRunning(int64_t study_id, double now) {
                                  "study_id, id, ?2, 'interrupted', 'attempt ' || attempts || "
                                  "' at step ' || coalesce(step, 0) || ': the tuner stopped; it "
                                  "resumes as the same attempt' FROM trials WHERE study_id=?1 AND "
-                                 "status='running'"));
+                                 "status=" +
+                                     Sql(TrialStatus::kRunning)));
   note.Bind(1, study_id).Bind(2, now);
   RETURN_IF_ERROR(note.Run());
   ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(),
-                                         "UPDATE trials SET status='queued', runner=NULL, "
-                                         "lease=NULL, attempt_open=1 WHERE study_id=?1 AND "
-                                         "status='running'"));
+                                         "UPDATE trials SET status=" +
+                                             Sql(TrialStatus::kQueued) +
+                                             ", runner=NULL, lease=NULL, attempt_open=1 WHERE "
+                                             "study_id=?1 AND status=" +
+                                             Sql(TrialStatus::kRunning)));
   q.Bind(1, study_id);
   RETURN_IF_ERROR(q.Run());
   return sqlite3_changes(db());

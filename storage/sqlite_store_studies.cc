@@ -74,7 +74,8 @@ Result<int64_t> Store::CreateStudy(const pb::Study& study) {
       Stmt ins, Stmt::Prepare(db(),
                               "INSERT INTO studies(name, objective_metric, goal, algorithm, seed, "
                               "spec_json, spec, status, created_at, updated_at) "
-                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?8)"));
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, " +
+                                  Sql(StudyStatus::kRunning) + ", ?8, ?8)"));
   ins.Bind(1, study.name())
       .Bind(2, study.objective().metric())
       .Bind(3, study.objective().goal() == pb::GOAL_MAXIMIZE ? "maximize" : "minimize")

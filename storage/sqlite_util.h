@@ -11,8 +11,24 @@
 #include <variant>
 
 #include "common/status.h"
+#include "common/trial_status.h"
 
 namespace sweep {
+
+// A status as an SQL literal ('completed'), for the statements that name
+// one: the word itself is common/trial_status.cc's.
+inline std::string Sql(TrialStatus s) { return std::string("'") + TrialStatusName(s) + "'"; }
+inline std::string Sql(StudyStatus s) { return std::string("'") + StudyStatusName(s) + "'"; }
+// "('completed', 'failed', 'stopped')": the statuses IsFinished names.
+inline std::string SqlFinishedStatuses() {
+  std::string out;
+  for (int i = 0; i < kTrialStatusCount; ++i) {
+    const auto s = static_cast<TrialStatus>(i);
+    if (IsFinished(s)) out += (out.empty() ? "(" : ", ") + Sql(s);
+  }
+  return out + ")";
+}
+
 
 Status SqliteError(sqlite3* db, int rc, const std::string& what);
 

@@ -122,8 +122,8 @@ Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, 
   sqlite3* db = store.db();
   ASSIGN_OR_RETURN(int64_t unfinished,
                    Count(db,
-                         "SELECT count(*) FROM trials WHERE study_id=?1 AND status IN ('queued', "
-                         "'running', 'paused')",
+                         "SELECT count(*) FROM trials WHERE study_id=?1 AND status NOT IN " +
+                             SqlFinishedStatuses(),
                          study_id));
   if (unfinished > 0)
     return Status::FailedPrecondition(
@@ -153,7 +153,9 @@ Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, 
         Stmt best,
         Stmt::Prepare(db, std::string("SELECT c.trial_id, c.path FROM checkpoints c JOIN trials t "
                                       "ON t.id = c.trial_id WHERE t.study_id=?1 AND "
-                                      "t.status='completed' AND t.value IS NOT NULL ORDER BY "
+                                      "t.status=" +
+                                      Sql(TrialStatus::kCompleted) +
+                                      " AND t.value IS NOT NULL ORDER BY "
                                       "t.value ") +
                               (maximize ? "DESC" : "ASC") + ", t.id LIMIT ?2"));
     best.Bind(1, study_id).Bind(2, int64_t{std::max(0, keep_best)});
