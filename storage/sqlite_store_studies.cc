@@ -1,5 +1,6 @@
 // The results database's studies: a study's stored definition, found,
-// created, compared and replaced (the tuner's accepted changes on resume).
+// created, compared and replaced (the tuner's accepted changes on resume),
+// and a stopped tuner's studies and running trials marked as such.
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/json_util.h>
@@ -103,6 +104,41 @@ Result<int64_t> Store::OpenStudy(const pb::Study& study) {
                                       report);
   }
   return stored->id;
+}
+
+Status Store::InterruptRunningStudies(double now) {
+  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(),
+                                         "UPDATE studies SET status=" +
+                                             Sql(StudyStatus::kInterrupted) +
+                                             ", updated_at=?1 WHERE status=" +
+                                             Sql(StudyStatus::kRunning)));
+  q.Bind(1, now);
+  return q.Run();
+}
+
+Result<int> Store::RequeueRunning(int64_t study_id, double now) {
+  // Their attempts were cut short by the tuner, not lost: each resumes as
+  // the same attempt, which an `interrupted` event of its own says (as
+  // StudyRun::Interrupt writes after Ctrl-C).
+  ASSIGN_OR_RETURN(Stmt note,
+                   Stmt::Prepare(db(),
+                                 "INSERT INTO events(study_id, trial_id, at, kind, detail) SELECT "
+                                 "study_id, id, ?2, 'interrupted', 'attempt ' || attempts || "
+                                 "' at step ' || coalesce(step, 0) || ': the tuner stopped; it "
+                                 "resumes as the same attempt' FROM trials WHERE study_id=?1 AND "
+                                 "status=" +
+                                     Sql(TrialStatus::kRunning)));
+  note.Bind(1, study_id).Bind(2, now);
+  RETURN_IF_ERROR(note.Run());
+  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(),
+                                         "UPDATE trials SET status=" +
+                                             Sql(TrialStatus::kQueued) +
+                                             ", runner=NULL, lease=NULL, attempt_open=1 WHERE "
+                                             "study_id=?1 AND status=" +
+                                             Sql(TrialStatus::kRunning)));
+  q.Bind(1, study_id);
+  RETURN_IF_ERROR(q.Run());
+  return sqlite3_changes(db());
 }
 
 }  // namespace sweep
