@@ -213,44 +213,45 @@ void Dispatcher::Handle(const std::string& id, const std::string& key, const voi
   // A connection speaks for the key it registered with, nothing else.
   if (it != runners_.end() && it->second.key != key && !env->has_hello()) return;
   if (it != runners_.end()) it->second.last_seen_ms = NowMs();
+  TrialOwner* o = nullptr;  // the owner of a message's trial, once its lease checked out
   switch (env->body_case()) {
     case pb::Envelope::kHello:
       HandleHello(id, key, env->hello());
       return;
     case pb::Envelope::kStarted: {
       const pb::Started& s = env->started();
-      if (Lease* l = CheckLease(id, s.trial_id(), s.lease(), "started")) {
+      if (Lease* l = CheckLease(id, s.trial_id(), s.lease(), "started", &o)) {
         l->started = true;
         l->progress_ms = NowMs();
         l->started_us = NowUs();
-        OwnerOf(*l)->OnStarted(s.trial_id());
+        o->OnStarted(s.trial_id());
       }
       break;
     }
     case pb::Envelope::kReport: {
       const pb::Report& r = env->report();
-      if (Lease* l = CheckLease(id, r.trial_id(), r.lease(), "report")) {
+      if (Lease* l = CheckLease(id, r.trial_id(), r.lease(), "report", &o)) {
         l->started = true;
         l->progress_ms = NowMs();
-        OwnerOf(*l)->OnReport(id, r);
+        o->OnReport(id, r);
       }
       break;
     }
     case pb::Envelope::kCheckpoint: {
       const pb::Checkpoint& c = env->checkpoint();
-      if (Lease* l = CheckLease(id, c.trial_id(), c.lease(), "checkpoint"))
-        OwnerOf(*l)->OnCheckpoint(c);
+      if (CheckLease(id, c.trial_id(), c.lease(), "checkpoint", &o))
+        o->OnCheckpoint(c);
       break;
     }
     case pb::Envelope::kLog: {
       const pb::Log& g = env->log();
-      if (Lease* l = CheckLease(id, g.trial_id(), g.lease(), "log")) OwnerOf(*l)->OnLog(g);
+      if (CheckLease(id, g.trial_id(), g.lease(), "log", &o)) o->OnLog(g);
       break;
     }
     case pb::Envelope::kFinal: {
       const pb::Final& f = env->final();
-      if (Lease* l = CheckLease(id, f.trial_id(), f.lease(), "final")) {
-        OwnerOf(*l)->OnFinal(f);
+      if (CheckLease(id, f.trial_id(), f.lease(), "final", &o)) {
+        o->OnFinal(f);
         pb::Envelope ack;
         ack.mutable_ack()->set_trial_id(f.trial_id());
         ack.mutable_ack()->set_lease(f.lease());
@@ -277,10 +278,10 @@ void Dispatcher::Handle(const std::string& id, const std::string& key, const voi
       // frozen, or partitioned away) is told to drop it.
       const pb::Heartbeat& hb = env->heartbeat();
       if (hb.busy_trial() != 0) {
-        if (Lease* l = CheckLease(id, hb.busy_trial(), hb.lease(), "heartbeat")) {
+        if (Lease* l = CheckLease(id, hb.busy_trial(), hb.lease(), "heartbeat", &o)) {
           if (!l->started) {  // busy with it, even if its Started was lost
             l->started = true;
-            OwnerOf(*l)->OnStarted(hb.busy_trial());
+            o->OnStarted(hb.busy_trial());
           }
         }
       }
@@ -298,16 +299,20 @@ void Dispatcher::Handle(const std::string& id, const std::string& key, const voi
 }
 
 Dispatcher::Lease* Dispatcher::CheckLease(const std::string& id, int64_t trial_id, uint64_t lease,
-                                          const char* what) {
+                                          const char* what, TrialOwner** owner_out) {
   auto it = leases_.find(trial_id);
   Lease* l = it == leases_.end() ? nullptr : &it->second;
-  if (l && l->lease == lease && l->runner == id && OwnerOf(*l)) return l;
+  TrialOwner* found = l ? OwnerOf(*l) : nullptr;
+  if (l && l->lease == lease && l->runner == id && found) {
+    if (owner_out) *owner_out = found;
+    return l;
+  }
   std::string reason = l == nullptr && dropped_.count(trial_id)
                            ? "its study was removed from this tuner"
                        : l == nullptr      ? "unknown trial or lease expired"
                        : l->lease != lease ? "lease expired: the trial was re-assigned or ended"
                                            : "the trial is not running on this runner";
-  if (TrialOwner* owner = l && OwnerOf(*l) ? OwnerOf(*l) : RecordKeeper(trial_id))
+  if (TrialOwner* owner = found ? found : RecordKeeper(trial_id))
     owner->OnRejected(trial_id, what, "from runner '" + Printable(id) + "': " + reason);
   pb::Envelope env;
   env.mutable_reject()->set_trial_id(trial_id);

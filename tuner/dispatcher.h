@@ -186,7 +186,9 @@ class Dispatcher {
   void HandleHello(const std::string& id, const std::string& key, const pb::Hello& hello);
   // The lease of a trial message, if it is valid and from its holder; else
   // rejects the message (Reject to the runner, OnRejected to the owner).
-  Lease* CheckLease(const std::string& id, int64_t trial_id, uint64_t lease, const char* what);
+  // `owner` (when given) gets the lease's owner, looked up once.
+  Lease* CheckLease(const std::string& id, int64_t trial_id, uint64_t lease, const char* what,
+                    TrialOwner** owner = nullptr);
   void EndLease(int64_t trial_id, Runner* r);
   bool SendNow(const std::string& id, pb::Envelope* env);
   void LoseRunner(const std::string& id, const std::string& cause);

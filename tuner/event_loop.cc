@@ -19,12 +19,13 @@ constexpr int64_t kCommitIntervalUs = 3000;
 }  // namespace
 
 void EventLoop::Add(StudyRun* study) {
-  if (!studies_.emplace(study->id(), study).second) return;  // admitted already
+  if (Has(study->id())) return;  // admitted already
+  studies_.push_back(study);
   order_.push_back(study->id());
 }
 
 void EventLoop::Remove(int64_t study_id) {
-  if (studies_.count(study_id)) removing_.insert(study_id);
+  if (Has(study_id)) removing_.insert(study_id);
 }
 
 std::vector<int64_t> EventLoop::TakeRemoved() {
@@ -34,13 +35,11 @@ std::vector<int64_t> EventLoop::TakeRemoved() {
 }
 
 TrialOwner* EventLoop::FindOwner(int64_t study_id) {
-  auto it = studies_.find(study_id);
-  return it == studies_.end() ? nullptr : it->second;
+  return Find(study_id);
 }
 
 bool EventLoop::Done() const {
-  return std::all_of(studies_.begin(), studies_.end(),
-                     [](const auto& s) { return s.second->Done(); });
+  return std::all_of(studies_.begin(), studies_.end(), [](StudyRun* s) { return s->Done(); });
 }
 
 Status EventLoop::RemovePending() {
@@ -51,7 +50,7 @@ Status EventLoop::RemovePending() {
   removing.swap(removing_);
   RETURN_IF_ERROR(store_->Begin());
   for (int64_t id : removing) {
-    StudyRun* s = studies_.at(id);
+    StudyRun* s = Find(id);
     const int64_t requeued = s->Interrupt("its study was removed from the running tuner");
     s->set_draining(true);
     RETURN_IF_ERROR(store_->AddEvent(
@@ -65,21 +64,22 @@ Status EventLoop::RemovePending() {
   // the study stays until the commit is durable.
   RETURN_IF_ERROR(Flush());
   for (int64_t id : removing) {
-    studies_.erase(id);
-    order_.erase(std::remove(order_.begin(), order_.end(), id), order_.end());
+    const size_t i = std::find(order_.begin(), order_.end(), id) - order_.begin();
+    studies_.erase(studies_.begin() + static_cast<long>(i));
+    order_.erase(order_.begin() + static_cast<long>(i));
     removed_.push_back(id);
   }
   return Status::Ok();
 }
 
 Status EventLoop::Commit() {
-  for (auto& [id, s] : studies_) s->WriteProgress();
-  for (auto& [id, s] : studies_) RETURN_IF_ERROR(s->write_error());
+  for (StudyRun* s : studies_) s->WriteProgress();
+  for (StudyRun* s : studies_) RETURN_IF_ERROR(s->write_error());
   ASSIGN_OR_RETURN(uint64_t ticket, store_->CommitNoWait());
   last_commit_us_ = NowUs();
   // Group commit: everything this turn did waits until it is durable
   // before any runner hears about it.
-  for (auto& [id, s] : studies_) s->AfterCommit(dispatcher_, ticket);
+  for (StudyRun* s : studies_) s->AfterCommit(dispatcher_, ticket);
   dispatcher_->Seal(ticket);
   return SendDurable();
 }
@@ -89,7 +89,7 @@ Status EventLoop::SendDurable() {
   sync->Drain();
   RETURN_IF_ERROR(sync->error());
   uint64_t durable = sync->durable();
-  for (auto& [id, s] : studies_) s->Durable(durable);
+  for (StudyRun* s : studies_) s->Durable(durable);
   dispatcher_->SendSealed(durable);
   return Status::Ok();
 }
@@ -109,7 +109,7 @@ Status EventLoop::Turn(bool draining) {
   RETURN_IF_ERROR(SendDurable());
   if (turn_hook_) RETURN_IF_ERROR(turn_hook_());
   RETURN_IF_ERROR(RemovePending());
-  for (auto& [id, s] : studies_) {
+  for (StudyRun* s : studies_) {
     s->ApplyDirectives();
     s->set_draining(draining);
   }

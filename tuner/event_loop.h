@@ -45,7 +45,7 @@ class EventLoop : public TrialOwners {
   void SetTurnHook(std::function<Status()> hook) { turn_hook_ = std::move(hook); }
   // Studies removed since the last call, now free to destroy.
   std::vector<int64_t> TakeRemoved();
-  bool Has(int64_t study_id) const { return studies_.count(study_id) > 0; }
+  bool Has(int64_t study_id) const { return Find(study_id) != nullptr; }
   // One turn. `draining`: start nothing new (Ctrl-C).
   Status Turn(bool draining);
   // Writes the studies' progress and commits without waiting for the disk;
@@ -70,8 +70,16 @@ class EventLoop : public TrialOwners {
   Store* store_;
   Dispatcher* dispatcher_;
   int heartbeat_ms_;
-  std::map<int64_t, StudyRun*> studies_;  // by study id
-  std::vector<int64_t> order_;            // their ids, in the order admitted
+  // The study with this id, if admitted: a scan (a few studies; every
+  // message about a trial looks its study up).
+  StudyRun* Find(int64_t study_id) const {
+    for (size_t i = 0; i < order_.size(); ++i)
+      if (order_[i] == study_id) return studies_[i];
+    return nullptr;
+  }
+
+  std::vector<StudyRun*> studies_;  // in the order admitted
+  std::vector<int64_t> order_;      // their ids, in the same order
   std::set<int64_t> removing_;            // to take out at the end of the turn
   std::vector<int64_t> removed_;          // taken out, for TakeRemoved
   std::function<Status()> turn_hook_;
