@@ -12,6 +12,7 @@
 #include "common/curve_keys.h"
 #include "common/log.h"
 #include "common/private_endpoint.h"
+#include "storage/db_lock.h"
 #include "tuner/warm_start.h"
 
 namespace sweep {
@@ -56,6 +57,10 @@ Server::~Server() {
 }
 
 Status Server::Setup() {
+  // A database another tuner holds (or a --db that cannot be written) is
+  // refused before any runner starts. The Store's lock, taken below, is the
+  // one that decides; this one is let go at once.
+  RETURN_IF_ERROR(DbLock::Acquire(o_.db_path).status());
   DispatcherOptions d;
   d.bind = o_.bind;
   d.heartbeat_ms = o_.heartbeat_ms;

@@ -52,6 +52,8 @@ TEST(E2eFilesTest, ASecondTunerIsRefusedAndChangesNothingAndSigkillLeavesNoLock)
   EXPECT_NE(out.find("in use by another sweep run (pid " + std::to_string(first.pid()) + ","),
             std::string::npos)
       << out;
+  // Said before any runner of the second one started.
+  EXPECT_EQ(out.find("runner local-"), std::string::npos) << out;
   EXPECT_TRUE(before == after) << "the second tuner changed " << db;
   EXPECT_TRUE(before_wal == after_wal) << "the second tuner changed " << db << "-wal";
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind LIKE '%interrupt%'"), 0);
