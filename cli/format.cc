@@ -144,7 +144,8 @@ std::string FormatRows(const Table& t, Format f, const std::vector<ColumnKind>& 
 
 std::string TrialJson(const TrialView& t) {
   std::string out =
-      "{\"id\": " + std::to_string(t.id) + ", \"status\": " + JsonString(TrialStatusName(t.status)) +
+      "{\"id\": " + std::to_string(t.id) +
+      ", \"status\": " + JsonString(TrialStatusName(t.status)) +
       ", \"params\": " + ParamsToJson(t.params.params()) +
       ", \"value\": " + (t.value ? JsonNumber(*t.value) : "null") +
       ", \"step\": " + (t.step ? std::to_string(*t.step) : "null") +
@@ -209,8 +210,8 @@ std::string FormatTrials(const std::vector<TrialView>& trials, Format f,
   if (!table) column("id");  // the database's key, to join with `sweep query`
   auto opt = [](const auto& v) { return v ? Cell(*v) : Cell(); };
   for (const auto& tr : trials) {
-    std::vector<Cell> row = {tr.number, std::string(TrialStatusName(tr.status)), opt(tr.value), opt(tr.step),
-                             int64_t{tr.attempts}};
+    std::vector<Cell> row = {tr.number, std::string(TrialStatusName(tr.status)), opt(tr.value),
+                             opt(tr.step), int64_t{tr.attempts}};
     if (lineage) row.push_back(opt(tr.parent_number));
     for (const auto& n : names) {
       Cell c;

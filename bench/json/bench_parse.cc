@@ -2,8 +2,6 @@
 // Each (line, parser) cell: 1e6 parses, timed; 5 repeats with the parser
 // order rotated each repeat; the median ns/line is reported.
 #include <algorithm>
-
-#include "cputime.h"
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +9,7 @@
 #include <functional>
 
 #include "adapters.h"
+#include "cputime.h"
 #include "lines.h"
 
 using namespace bench;
@@ -27,10 +26,12 @@ static bool SameNumber(double a, double b) {
 static bool Same(const Fields& a, const Fields& b, std::string* why) {
   if (a.size() != b.size()) return *why = "field count", false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].key != b[i].key || a[i].kind != b[i].kind) return *why = "key/kind of " + a[i].key, false;
+    if (a[i].key != b[i].key || a[i].kind != b[i].kind)
+      return *why = "key/kind of " + a[i].key, false;
     if (a[i].kind == JsonField::Kind::kNumber && !SameNumber(a[i].number, b[i].number))
       return *why = "number of " + a[i].key, false;
-    if (a[i].flag != b[i].flag || a[i].text != b[i].text) return *why = "value of " + a[i].key, false;
+    if (a[i].flag != b[i].flag || a[i].text != b[i].text)
+      return *why = "value of " + a[i].key, false;
   }
   return true;
 }
@@ -71,7 +72,8 @@ int main(int argc, char** argv) {
   for (auto& l : lines) {
     auto want = sweep::ParseJsonObject(l.text);
     g_floor_src = &*want;
-    if (!want.ok()) return std::printf("ours failed on %s: %s\n", l.name, want.status().message().c_str()), 1;
+    if (!want.ok())
+      return std::printf("ours failed on %s: %s\n", l.name, want.status().message().c_str()), 1;
     for (auto& p : parsers) {
       auto got = p.fn(l.text);
       std::string why;
@@ -83,8 +85,8 @@ int main(int argc, char** argv) {
     }
   }
   for (auto& l : lines) {
-    std::printf("\n%s, %zu bytes, %ld parses per cell, median of %d\n", l.name, l.text.size(), iters,
-                repeats);
+    std::printf("\n%s, %zu bytes, %ld parses per cell, median of %d\n", l.name, l.text.size(),
+                iters, repeats);
     std::vector<std::vector<double>> ns(parsers.size());
     for (int r = 0; r < repeats; ++r) {
       for (size_t k = 0; k < parsers.size(); ++k) {

@@ -2,8 +2,6 @@
 // nlohmann dump; then how each prints doubles (shortest? round-trip? same
 // text as std::to_chars, which JsonNumber uses?) and strings.
 #include <algorithm>
-
-#include "cputime.h"
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -13,6 +11,7 @@
 #include <random>
 
 #include "common/json_writer.h"
+#include "cputime.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 
@@ -31,8 +30,17 @@ static std::string Ours(const Kv& kv) {
 // the output (no std::string per number; JsonNumber allocates past 15 chars).
 class JsonWriterDirect {
  public:
-  JsonWriterDirect& BeginObject() { Comma(); out_ += '{'; first_.push_back(true); return *this; }
-  JsonWriterDirect& EndObject() { out_ += '}'; first_.pop_back(); return *this; }
+  JsonWriterDirect& BeginObject() {
+    Comma();
+    out_ += '{';
+    first_.push_back(true);
+    return *this;
+  }
+  JsonWriterDirect& EndObject() {
+    out_ += '}';
+    first_.pop_back();
+    return *this;
+  }
   JsonWriterDirect& Key(std::string_view k) {
     Comma();
     sweep::AppendJsonString(&out_, k);
@@ -54,7 +62,10 @@ class JsonWriterDirect {
 
  private:
   void Comma() {
-    if (after_key_) { after_key_ = false; return; }
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
     if (first_.empty()) return;
     if (!first_.back()) out_ += ',';
     first_.back() = false;
@@ -79,7 +90,10 @@ static std::string Rapid(const Kv& kv) {
   w.StartObject();
   for (auto& [k, v] : kv) {
     w.Key(k.data(), static_cast<rj::SizeType>(k.size()));
-    if (std::isfinite(v)) w.Double(v); else w.Null();
+    if (std::isfinite(v))
+      w.Double(v);
+    else
+      w.Null();
   }
   w.EndObject();
   return std::string(sb.GetString(), sb.GetSize());
@@ -124,16 +138,26 @@ static std::string OneNumber(std::string (*fn)(const Kv&), double d) {
 int main(int argc, char** argv) {
   long iters = argc > 1 ? std::atol(argv[1]) : 1000000;
   int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
-  Kv kv = {{"step", 25000},          {"epoch", 17},
-           {"train_loss", 0.04126539453864098}, {"val_loss", 0.3346021771430969},
-           {"val_accuracy", 0.9388999938964844}, {"top5", 0.9981},
-           {"lr", 1.2345678901234567e-05}, {"ema_loss", 0.041002},
-           {"gpu_mem_gb", 13.75},     {"wall_s", 8412.023},
-           {"samples_per_s", 2291.5}, {"grad_norm", NAN},
-           {"param_count", 11689512}, {"loss_scale", 65536.0},
-           {"momentum", 0.9},         {"weight_decay", 5e-05},
-           {"throughput", 1523.4377}, {"f1", 0.8812345},
-           {"recall", 0.87},          {"precision", 1.0 / 3}};
+  Kv kv = {{"step", 25000},
+           {"epoch", 17},
+           {"train_loss", 0.04126539453864098},
+           {"val_loss", 0.3346021771430969},
+           {"val_accuracy", 0.9388999938964844},
+           {"top5", 0.9981},
+           {"lr", 1.2345678901234567e-05},
+           {"ema_loss", 0.041002},
+           {"gpu_mem_gb", 13.75},
+           {"wall_s", 8412.023},
+           {"samples_per_s", 2291.5},
+           {"grad_norm", NAN},
+           {"param_count", 11689512},
+           {"loss_scale", 65536.0},
+           {"momentum", 0.9},
+           {"weight_decay", 5e-05},
+           {"throughput", 1523.4377},
+           {"f1", 0.8812345},
+           {"recall", 0.87},
+           {"precision", 1.0 / 3}};
   struct W {
     const char* name;
     std::string (*fn)(const Kv&);
@@ -145,7 +169,8 @@ int main(int argc, char** argv) {
             {"nlohmann json (std::map) dump", NlohmannMap}};
   const int n = sizeof ws / sizeof ws[0];
   for (auto& w : ws) std::printf("%-38s %s\n", w.name, w.fn(kv).c_str());
-  std::printf("\nwrite speed, %zu fields, %ld objects per cell, median of %d\n", kv.size(), iters, repeats);
+  std::printf("\nwrite speed, %zu fields, %ld objects per cell, median of %d\n", kv.size(), iters,
+              repeats);
   std::vector<std::vector<double>> ns(n);
   for (int r = 0; r < repeats; ++r)
     for (int k = 0; k < n; ++k) {
@@ -202,31 +227,42 @@ int main(int argc, char** argv) {
       if (std::memcmp(&back, &d, sizeof d) != 0) ++not_rt;
       if (metric) ++total_metric, same_metric += got == want;
       std::string dw = digits(want), dg = digits(got);
-      auto ex = [&](std::string* e) { if (e->empty()) *e = want + " -> " + got; };
-      if (got == want) ++same;
-      else if (dg == dw) ++fmt, ex(&ex_fmt);
-      else if (dg.size() == dw.size()) ++lastdig, ex(&ex_last);
-      else if (dg.size() > dw.size()) ++longer, ex(&ex_long);
-      else ++shorter, ex(&ex_short);
+      auto ex = [&](std::string* e) {
+        if (e->empty()) *e = want + " -> " + got;
+      };
+      if (got == want)
+        ++same;
+      else if (dg == dw)
+        ++fmt, ex(&ex_fmt);
+      else if (dg.size() == dw.size())
+        ++lastdig, ex(&ex_last);
+      else if (dg.size() > dw.size())
+        ++longer, ex(&ex_long);
+      else
+        ++shorter, ex(&ex_short);
     }
-    std::printf("  %s, %ld doubles (1e6 random bit patterns + 2e5 metric-like):\n"
-                "    same text as to_chars %ld; same digits, other notation %ld (e.g. %s);\n"
-                "    same length, other last digit %ld (e.g. %s); more digits %ld (e.g. %s);\n"
-                "    fewer digits %ld (e.g. %s); not round-trip %ld; metric-like same text %ld of %ld\n",
-                ws[j].name, total, same, fmt, ex_fmt.c_str(), lastdig, ex_last.c_str(), longer,
-                ex_long.c_str(), shorter, ex_short.c_str(), not_rt, same_metric, total_metric);
+    std::printf(
+        "  %s, %ld doubles (1e6 random bit patterns + 2e5 metric-like):\n"
+        "    same text as to_chars %ld; same digits, other notation %ld (e.g. %s);\n"
+        "    same length, other last digit %ld (e.g. %s); more digits %ld (e.g. %s);\n"
+        "    fewer digits %ld (e.g. %s); not round-trip %ld; metric-like same text %ld of %ld\n",
+        ws[j].name, total, same, fmt, ex_fmt.c_str(), lastdig, ex_last.c_str(), longer,
+        ex_long.c_str(), shorter, ex_short.c_str(), not_rt, same_metric, total_metric);
   }
   std::printf("\nsample numbers: to_chars | RapidJSON | nlohmann\n");
-  for (double d : {0.0, -0.0, 1.0, 100.0, 0.1, 1e-5, 1e-7, 5e-324, 1e21, 1e22, 1.5e300, 65536.0, 25000.0, 1.0 / 3}) {
+  for (double d : {0.0, -0.0, 1.0, 100.0, 0.1, 1e-5, 1e-7, 5e-324, 1e21, 1e22, 1.5e300, 65536.0,
+                   25000.0, 1.0 / 3}) {
     char buf[32];
     std::string want(buf, std::to_chars(buf, buf + sizeof buf, d).ptr);
-    std::printf("  %-24s %-24s %s\n", want.c_str(), OneNumber(Rapid, d).c_str(), OneNumber(Nlohmann, d).c_str());
+    std::printf("  %-24s %-24s %s\n", want.c_str(), OneNumber(Rapid, d).c_str(),
+                OneNumber(Nlohmann, d).c_str());
   }
 
   std::printf("\nstrings (key = value): ours | RapidJSON | nlohmann\n");
-  for (std::string s : {std::string("tab\there"), std::string("esc\x1b[31m"), std::string("del\x7f"),
-                        std::string("c1 \xc2\x85"), std::string("bad utf8 \xff"), std::string("caf\xc3\xa9"),
-                        std::string("nul\0x", 5), std::string("slash/")}) {
+  for (std::string s :
+       {std::string("tab\there"), std::string("esc\x1b[31m"), std::string("del\x7f"),
+        std::string("c1 \xc2\x85"), std::string("bad utf8 \xff"), std::string("caf\xc3\xa9"),
+        std::string("nul\0x", 5), std::string("slash/")}) {
     sweep::JsonWriter w;
     w.String(s);
     rj::StringBuffer sb;
@@ -238,6 +274,7 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
       nl = std::string("THROWS ") + e.what();
     }
-    std::printf("  %-22s %-22s %s\n", w.str().c_str(), std::string(sb.GetString(), sb.GetSize()).c_str(), nl.c_str());
+    std::printf("  %-22s %-22s %s\n", w.str().c_str(),
+                std::string(sb.GetString(), sb.GetSize()).c_str(), nl.c_str());
   }
 }

@@ -15,9 +15,9 @@ struct Parser {
   Result<Fields> (*fn)(std::string_view);
 };
 static const Parser kParsers[] = {
-    {"ours", sweep::ParseJsonObject},        {"simdjson", ParseSimdjson},
-    {"simdjson-skip", ParseSimdjsonSkip},    {"nlohmann-sax", ParseNlohmannSax},
-    {"rapidjson-sax", ParseRapidSax},        {"rapidjson-dom", ParseRapidDom},
+    {"ours", sweep::ParseJsonObject},     {"simdjson", ParseSimdjson},
+    {"simdjson-skip", ParseSimdjsonSkip}, {"nlohmann-sax", ParseNlohmannSax},
+    {"rapidjson-sax", ParseRapidSax},     {"rapidjson-dom", ParseRapidDom},
 };
 
 static std::string Show(std::string_view s) {
@@ -47,10 +47,18 @@ static std::string Describe(const Result<Fields>& r) {
         out += b;
         break;
       }
-      case JsonField::Kind::kBool: out += f.flag ? "true" : "false"; break;
-      case JsonField::Kind::kNull: out += "null"; break;
-      case JsonField::Kind::kString: out += "\"" + Show(f.text) + "\""; break;
-      case JsonField::Kind::kOther: out += "<other>"; break;
+      case JsonField::Kind::kBool:
+        out += f.flag ? "true" : "false";
+        break;
+      case JsonField::Kind::kNull:
+        out += "null";
+        break;
+      case JsonField::Kind::kString:
+        out += "\"" + Show(f.text) + "\"";
+        break;
+      case JsonField::Kind::kOther:
+        out += "<other>";
+        break;
     }
     if (out.size() > 160) break;
   }
@@ -64,25 +72,65 @@ static std::string Nest(int arrays, const char* inner) {
 int main() {
   std::vector<std::string> cases = {
       // tests/common/command_input_test.cc's malformed inputs
-      "", "[1]", "{", "{\"a\" 1}", "{\"a\": 1,}", "{\"a\": 01x}", "{\"a\": 1} trailing",
-      "{\"a\": \"unterminated}", "{\"a\": tru}", "{\"a\": 1.}", "{\"a\": \"\x01\"}",
+      "",
+      "[1]",
+      "{",
+      "{\"a\" 1}",
+      "{\"a\": 1,}",
+      "{\"a\": 01x}",
+      "{\"a\": 1} trailing",
+      "{\"a\": \"unterminated}",
+      "{\"a\": tru}",
+      "{\"a\": 1.}",
+      "{\"a\": \"\x01\"}",
       // NaN/Infinity spellings
       "{\"a\": NaN, \"b\": Infinity, \"c\": -Infinity, \"d\": [NaN, -Infinity]}",
-      "{\"a\": nan}", "{\"a\": -NaN}", "{\"a\": Inf}", "{\"a\": -Inf}", "{\"a\": +Infinity}",
-      "{\"a\": Infinityx}", "{\"a\": NaN1}",
+      "{\"a\": nan}",
+      "{\"a\": -NaN}",
+      "{\"a\": Inf}",
+      "{\"a\": -Inf}",
+      "{\"a\": +Infinity}",
+      "{\"a\": Infinityx}",
+      "{\"a\": NaN1}",
       // numbers
-      "{\"a\": 1e400, \"b\": -1e400, \"c\": 1e-400}", "{\"a\": 123456789012345678901234567890}",
-      "{\"a\": -0}", "{\"a\": 1E+2}", "{\"a\": .5}", "{\"a\": 0x10}",
+      "{\"a\": 1e400, \"b\": -1e400, \"c\": 1e-400}",
+      "{\"a\": 123456789012345678901234567890}",
+      "{\"a\": -0}",
+      "{\"a\": 1E+2}",
+      "{\"a\": .5}",
+      "{\"a\": 0x10}",
       // strings
-      "{\"a\": \"\\ud800\"}", "{\"a\": \"\\udc00x\"}", "{\"a\": \"\\ud83d\\ude00\"}",
-      "{\"a\": \"\xff\xfe\"}", "{\"\xff\": 1}", "{\"a\\u0000b\": 1}", "{\"a\": \"\\q\"}",
-      std::string("{\"a\": 1}\0x", 10), std::string("{\"a\": \"x\0y\"}", 12),
+      "{\"a\": \"\\ud800\"}",
+      "{\"a\": \"\\udc00x\"}",
+      "{\"a\": \"\\ud83d\\ude00\"}",
+      "{\"a\": \"\xff\xfe\"}",
+      "{\"\xff\": 1}",
+      "{\"a\\u0000b\": 1}",
+      "{\"a\": \"\\q\"}",
+      std::string("{\"a\": 1}\0x", 10),
+      std::string("{\"a\": \"x\0y\"}", 12),
       // structure
-      "{\"a\": 1, \"a\": 2}", " \t{\"a\": 1}\r\n", "{}", "{\"n\": [1, tru]}", "{\"n\": [1,,2]}",
-      "{\"n\": {\"x\" 1}}", "{\"n\": [1, \"\\q\"]}", "{\"n\": [1, 2}", "{\"n\": {\"x\": 1]}",
-      "{\"a\": 1", "{\"a\": [1, 2]", "\"a\"", "null", "{\"a\": 1}}", "{\"a\": 1}{",
+      "{\"a\": 1, \"a\": 2}",
+      " \t{\"a\": 1}\r\n",
+      "{}",
+      "{\"n\": [1, tru]}",
+      "{\"n\": [1,,2]}",
+      "{\"n\": {\"x\" 1}}",
+      "{\"n\": [1, \"\\q\"]}",
+      "{\"n\": [1, 2}",
+      "{\"n\": {\"x\": 1]}",
+      "{\"a\": 1",
+      "{\"a\": [1, 2]",
+      "\"a\"",
+      "null",
+      "{\"a\": 1}}",
+      "{\"a\": 1}{",
       // depth: ours refuses a value reached through more than 64 open containers
-      Nest(63, "1"), Nest(64, "1"), Nest(64, ""), Nest(65, ""), Nest(100, ""),
+      Nest(63, "1"),
+      Nest(64, "1"),
+      Nest(64, ""),
+      Nest(65, ""),
+      Nest(100, ""),
       "{\"a\": " + std::string(100000, '[') + std::string(100000, ']') + "}",
       // width
       "{\"a\": [" + std::string(1 << 20, '1') + "]}",
@@ -116,7 +164,8 @@ int main() {
         }
         auto res = p.fn("{\"x\": " + num + "}");
         ++n;
-        if (!res.ok() || res->size() != 1 || std::memcmp(&(*res)[0].number, &d, sizeof d) != 0) ++bad;
+        if (!res.ok() || res->size() != 1 || std::memcmp(&(*res)[0].number, &d, sizeof d) != 0)
+          ++bad;
       }
     }
     std::printf("  %-14s %d of %d not bit-exact\n", p.name, bad, n);

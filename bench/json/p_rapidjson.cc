@@ -2,8 +2,8 @@
 #include <string>
 
 #include "adapters.h"
-#include "rapidjson/error/en.h"
 #include "rapidjson/document.h"
+#include "rapidjson/error/en.h"
 #include "rapidjson/memorystream.h"
 #include "rapidjson/reader.h"
 
@@ -68,27 +68,41 @@ struct Handler : rj::BaseReaderHandler<rj::UTF8<>, Handler> {
 std::string What(rj::ParseErrorCode code, std::string_view text, size_t at, const Handler& h) {
   char c = at < text.size() ? text[at] : '\0';
   switch (code) {
-    case rj::kParseErrorDocumentEmpty: return "expected '{'";
-    case rj::kParseErrorDocumentRootNotSingular: return "unexpected text after the object";
-    case rj::kParseErrorValueInvalid: return "expected a value";
-    case rj::kParseErrorObjectMissName: return "expected a quoted key";
-    case rj::kParseErrorObjectMissColon: return "expected ':'";
-    case rj::kParseErrorObjectMissCommaOrCurlyBracket: return "expected ',' or '}'";
-    case rj::kParseErrorArrayMissCommaOrSquareBracket: return "expected ',' or ']'";
-    case rj::kParseErrorStringUnicodeEscapeInvalidHex: return "bad \\u escape";
-    case rj::kParseErrorStringUnicodeSurrogateInvalid: return "lone surrogate in a \\u escape";
+    case rj::kParseErrorDocumentEmpty:
+      return "expected '{'";
+    case rj::kParseErrorDocumentRootNotSingular:
+      return "unexpected text after the object";
+    case rj::kParseErrorValueInvalid:
+      return "expected a value";
+    case rj::kParseErrorObjectMissName:
+      return "expected a quoted key";
+    case rj::kParseErrorObjectMissColon:
+      return "expected ':'";
+    case rj::kParseErrorObjectMissCommaOrCurlyBracket:
+      return "expected ',' or '}'";
+    case rj::kParseErrorArrayMissCommaOrSquareBracket:
+      return "expected ',' or ']'";
+    case rj::kParseErrorStringUnicodeEscapeInvalidHex:
+      return "bad \\u escape";
+    case rj::kParseErrorStringUnicodeSurrogateInvalid:
+      return "lone surrogate in a \\u escape";
     case rj::kParseErrorStringEscapeInvalid:
       if (static_cast<unsigned char>(c) < 0x20) return "control character in a string";
       return std::string("bad escape ") + std::string(text.substr(at, 2));
-    case rj::kParseErrorStringMissQuotationMark: return "unterminated string";
-    case rj::kParseErrorNumberTooBig: return "number too big";
-    case rj::kParseErrorNumberMissFraction: return "expected a digit after '.'";
-    case rj::kParseErrorNumberMissExponent: return "expected a digit in the exponent";
+    case rj::kParseErrorStringMissQuotationMark:
+      return "unterminated string";
+    case rj::kParseErrorNumberTooBig:
+      return "number too big";
+    case rj::kParseErrorNumberMissFraction:
+      return "expected a digit after '.'";
+    case rj::kParseErrorNumberMissExponent:
+      return "expected a digit in the exponent";
     case rj::kParseErrorTermination:
       if (h.too_deep) return "nested deeper than 64 levels";
       if (h.bad_root) return "expected '{'";
       return "stopped";
-    default: return rj::GetParseError_En(code);
+    default:
+      return rj::GetParseError_En(code);
   }
 }
 }  // namespace

@@ -27,13 +27,17 @@ Status Error(Ctx& c, const std::string& what, error_code e) {
 // NaN / Infinity / -Infinity: simdjson refuses them, so read the raw token.
 bool Special(od::value& v, double* out) {
   std::string_view tok = v.raw_json_token();
-  while (!tok.empty() && (tok.back() == ' ' || tok.back() == '\t' || tok.back() == '\n' ||
-                          tok.back() == '\r'))
+  while (!tok.empty() &&
+         (tok.back() == ' ' || tok.back() == '\t' || tok.back() == '\n' || tok.back() == '\r'))
     tok.remove_suffix(1);
-  if (tok == "NaN") *out = std::nan("");
-  else if (tok == "Infinity") *out = HUGE_VAL;
-  else if (tok == "-Infinity") *out = -HUGE_VAL;
-  else return false;
+  if (tok == "NaN")
+    *out = std::nan("");
+  else if (tok == "Infinity")
+    *out = HUGE_VAL;
+  else if (tok == "-Infinity")
+    *out = -HUGE_VAL;
+  else
+    return false;
   return true;
 }
 
@@ -117,8 +121,7 @@ Result<Fields> Parse(std::string_view text, bool walk) {
   od::document doc;
   Ctx c{buf.data(), buf.size(), &doc, walk};
   if (auto e = parser.iterate(buf.data(), buf.size(), buf.capacity()).get(doc))
-    return Status::InvalidArgument(std::string("bad JSON (") + simdjson::error_message(e) +
-                                   ")");
+    return Status::InvalidArgument(std::string("bad JSON (") + simdjson::error_message(e) + ")");
   od::object obj;
   if (auto e = doc.get_object().get(obj)) return Error(c, "expected '{'", e);
   Fields fields;

@@ -32,12 +32,15 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 1000000; ++i) {
     double v = (i & 1) ? u(rng) : std::pow(10.0, ex(rng));
     char buf[32];
-    std::string s = "{\"x\": " + std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr) + "}";
+    std::string s =
+        "{\"x\": " + std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr) + "}";
     double a = 0, b = 0;
     ++n;
     if (!Parse<kFast>(s, &a) || std::memcmp(&a, &v, 8) != 0) ++bad_fast;
     if (!Parse<kFull>(s, &b) || std::memcmp(&b, &v, 8) != 0) ++bad_full;
   }
-  std::printf("metric-like doubles, shortest text, read back wrong: default flags %ld of %ld, "
-              "kParseFullPrecisionFlag %ld of %ld\n", bad_fast, n, bad_full, n);
+  std::printf(
+      "metric-like doubles, shortest text, read back wrong: default flags %ld of %ld, "
+      "kParseFullPrecisionFlag %ld of %ld\n",
+      bad_fast, n, bad_full, n);
 }
