@@ -12,8 +12,8 @@ Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format 
   auto holder = DbLock::Holder(db);
   std::optional<int64_t> pid = holder.ok() ? *holder : std::nullopt;
   using S = TrialStatus;
-  constexpr S kShown[] = {S::kCompleted, S::kFailed, S::kRunning, S::kQueued, S::kPaused,
-                          S::kStopped};
+  constexpr S kShown[] = {S::kCompleted, S::kFailed, S::kRunning,
+                          S::kQueued,    S::kPaused, S::kStopped};
   // After status: the pid of the tuner that runs the study, if one does.
   Table t;
   t.columns = {"id", "name", "status", "tuner", "algorithm", "metric", "goal", "trials"};

@@ -61,8 +61,9 @@ int DeleteStudyCommand(const std::string& db, const std::string& study, bool yes
   auto target = Target(db, study, "delete");
   if (!target.ok()) return Error(target.status().message());
   const std::string name = EscapeControl(target->ref.name);
-  const std::string what = "study '" + name + "' and its " + std::to_string(target->counts.Total()) +
-                           " trials from " + EscapeControl(db);
+  const std::string what = "study '" + name + "' and its " +
+                           std::to_string(target->counts.Total()) + " trials from " +
+                           EscapeControl(db);
   if (!yes && !Confirmed("delete " + what + "? This cannot be undone.")) {
     fprintf(stderr,
             "sweep: nothing deleted: deleting %s cannot be undone; confirm on a terminal or add "

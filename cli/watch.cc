@@ -78,8 +78,7 @@ Result<Snapshot> Read(Reader& reader, const std::string& db, const StudyRef& ref
     // The rate (and so the time left) of the last minute: the elapsed time
     // spans every run of the study, and the pauses between them.
     double window = std::min(60.0, now - *it->first_started);
-    if (live && window > 0)
-      c.rate = static_cast<double>(it->ended_last_minute) / window;
+    if (live && window > 0) c.rate = static_cast<double>(it->ended_last_minute) / window;
   }
   return snap;
 }

@@ -19,9 +19,7 @@ std::optional<TrialStatus> ParseTrialStatus(std::string_view name) {
 
 std::vector<std::string> TrialStatusNames() { return {std::begin(kNames), std::end(kNames)}; }
 
-const char* StudyStatusName(StudyStatus status) {
-  return kStudyNames[static_cast<int>(status)];
-}
+const char* StudyStatusName(StudyStatus status) { return kStudyNames[static_cast<int>(status)]; }
 
 std::optional<StudyStatus> ParseStudyStatus(std::string_view name) {
   for (int i = 0; i < kStudyStatusCount; ++i)

@@ -97,7 +97,8 @@ Importance PedAnova(const pb::Study& spec, const std::vector<TrialView>& trials,
   const bool maximize = spec.objective().goal() == pb::GOAL_MAXIMIZE;
   std::vector<const TrialView*> done;
   for (const TrialView& t : trials)
-    if (t.status == TrialStatus::kCompleted && t.value && std::isfinite(*t.value)) done.push_back(&t);
+    if (t.status == TrialStatus::kCompleted && t.value && std::isfinite(*t.value))
+      done.push_back(&t);
   out.trials = static_cast<int64_t>(done.size());
   if (done.size() < 4) return out;
   std::stable_sort(done.begin(), done.end(), [&](const TrialView* a, const TrialView* b) {

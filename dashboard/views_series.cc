@@ -69,7 +69,10 @@ Result<std::string> CurvesJson(Reader& reader, int64_t study_id) {
         auto trial = by_id.find(id);
         w.BeginObject().Key("id").Int(id);
         if (trial != by_id.end()) {
-          w.Key("number").Int(trial->second->number).Key("status").String(TrialStatusName(trial->second->status));
+          w.Key("number")
+              .Int(trial->second->number)
+              .Key("status")
+              .String(TrialStatusName(trial->second->status));
         }
         w.Key("points");
         WritePoints(w, Downsample(full, per_trial));
@@ -169,7 +172,8 @@ Result<std::string> LineageJson(Reader& reader, int64_t study_id) {
     ASSIGN_OR_RETURN(trials, reader.Trials(RefOf(spec, study_id), std::nullopt, 0));
   }
   for (const auto& t : trials) {
-    w.BeginObject().Key("id").Int(t.id).Key("number").Int(t.number).Key("status").String(TrialStatusName(t.status));
+    w.BeginObject().Key("id").Int(t.id).Key("number").Int(t.number).Key("status").String(
+        TrialStatusName(t.status));
     w.Key("parent").Int(t.parent).Key("parent_step").Int(t.parent_step).Key("step").Int(t.step);
     w.Key("value").Number(t.value);
     auto r = exploit_reason.find(t.id);

@@ -208,8 +208,8 @@ Result<std::vector<TrialView>> Reader::Trials(const StudyRef& study,
   if (status) sql += " AND t.status=?2";
   if (top > 0) {
     sql += " AND t.value IS NOT NULL AND t.status=" + Sql(TrialStatus::kCompleted) +
-           " ORDER BY t.value " +
-           std::string(study.maximize ? "DESC" : "ASC") + ", t.id LIMIT " + std::to_string(top);
+           " ORDER BY t.value " + std::string(study.maximize ? "DESC" : "ASC") + ", t.id LIMIT " +
+           std::to_string(top);
   } else {
     sql += " ORDER BY t.id";
   }
@@ -251,8 +251,8 @@ Result<int64_t> Reader::TrialId(const StudyRef& study, int64_t number) {
 }
 
 Result<std::vector<std::string>> Reader::RunningStudyNames() {
-  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
-                                         "SELECT name FROM studies WHERE status = ?1 ORDER BY id"));
+  ASSIGN_OR_RETURN(
+      Stmt s, Stmt::Prepare(db_.get(), "SELECT name FROM studies WHERE status = ?1 ORDER BY id"));
   s.Bind(1, StudyStatusName(StudyStatus::kRunning));
   std::vector<std::string> out;
   while (true) {

@@ -20,17 +20,16 @@ std::string CountColumns() {
 Result<std::vector<StudySummary>> Reader::StudySummaries(double now) {
   const std::string done = Sql(TrialStatus::kCompleted);
   ASSIGN_OR_RETURN(
-      Stmt s,
-      Stmt::Prepare(db_.get(),
-                    "SELECT s.id, s.name, s.objective_metric, s.goal, s.algorithm, s.status, "
-                    "s.created_at, s.updated_at, " +
-                        CountColumns() +
-                        "CASE s.goal WHEN 'maximize' THEN max(CASE WHEN t.status=" + done +
-                        " THEN t.value END) ELSE min(CASE WHEN t.status=" + done +
-                        " THEN t.value END) END, "
-                    "min(t.started_at), max(t.ended_at), coalesce(sum(t.ended_at > ?1), 0) "
-                    "FROM studies s LEFT JOIN trials t ON t.study_id = s.id GROUP BY s.id "
-                    "ORDER BY s.id"));
+      Stmt s, Stmt::Prepare(
+                  db_.get(),
+                  "SELECT s.id, s.name, s.objective_metric, s.goal, s.algorithm, s.status, "
+                  "s.created_at, s.updated_at, " +
+                      CountColumns() + "CASE s.goal WHEN 'maximize' THEN max(CASE WHEN t.status=" +
+                      done + " THEN t.value END) ELSE min(CASE WHEN t.status=" + done +
+                      " THEN t.value END) END, "
+                      "min(t.started_at), max(t.ended_at), coalesce(sum(t.ended_at > ?1), 0) "
+                      "FROM studies s LEFT JOIN trials t ON t.study_id = s.id GROUP BY s.id "
+                      "ORDER BY s.id"));
   s.Bind(1, now - 60);
   std::vector<StudySummary> out;
   while (true) {
@@ -46,7 +45,8 @@ Result<std::vector<StudySummary>> Reader::StudySummaries(double now) {
     m.status = *status;
     m.created_at = s.Double(6);
     m.updated_at = s.Double(7);
-    for (int i = 0; i < kTrialStatusCount; ++i) m.counts[static_cast<TrialStatus>(i)] = s.Int(8 + i);
+    for (int i = 0; i < kTrialStatusCount; ++i)
+      m.counts[static_cast<TrialStatus>(i)] = s.Int(8 + i);
     constexpr int c = 8 + kTrialStatusCount;
     if (!s.IsNull(c)) m.best = s.Double(c);
     if (!s.IsNull(c + 1)) m.first_started = s.Double(c + 1);

@@ -126,19 +126,16 @@ Status Store::PrepareAll() {
                        "runner, lease, created_at, started_at) "
                        "VALUES(?1, ?2, " +
                            Sql(S::kRunning) + ", ?3, ?4, 1, ?5, ?6, ?7, ?7)"));
+  RETURN_IF_ERROR(prep(&mark_running_, "UPDATE trials SET status=" + Sql(S::kRunning) +
+                                           ", runner=?2, lease=?3, attempts=?4, started_at=?5, "
+                                           "step=NULL, value=NULL, attempt_open=0 WHERE id=?1"));
   RETURN_IF_ERROR(
-      prep(&mark_running_,
-           "UPDATE trials SET status=" + Sql(S::kRunning) +
-               ", runner=?2, lease=?3, attempts=?4, started_at=?5, "
-               "step=NULL, value=NULL, attempt_open=0 WHERE id=?1"));
-  RETURN_IF_ERROR(prep(&requeue_,
-                       "UPDATE trials SET status=" + Sql(S::kQueued) +
-                           ", runner=NULL, lease=NULL, attempts=?2, attempt_open=?3 WHERE id=?1"));
-  RETURN_IF_ERROR(
-      prep(&pause_,
-           "UPDATE trials SET status=" + Sql(S::kPaused) +
-               ", runner=NULL, lease=NULL, attempts=?2, step=?3, value=?4, attempt_open=?5 "
-               "WHERE id=?1"));
+      prep(&requeue_, "UPDATE trials SET status=" + Sql(S::kQueued) +
+                          ", runner=NULL, lease=NULL, attempts=?2, attempt_open=?3 WHERE id=?1"));
+  RETURN_IF_ERROR(prep(
+      &pause_, "UPDATE trials SET status=" + Sql(S::kPaused) +
+                   ", runner=NULL, lease=NULL, attempts=?2, step=?3, value=?4, attempt_open=?5 "
+                   "WHERE id=?1"));
   // A step run again within one attempt (a promoted trial without a
   // checkpoint, a run cut short by a tuner restart) keeps its first report:
   // the value the algorithm judged, at its time, so that replaying the
@@ -373,7 +370,11 @@ Status Store::SetProgress(int64_t trial_id, int64_t step, std::optional<double> 
 Status Store::FinishTrial(int64_t trial_id, TrialStatus status, std::optional<double> value,
                           int64_t step, const std::string& metrics_json, const std::string& failure,
                           double now) {
-  finish_.Bind(1, trial_id).Bind(2, TrialStatusName(status)).Bind(3, value).Bind(4, step).Bind(5, metrics_json);
+  finish_.Bind(1, trial_id)
+      .Bind(2, TrialStatusName(status))
+      .Bind(3, value)
+      .Bind(4, step)
+      .Bind(5, metrics_json);
   if (failure.empty())
     finish_.BindNull(6);
   else

@@ -107,11 +107,10 @@ Result<int64_t> Store::OpenStudy(const pb::Study& study) {
 }
 
 Status Store::InterruptRunningStudies(double now) {
-  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(),
-                                         "UPDATE studies SET status=" +
-                                             Sql(StudyStatus::kInterrupted) +
-                                             ", updated_at=?1 WHERE status=" +
-                                             Sql(StudyStatus::kRunning)));
+  ASSIGN_OR_RETURN(
+      Stmt q,
+      Stmt::Prepare(db(), "UPDATE studies SET status=" + Sql(StudyStatus::kInterrupted) +
+                              ", updated_at=?1 WHERE status=" + Sql(StudyStatus::kRunning)));
   q.Bind(1, now);
   return q.Run();
 }
@@ -130,12 +129,11 @@ Result<int> Store::RequeueRunning(int64_t study_id, double now) {
                                      Sql(TrialStatus::kRunning)));
   note.Bind(1, study_id).Bind(2, now);
   RETURN_IF_ERROR(note.Run());
-  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(),
-                                         "UPDATE trials SET status=" +
-                                             Sql(TrialStatus::kQueued) +
-                                             ", runner=NULL, lease=NULL, attempt_open=1 WHERE "
-                                             "study_id=?1 AND status=" +
-                                             Sql(TrialStatus::kRunning)));
+  ASSIGN_OR_RETURN(Stmt q,
+                   Stmt::Prepare(db(), "UPDATE trials SET status=" + Sql(TrialStatus::kQueued) +
+                                           ", runner=NULL, lease=NULL, attempt_open=1 WHERE "
+                                           "study_id=?1 AND status=" +
+                                           Sql(TrialStatus::kRunning)));
   q.Bind(1, study_id);
   RETURN_IF_ERROR(q.Run());
   return sqlite3_changes(db());

@@ -29,7 +29,6 @@ inline std::string SqlFinishedStatuses() {
   return out + ")";
 }
 
-
 Status SqliteError(sqlite3* db, int rc, const std::string& what);
 
 // Owns a database connection and closes it with a checked sqlite3_close. A

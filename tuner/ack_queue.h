@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "proto/sweep.pb.h"
-#include <utility>
 
 namespace sweep {
 

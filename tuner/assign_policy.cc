@@ -52,9 +52,9 @@ std::vector<double> FairShares(const std::vector<StudyLoad>& studies, int64_t ru
   std::vector<double> cap(n);
   for (size_t i = 0; i < n; ++i) {
     const StudyLoad& s = studies[i];
-    cap[i] = !s.has_work              ? static_cast<double>(s.running)
-             : s.max_running > 0      ? static_cast<double>(s.max_running)
-                                      : std::numeric_limits<double>::infinity();
+    cap[i] = !s.has_work         ? static_cast<double>(s.running)
+             : s.max_running > 0 ? static_cast<double>(s.max_running)
+                                 : std::numeric_limits<double>::infinity();
   }
   std::vector<bool> filled(n, false);
   double left = static_cast<double>(runners);

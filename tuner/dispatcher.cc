@@ -239,8 +239,7 @@ void Dispatcher::Handle(const std::string& id, const std::string& key, const voi
     }
     case pb::Envelope::kCheckpoint: {
       const pb::Checkpoint& c = env->checkpoint();
-      if (CheckLease(id, c.trial_id(), c.lease(), "checkpoint", &o))
-        o->OnCheckpoint(c);
+      if (CheckLease(id, c.trial_id(), c.lease(), "checkpoint", &o)) o->OnCheckpoint(c);
       break;
     }
     case pb::Envelope::kLog: {
@@ -260,8 +259,8 @@ void Dispatcher::Handle(const std::string& id, const std::string& key, const voi
         Queue(id, std::move(ack));
         auto r = runners_.find(id);
         EndLease(f.trial_id(), r == runners_.end() ? nullptr : &r->second);
-      } else if (auto r = runners_.find(id); r != runners_.end() && !r->second.ready &&
-                                             r->second.taken_back == f.lease()) {
+      } else if (auto r = runners_.find(id);
+                 r != runners_.end() && !r->second.ready && r->second.taken_back == f.lease()) {
         // Told to drop a trial (presumed hung, or its study removed) that
         // it ended before it heard: it has nothing left to stop, so it
         // would never say Hello, and it would take no work again. Ask it
@@ -344,8 +343,7 @@ void Dispatcher::DropStudy(int64_t study_id, const std::string& reason) {
       dropped_order_.pop_front();
     }
     auto r = runners_.find(l.runner);
-    if (r != runners_.end() && !r->second.trials.empty() &&
-        r->second.trials.front() == trial_id) {
+    if (r != runners_.end() && !r->second.trials.empty() && r->second.trials.front() == trial_id) {
       TakeBack(l.runner, &r->second, trial_id, l.lease, reason);
     } else {
       // Queued behind another (the runner drops it from its queue), or at

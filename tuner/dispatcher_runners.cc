@@ -151,7 +151,8 @@ void Dispatcher::ReleaseTrials(Runner* r, const std::string& cause, bool runner_
     if (l == leases_.end()) continue;
     Lease lease = l->second;
     leases_.erase(l);
-    if (TrialOwner* owner = OwnerOf(lease)) owner->OnReleased(*it, lease.started, cause, runner_died);
+    if (TrialOwner* owner = OwnerOf(lease))
+      owner->OnReleased(*it, lease.started, cause, runner_died);
   }
 }
 

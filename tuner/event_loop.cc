@@ -34,9 +34,7 @@ std::vector<int64_t> EventLoop::TakeRemoved() {
   return out;
 }
 
-TrialOwner* EventLoop::FindOwner(int64_t study_id) {
-  return Find(study_id);
-}
+TrialOwner* EventLoop::FindOwner(int64_t study_id) { return Find(study_id); }
 
 bool EventLoop::Done() const {
   return std::all_of(studies_.begin(), studies_.end(), [](StudyRun* s) { return s->Done(); });

@@ -80,8 +80,8 @@ class EventLoop : public TrialOwners {
 
   std::vector<StudyRun*> studies_;  // in the order admitted
   std::vector<int64_t> order_;      // their ids, in the same order
-  std::set<int64_t> removing_;            // to take out at the end of the turn
-  std::vector<int64_t> removed_;          // taken out, for TakeRemoved
+  std::set<int64_t> removing_;      // to take out at the end of the turn
+  std::vector<int64_t> removed_;    // taken out, for TakeRemoved
   std::function<Status()> turn_hook_;
   int64_t last_commit_us_ = 0;
 };

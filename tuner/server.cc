@@ -102,7 +102,7 @@ Status Server::Setup() {
 }
 
 Result<std::unique_ptr<StudyRun>> Server::OpenStudy(const pb::Study& study,
-                                                  const std::string& from) {
+                                                    const std::string& from) {
   // Opening a study re-queues its running trials: never one that runs.
   for (const auto& [id, s] : studies_) {
     if (s->study().name() == study.name())
@@ -120,8 +120,7 @@ Result<std::unique_ptr<StudyRun>> Server::OpenStudy(const pb::Study& study,
       ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Create(study));
       ASSIGN_OR_RETURN(WarmStart w, SeedFromStudy(store_.get(), run->id(), study, space, from));
       LOG_INFO << "seeded study '" << study.name() << "' from " << from << ": " << w.imported
-               << " finished trials copied, " << w.skipped
-               << " outside this search space skipped"
+               << " finished trials copied, " << w.skipped << " outside this search space skipped"
                << (w.valueless ? ", " + std::to_string(w.valueless) + " without a value skipped"
                                : "")
                << (w.unfinished ? ", " + std::to_string(w.unfinished) + " unfinished ones left out"

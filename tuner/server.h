@@ -102,8 +102,8 @@ class Server {
   std::unique_ptr<EventLoop> loop_;
   std::unique_ptr<LocalRunners> local_;
   std::map<int64_t, std::unique_ptr<StudyRun>> studies_;  // admitted, and removing
-  std::string server_public_key_;  // with CURVE: what local runners pin
-  std::string private_dir_;        // the local runners' socket's folder, if any
+  std::string server_public_key_;                         // with CURVE: what local runners pin
+  std::string private_dir_;  // the local runners' socket's folder, if any
 };
 
 // tcp://0.0.0.0:5555 or tcp://*:5555 -> tcp://127.0.0.1:5555, what a runner

@@ -51,7 +51,7 @@ void StudyRun::OnCheckpoint(const pb::Checkpoint& ckpt) {
     refused = FormatMiB(bytes) + ", over the study's resources.max_checkpoint_mb (" +
               FormatDouble(study_.resources().max_checkpoint_mb()) + ")";
   } else if (!MakeRoom(bytes - checkpoint_files_.bytes(t->unreported ? t->unreported->path
-                                                                    : t->checkpoint_path))) {
+                                                                     : t->checkpoint_path))) {
     // (It takes the place of the trial's own latest checkpoint.)
     refused = FormatMiB(bytes) + ": the study's checkpoints already take " +
               FormatMiB(KeptCheckpointBytes()) + ", and none that is left may be removed, so it " +

@@ -131,7 +131,6 @@ bool StudyRun::Done() const {
          table_.Count(TrialStatus::kRunning) == 0;
 }
 
-
 void StudyRun::AfterCommit(Dispatcher* d, uint64_t ticket) {
   checkpoint_files_.Committed(ticket);
   for (auto& [to, ack] : acks_.Take()) {
@@ -141,9 +140,7 @@ void StudyRun::AfterCommit(Dispatcher* d, uint64_t ticket) {
   }
 }
 
-void StudyRun::Durable(uint64_t ticket) {
-  checkpoint_files_.Durable(ticket);
-}
+void StudyRun::Durable(uint64_t ticket) { checkpoint_files_.Durable(ticket); }
 
 void StudyRun::Move(Trial* t, TrialStatus to, TrialTable::Where where) {
   progress_dirty_.erase(t->id);
@@ -306,8 +303,7 @@ void StudyRun::OnFinal(const pb::Final& fin) {
 void StudyRun::Finish(Trial* t, TrialStatus status, std::optional<double> value, int64_t step,
                       const std::string& metrics_json, const std::string& failure) {
   Write(store_->Begin());
-  Write(store_->FinishTrial(t->id, status, value, step, metrics_json, failure,
-                            Stamp()));
+  Write(store_->FinishTrial(t->id, status, value, step, metrics_json, failure, Stamp()));
   t->value = status == TrialStatus::kCompleted ? value : std::nullopt;
   // As a restarted tuner loads it (model-based search ranks stopped trials
   // by these).

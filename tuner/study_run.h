@@ -14,14 +14,14 @@
 #include <vector>
 
 #include "common/status.h"
-#include "tuner/ack_queue.h"
 #include "proto/sweep.pb.h"
 #include "search_spaces/space.h"
 #include "storage/sqlite_store.h"
-#include "tuner/study_checkpoint_files.h"
+#include "tuner/ack_queue.h"
 #include "tuner/dispatcher.h"
 #include "tuner/progress.h"
 #include "tuner/scheduler.h"
+#include "tuner/study_checkpoint_files.h"
 #include "tuner/study_writes.h"
 #include "tuner/trial_logs.h"
 #include "tuner/trial_pace.h"
@@ -120,7 +120,7 @@ class StudyRun : public TrialOwner {
   // Checkpoint files (tuner/study_checkpoints.cc): each one written or
   // removed goes through the ledger.
   int64_t MaxCheckpointBytes() const;
-  void RemoveUnnamedCheckpoints();          // at Load: files no row names
+  void RemoveUnnamedCheckpoints();  // at Load: files no row names
   // Removes checkpoints no decision can need until `bytes` more fit within
   // the study's budget; false if they still do not.
   bool MakeRoom(int64_t bytes);
@@ -154,14 +154,14 @@ class StudyRun : public TrialOwner {
   int64_t max_concurrent_ = 0;  // 0: no limit
   bool draining_ = false;
   // Each piece of the study's state with its owner:
-  TrialTable table_;                        // the trials and their statuses
-  std::unique_ptr<Scheduler> scheduler_;    // the algorithm
-  TrialLogs logs_;                          // command trials' logs
-  StudyWrites writes_;                      // stamps, events, the first failed write
-  StudyCheckpointFiles checkpoint_files_;   // checkpoint files, their bytes, their removal
-  AckQueue acks_;                           // what runners are owed after the next commit
-  TrialPaces paces_;                        // the running trials' pace (Counts)
-  std::set<int64_t> progress_dirty_;        // trials whose progress the next commit writes
+  TrialTable table_;                       // the trials and their statuses
+  std::unique_ptr<Scheduler> scheduler_;   // the algorithm
+  TrialLogs logs_;                         // command trials' logs
+  StudyWrites writes_;                     // stamps, events, the first failed write
+  StudyCheckpointFiles checkpoint_files_;  // checkpoint files, their bytes, their removal
+  AckQueue acks_;                          // what runners are owed after the next commit
+  TrialPaces paces_;                       // the running trials' pace (Counts)
+  std::set<int64_t> progress_dirty_;       // trials whose progress the next commit writes
   // Rejected messages per kind (report, final, ...), for rate-limiting their rows.
   std::map<std::string, int64_t> rejected_;
   static constexpr int64_t kRejectedRowsInFull = 10;

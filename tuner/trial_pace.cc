@@ -21,8 +21,8 @@ std::optional<double> TrialPaces::LeftMs(int64_t trial_id, int64_t step, int64_t
   const Pace& p = it->second;
   const double per_step =
       static_cast<double>(p.last_ms - p.first_ms) / static_cast<double>(step - p.first_step);
-  return std::max(0.0, static_cast<double>(steps_left) * per_step -
-                           static_cast<double>(now_ms - p.last_ms));
+  return std::max(
+      0.0, static_cast<double>(steps_left) * per_step - static_cast<double>(now_ms - p.last_ms));
 }
 
 }  // namespace sweep

@@ -198,7 +198,7 @@ int Tuner::Run() {
     int64_t requeued = study_->Interrupt();
     if (w.ok())
       w = store.AddEvent(study_->id(), 0, "interrupted",
-                          std::to_string(requeued) + " running trials re-queued", WallSeconds());
+                         std::to_string(requeued) + " running trials re-queued", WallSeconds());
     if (w.ok()) w = store.SetStudyStatus(study_->id(), StudyStatus::kInterrupted, WallSeconds());
     if (w.ok()) w = study_->write_error();
     if (w.ok()) w = store.Commit();

@@ -27,9 +27,11 @@ TEST_F(WhyTest, ExplainsStatusLineageDecisionsAndEvents) {
     ASSERT_TRUE(st->AddDecision(a, 1, "continue", "top half at rung 0", 2.5).ok());
     ASSERT_TRUE(st->AddEvent(*id, a, "attempt_lost", "runner r1 went silent", 2.6).ok());
     ASSERT_TRUE(st->AddDecision(a, 3, "pause", "end of rung 1", 3.0).ok());
-    ASSERT_TRUE(st->FinishTrial(a, TrialStatus::kCompleted, 0.125, 9, "{\"value\": 0.125}", "", 4.0).ok());
+    ASSERT_TRUE(
+        st->FinishTrial(a, TrialStatus::kCompleted, 0.125, 9, "{\"value\": 0.125}", "", 4.0).ok());
     ASSERT_TRUE(st->MarkRunning(b, "r2", 2, 2, 4.0).ok());
-    ASSERT_TRUE(st->FinishTrial(b, TrialStatus::kFailed, std::nullopt, 4, "", "diverged", 5.0).ok());
+    ASSERT_TRUE(
+        st->FinishTrial(b, TrialStatus::kFailed, std::nullopt, 4, "", "diverged", 5.0).ok());
     ASSERT_TRUE(st->Commit().ok());
   }
   auto r = Reader::Open(db_);
@@ -78,9 +80,11 @@ TEST_F(WhyTest, TheSameExplanationAsJson) {
     ASSERT_TRUE(st->MarkRunning(a, "r1", 1, 1, 2.0).ok());
     ASSERT_TRUE(st->AddDecision(a, 3, "pause", "end of \"rung\" 1", 3.0).ok());
     ASSERT_TRUE(st->AddEvent(*id, a, "attempt_lost", "runner r1 went silent", 2.5).ok());
-    ASSERT_TRUE(st->FinishTrial(a, TrialStatus::kCompleted, 0.125, 9, "{\"value\": 0.125}", "", 4.0).ok());
+    ASSERT_TRUE(
+        st->FinishTrial(a, TrialStatus::kCompleted, 0.125, 9, "{\"value\": 0.125}", "", 4.0).ok());
     ASSERT_TRUE(st->MarkRunning(b, "r2", 2, 2, 4.0).ok());
-    ASSERT_TRUE(st->FinishTrial(b, TrialStatus::kFailed, std::nullopt, 4, "", "diverged", 5.0).ok());
+    ASSERT_TRUE(
+        st->FinishTrial(b, TrialStatus::kFailed, std::nullopt, 4, "", "diverged", 5.0).ok());
     ASSERT_TRUE(st->Commit().ok());
   }
   auto r = Reader::Open(db_);

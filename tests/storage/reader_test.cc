@@ -30,9 +30,11 @@ class ReaderTest : public StoreFixture {
     ASSERT_TRUE(st->AddEvent(study_id_, a_, "attempt_lost", "runner r1 went silent", 2.6).ok());
     ASSERT_TRUE(st->AddDecision(a_, 3, "pause", "end of rung 1", 3.0).ok());
     ASSERT_TRUE(st->AddEvent(study_id_, a_, "resumed", "from its checkpoint at step 3", 3.5).ok());
-    ASSERT_TRUE(st->FinishTrial(a_, TrialStatus::kCompleted, 0.125, 9, "{\"value\": 0.125}", "", 4.0).ok());
+    ASSERT_TRUE(
+        st->FinishTrial(a_, TrialStatus::kCompleted, 0.125, 9, "{\"value\": 0.125}", "", 4.0).ok());
     ASSERT_TRUE(st->MarkRunning(b_, "r2", 2, 2, 4.0).ok());
-    ASSERT_TRUE(st->FinishTrial(b_, TrialStatus::kFailed, std::nullopt, 4, "", "diverged", 5.0).ok());
+    ASSERT_TRUE(
+        st->FinishTrial(b_, TrialStatus::kFailed, std::nullopt, 4, "", "diverged", 5.0).ok());
     ASSERT_TRUE(st->Commit().ok());
   }
 

@@ -75,10 +75,11 @@ std::optional<pb::Envelope> TurnUntil(EventLoop& loop, ScriptedRunner& runner,
 pb::Study Study(const TempDir& dir, const std::string& name) {
   auto parsed = LoadStudyFile(dir.Write(
       name + ".yaml",
-      "name: " + name + "\nobjective: {metric: value, goal: minimize}\n"
-      "task: {synthetic: {function: branin, steps: 3}, stall_timeout_s: 1}\n"
-      "algorithm: {type: random, max_trials: 5}\nparameters:\n"
-      "  x1: {type: float, min: -5, max: 10}\n  x2: {type: float, min: 0, max: 15}\n"));
+      "name: " + name +
+          "\nobjective: {metric: value, goal: minimize}\n"
+          "task: {synthetic: {function: branin, steps: 3}, stall_timeout_s: 1}\n"
+          "algorithm: {type: random, max_trials: 5}\nparameters:\n"
+          "  x1: {type: float, min: -5, max: 10}\n  x2: {type: float, min: 0, max: 15}\n"));
   EXPECT_TRUE(parsed.ok()) << parsed.status().message();
   EXPECT_TRUE(ValidateStudy(&*parsed).ok());
   return parsed->study;
@@ -135,14 +136,19 @@ TEST(DispatcherTest, ARemovedStudysLateMessagesAreRecordedNowhereAndItsRunnerSer
   runner.Send(Final(assign->assign()));
   runner.Send(Final(assign->assign()));
   int reregisters = 0;
-  TurnUntil(loop, runner, [&](const pb::Envelope& e) {
-    reregisters += e.has_reregister();
-    return false;
-  }, 1500);
+  TurnUntil(
+      loop, runner,
+      [&](const pb::Envelope& e) {
+        reregisters += e.has_reregister();
+        return false;
+      },
+      1500);
   EXPECT_EQ(reregisters, 1) << "asked to register again once";
   // Nothing about them was written as the other study's.
-  EXPECT_EQ(e2e::QueryInt(db, "SELECT count(*) FROM events WHERE kind LIKE '%rejected' AND "
-                              "study_id=" + std::to_string((*b)->id())),
+  EXPECT_EQ(e2e::QueryInt(db,
+                          "SELECT count(*) FROM events WHERE kind LIKE '%rejected' AND "
+                          "study_id=" +
+                              std::to_string((*b)->id())),
             0);
   runner.Hello();
   auto next = TurnUntil(loop, runner, Is(pb::Envelope::kAssign), 5000);
@@ -154,12 +160,12 @@ TEST(DispatcherTest, ARemovedStudysLateMessagesAreRecordedNowhereAndItsRunnerSer
 TEST(DispatcherTest, ARunnerThatEndsATrialTakenBackAsHungIsAskedToRegisterAgain) {
   TempDir dir;
   const std::string db = dir.File("d.db");
-  auto parsed = LoadStudyFile(dir.Write(
-      "s.yaml",
-      "name: s\nobjective: {metric: value, goal: minimize}\n"
-      "task: {synthetic: {function: branin, steps: 3}, stall_timeout_s: 1}\n"
-      "algorithm: {type: random, max_trials: 5}\nparameters:\n"
-      "  x1: {type: float, min: -5, max: 10}\n  x2: {type: float, min: 0, max: 15}\n"));
+  auto parsed = LoadStudyFile(
+      dir.Write("s.yaml",
+                "name: s\nobjective: {metric: value, goal: minimize}\n"
+                "task: {synthetic: {function: branin, steps: 3}, stall_timeout_s: 1}\n"
+                "algorithm: {type: random, max_trials: 5}\nparameters:\n"
+                "  x1: {type: float, min: -5, max: 10}\n  x2: {type: float, min: 0, max: 15}\n"));
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   ASSERT_TRUE(ValidateStudy(&*parsed).ok());
   auto store = Store::Open(db);

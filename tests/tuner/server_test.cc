@@ -46,15 +46,18 @@ std::map<int64_t, std::string> Outcome(const std::string& db, const std::string&
   std::map<int64_t, std::string> out;
   const std::string of = "JOIN studies s ON s.id=t.study_id WHERE s.name='" + study + "'";
   for (const auto& r :
-       e2e::Query(db, "SELECT t.number, t.status, t.attempts, t.value, t.step, t.params FROM "
-                      "trials t " + of)) {
+       e2e::Query(db,
+                  "SELECT t.number, t.status, t.attempts, t.value, t.step, t.params FROM "
+                  "trials t " +
+                      of)) {
     std::string& line = out[std::get<int64_t>(r[0])];
     for (size_t i = 1; i < r.size(); ++i) line += e2e::CellText(r[i]) + " ";
   }
   for (const auto& r :
-       e2e::Query(db, "SELECT t.number, r.attempt, r.step, r.metric, r.value FROM reports r JOIN "
-                      "trials t ON t.id=r.trial_id " + of +
-                      " ORDER BY t.number, r.attempt, r.step, r.metric")) {
+       e2e::Query(db,
+                  "SELECT t.number, r.attempt, r.step, r.metric, r.value FROM reports r JOIN "
+                  "trials t ON t.id=r.trial_id " +
+                      of + " ORDER BY t.number, r.attempt, r.step, r.metric")) {
     std::string& line = out[std::get<int64_t>(r[0])];
     line += "|";
     for (size_t i = 1; i < r.size(); ++i) line += " " + e2e::CellText(r[i]);
@@ -91,9 +94,10 @@ TEST(ServerTest, AdmitsAStudyWhileOneRunsAndRemovesOneWithTrialsInFlight) {
     };
     // Both runners busy with the slow study's trials, each past a report.
     auto in_flight = [&] {
-      return QueryInt(db, "SELECT count(DISTINCT r.trial_id) FROM reports r JOIN trials t ON "
-                          "t.id=r.trial_id WHERE t.status='running' AND t.study_id=" +
-                              std::to_string(slow_id)) == 2;
+      return QueryInt(db,
+                      "SELECT count(DISTINCT r.trial_id) FROM reports r JOIN trials t ON "
+                      "t.id=r.trial_id WHERE t.status='running' AND t.study_id=" +
+                          std::to_string(slow_id)) == 2;
     };
     // From inside a turn, as a service's requests are handled: once both
     // runners are busy with the first study's trials, the second is
@@ -114,8 +118,10 @@ TEST(ServerTest, AdmitsAStudyWhileOneRunsAndRemovesOneWithTrialsInFlight) {
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='running' AND study_id=" +
                                std::to_string(slow_id)),
               0);
-    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='queued' AND "
-                           "attempt_open=1 AND study_id=" + std::to_string(slow_id)),
+    EXPECT_EQ(QueryInt(db,
+                       "SELECT count(*) FROM trials WHERE status='queued' AND "
+                       "attempt_open=1 AND study_id=" +
+                           std::to_string(slow_id)),
               2);
     ASSERT_TRUE(turn_until([&] { return s.Done(); }, 120000).ok());
     ASSERT_TRUE(s.loop().Flush().ok());
@@ -138,8 +144,8 @@ TEST(ServerTest, AdmitsAStudyWhileOneRunsAndRemovesOneWithTrialsInFlight) {
                           &out),
             0)
       << out;
-  for (auto [file, name] : {std::pair{"slow.yaml", "slow-curve"},
-                            std::pair{"fast.yaml", "fast-branin"}}) {
+  for (auto [file, name] :
+       {std::pair{"slow.yaml", "slow-curve"}, std::pair{"fast.yaml", "fast-branin"}}) {
     const std::string solo = dir.File(std::string(name) + ".db");
     ASSERT_EQ(e2e::RunSweep({"run", dir.File(file), "--db", solo, "--local-runners", "2",
                              "--progress", "plain"},
