@@ -15,6 +15,14 @@ int Error(const std::string& message) {
   return 1;
 }
 
+CLI::Option* AddTrialArgument(CLI::App* command, std::vector<std::string>* trial) {
+  return command
+      ->add_option("trial", *trial,
+                   "[STUDY] TRIAL: the trial's number (the study's name when there are several)")
+      ->required()
+      ->expected(1, 2);
+}
+
 CLI::Option* AddDbOption(CLI::App* command, std::string* db) {
   return command->add_option("--db", *db, "Results database")
       ->envname("SWEEP_DB")

@@ -45,6 +45,8 @@ int Error(const std::string& message);
 
 // --db FILE (or $SWEEP_DB): the results database every reader takes.
 CLI::Option* AddDbOption(CLI::App* command, std::string* db);
+// [STUDY] TRIAL (required): a trial named by its number (cli/trial_ref.h).
+CLI::Option* AddTrialArgument(CLI::App* command, std::vector<std::string>* trial);
 // --format, one of `choices` (the help says "table|csv|json").
 CLI::Option* AddFormatOption(CLI::App* command, std::string* format,
                              const std::vector<std::string>& choices);

@@ -99,10 +99,7 @@ class LogsCommand : public Command {
   CLI::App* Define(CLI::App* app) override {
     auto* c = app->add_subcommand("logs", "Print a command trial's log (its stdout and stderr)");
     AddDbOption(c, &db_);
-    c->add_option("trial", trial_,
-                  "[STUDY] TRIAL: the trial's number (the study's name when there are several)")
-        ->required()
-        ->expected(1, 2);
+    AddTrialArgument(c, &trial_);
     c->add_option("--attempt", attempt_, "Attempt (default: the latest)");
     c->add_flag("--follow,-f", follow_, "Keep printing while the attempt runs");
     return c;

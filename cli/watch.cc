@@ -58,14 +58,11 @@ Result<Snapshot> Read(Reader& reader, const std::string& db, const StudyRef& ref
   auto holder = DbLock::Holder(db);
   snap.state = ShownStudyStatus(it->status, !holder.ok() || holder->has_value());
   ProgressCounts& c = snap.counts;
-  using S = TrialStatus;
-  const TrialCounts& n = it->counts;
-  c.completed = n[S::kCompleted], c.failed = n[S::kFailed], c.stopped = n[S::kStopped];
-  c.running = n[S::kRunning], c.queued = n[S::kQueued], c.paused = n[S::kPaused];
+  c.SetStatuses(it->counts);
   c.best = it->best;
   c.planned = planned;
   if (c.running > 0) {
-    ASSIGN_OR_RETURN(auto running, reader.Trials(ref, S::kRunning, 0));
+    ASSIGN_OR_RETURN(auto running, reader.Trials(ref, TrialStatus::kRunning, 0));
     for (const TrialView& t : running) {
       int64_t step = t.step.value_or(0);
       if (!c.slowest_step || step < *c.slowest_step) c.slowest_step = step;

@@ -93,10 +93,7 @@ class WhyCommand : public Command {
   CLI::App* Define(CLI::App* app) override {
     auto* c = app->add_subcommand("why", "Explain the decisions taken on a trial");
     AddDbOption(c, &db_);
-    c->add_option("trial", trial_,
-                  "[STUDY] TRIAL: the trial's number (the study's name when there are several)")
-        ->required()
-        ->expected(1, 2);
+    AddTrialArgument(c, &trial_);
     AddFormatOption(c, &format_, {"table", "json"});
     return c;
   }

@@ -313,12 +313,19 @@ Dispatcher::Lease* Dispatcher::CheckLease(const std::string& id, int64_t trial_i
                                            : "the trial is not running on this runner";
   if (TrialOwner* owner = found ? found : RecordKeeper(trial_id))
     owner->OnRejected(trial_id, what, "from runner '" + Printable(id) + "': " + reason);
+  QueueReject(id, trial_id, lease, reason);
+  return nullptr;
+}
+
+void Dispatcher::QueueReject(const std::string& id, int64_t trial_id, uint64_t lease,
+                             const std::string& reason) {
   pb::Envelope env;
   env.mutable_reject()->set_trial_id(trial_id);
   env.mutable_reject()->set_lease(lease);
   env.mutable_reject()->set_reason(reason);
+  // Queued, not sent now: after whatever the runner was promised about the
+  // trial by commits still to become durable.
   Queue(id, std::move(env));
-  return nullptr;
 }
 
 TrialOwner* Dispatcher::RecordKeeper(int64_t trial_id) const {
@@ -348,11 +355,7 @@ void Dispatcher::DropStudy(int64_t study_id, const std::string& reason) {
     } else {
       // Queued behind another (the runner drops it from its queue), or at
       // a runner already lost.
-      pb::Envelope env;
-      env.mutable_reject()->set_trial_id(trial_id);
-      env.mutable_reject()->set_lease(l.lease);
-      env.mutable_reject()->set_reason(reason);
-      Queue(l.runner, std::move(env));
+      QueueReject(l.runner, trial_id, l.lease, reason);
     }
     leases_.erase(trial_id);
     if (r == runners_.end()) continue;
@@ -364,13 +367,7 @@ void Dispatcher::DropStudy(int64_t study_id, const std::string& reason) {
 
 void Dispatcher::TakeBack(const std::string& id, Runner* r, int64_t trial_id, uint64_t lease,
                           const std::string& reason) {
-  pb::Envelope env;
-  env.mutable_reject()->set_trial_id(trial_id);
-  env.mutable_reject()->set_lease(lease);
-  env.mutable_reject()->set_reason(reason);
-  // Queued, not sent now: after whatever the runner was promised about the
-  // trial by commits still to become durable.
-  Queue(id, std::move(env));
+  QueueReject(id, trial_id, lease, reason);
   r->ready = false;  // it says Hello once its worker has stopped
   r->taken_back = lease;
 }

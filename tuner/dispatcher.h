@@ -199,6 +199,9 @@ class Dispatcher {
   // every runner's and lease's clock.
   void Forgive(int64_t gap_ms);
   size_t QueueDepth(const Runner& r, TrialOwner* owner) const;
+  // Queues a Reject: the runner drops the trial held under `lease`.
+  void QueueReject(const std::string& id, int64_t trial_id, uint64_t lease,
+                   const std::string& reason);
   // Rejects the trial `r` runs (lease `lease`) and marks it not ready until
   // it says Hello (it drops the trial, and those queued behind it).
   void TakeBack(const std::string& id, Runner* r, int64_t trial_id, uint64_t lease,

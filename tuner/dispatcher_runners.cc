@@ -69,11 +69,7 @@ void Dispatcher::HandleHello(const std::string& id, const std::string& key,
       running_refused = running_refused || !h.finished();
       if (h.finished() && l == leases_.end()) {
         // Most likely its Final was committed and only the Ack was lost.
-        pb::Envelope env;
-        env.mutable_reject()->set_trial_id(h.trial_id());
-        env.mutable_reject()->set_lease(h.lease());
-        env.mutable_reject()->set_reason("the trial has ended");
-        Queue(id, std::move(env));
+        QueueReject(id, h.trial_id(), h.lease(), "the trial has ended");
       } else {
         CheckLease(id, h.trial_id(), h.lease(), "reattach");
       }

@@ -49,13 +49,9 @@ Status EventLoop::RemovePending() {
   RETURN_IF_ERROR(store_->Begin());
   for (int64_t id : removing) {
     StudyRun* s = Find(id);
-    const int64_t requeued = s->Interrupt("its study was removed from the running tuner");
+    s->Suspend("removed", "its study was removed from the running tuner");
     s->set_draining(true);
-    RETURN_IF_ERROR(store_->AddEvent(
-        id, 0, "removed",
-        std::to_string(requeued) + " running trials re-queued; it resumes where it stopped",
-        WallSeconds()));
-    RETURN_IF_ERROR(store_->SetStudyStatus(id, StudyStatus::kInterrupted, WallSeconds()));
+    RETURN_IF_ERROR(s->write_error());
     dispatcher_->DropStudy(id, "study '" + s->study().name() + "' was removed from this tuner");
   }
   // Its acks and its files' deletions wait for this commit like any, so

@@ -7,10 +7,18 @@
 #include <optional>
 #include <string>
 
+#include "common/trial_status.h"
+
 namespace sweep {
 
 struct ProgressCounts {
   int64_t completed = 0, failed = 0, stopped = 0, running = 0, queued = 0, paused = 0;
+  // The six above from the counts per status.
+  void SetStatuses(const TrialCounts& n) {
+    using S = TrialStatus;
+    completed = n[S::kCompleted], failed = n[S::kFailed], stopped = n[S::kStopped];
+    running = n[S::kRunning], queued = n[S::kQueued], paused = n[S::kPaused];
+  }
   std::optional<int64_t> planned;
   std::optional<double> best;
   int runners = -1;  // -1: not known (sweep watch reads a database)

@@ -88,4 +88,11 @@ int64_t StudyRun::Interrupt(const std::string& cause) {
   return requeued;
 }
 
+int64_t StudyRun::Suspend(const std::string& kind, const std::string& cause) {
+  const int64_t requeued = Interrupt(cause);
+  Event(0, kind, std::to_string(requeued) + " running trials re-queued");
+  Write(store_->SetStudyStatus(study_id_, StudyStatus::kInterrupted, Stamp()));
+  return requeued;
+}
+
 }  // namespace sweep

@@ -27,12 +27,8 @@ std::optional<int64_t> MustReach(const Trial& t, const Scheduler& scheduler, int
 
 ProgressCounts StudyRun::Counts() const {
   ProgressCounts c;
-  c.completed = table_.Count(TrialStatus::kCompleted);
-  c.failed = table_.Count(TrialStatus::kFailed);
-  c.stopped = table_.Count(TrialStatus::kStopped);
-  c.running = table_.Count(TrialStatus::kRunning);
-  c.queued = static_cast<int64_t>(table_.queued());
-  c.paused = table_.Count(TrialStatus::kPaused);
+  c.SetStatuses(table_.Counts());
+  c.queued = static_cast<int64_t>(table_.queued());  // those waiting in the queue
   c.planned = scheduler_->Planned();
   if (const Trial* b = table_.best()) c.best = b->value;
   const int64_t task_steps = TaskResource(study_.task());

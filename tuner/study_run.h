@@ -66,6 +66,11 @@ class StudyRun : public TrialOwner {
   // one is ignored here, since the trial no longer runs under it.
   // `cause` ends each trial's event: why its run stopped.
   int64_t Interrupt(const std::string& cause = "the tuner stopped");
+  // The study stops running here (Ctrl-C, or removed from a running
+  // server): Interrupt(cause), a study event of `kind` saying how many
+  // trials were re-queued, and the study stored as interrupted (writes
+  // only; the caller commits). Returns how many.
+  int64_t Suspend(const std::string& kind, const std::string& cause);
   // When nothing new should start (Ctrl-C): NextAssign returns nothing.
   void set_draining(bool draining) { draining_ = draining; }
 

@@ -195,11 +195,7 @@ int Tuner::Run() {
     // otherwise.
     Status w = server_->loop().Flush();
     if (w.ok()) w = store.Begin();
-    int64_t requeued = study_->Interrupt();
-    if (w.ok())
-      w = store.AddEvent(study_->id(), 0, "interrupted",
-                         std::to_string(requeued) + " running trials re-queued", WallSeconds());
-    if (w.ok()) w = store.SetStudyStatus(study_->id(), StudyStatus::kInterrupted, WallSeconds());
+    const int64_t requeued = study_->Suspend("interrupted", "the tuner stopped");
     if (w.ok()) w = study_->write_error();
     if (w.ok()) w = store.Commit();
     shutdown("the tuner was interrupted");
