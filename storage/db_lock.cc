@@ -1,13 +1,15 @@
-// The exclusive lock file beside a results database.
+// The one-writer lock on a results database file (see db_lock.h).
 #include "storage/db_lock.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 
 #include "common/posix_error.h"
 
@@ -15,16 +17,62 @@ namespace sweep {
 
 namespace {
 
-// The pid the holder wrote, or "" while it is still writing it.
-std::string ReadPid(int fd) {
-  char buf[32];
-  ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-  if (n <= 0) return "";
-  std::string s(buf, static_cast<size_t>(n));
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  for (char c : s)
-    if (c < '0' || c > '9') return "";
-  return s;
+// The lock's byte, far beyond SQLite's (its lock bytes sit at 1 GiB), and
+// the bytes after it, one of which the holder locks at its pid's offset.
+constexpr off_t kLockByte = off_t{1} << 62;
+constexpr off_t kPidSpan = off_t{1} << 23;  // above Linux's largest pid_max (2^22)
+
+// F_OFD_GETLK/F_OFD_SETLK on [start, start + len): 0, or an errno.
+int OfdLock(int fd, int cmd, short type, off_t start, off_t len, struct flock* out = nullptr) {
+  struct flock fl = {};
+  fl.l_type = type;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = start;
+  fl.l_len = len;
+  fl.l_pid = 0;  // required by the OFD commands
+  while (fcntl(fd, cmd, &fl) != 0) {
+    if (errno != EINTR) return errno;
+  }
+  if (out) *out = fl;
+  return 0;
+}
+
+// The pid whose byte a holder locked, if it has locked it yet; else 0.
+int64_t HolderPid(int fd) {
+  struct flock fl = {};
+  if (OfdLock(fd, F_OFD_GETLK, F_WRLCK, kLockByte + 1, kPidSpan, &fl) != 0) return 0;
+  if (fl.l_type == F_UNLCK) return 0;
+  return static_cast<int64_t>(fl.l_start - kLockByte - 1);
+}
+
+// Opens the database file for the lock, making it (empty) if missing.
+Result<int> OpenForLock(const std::string& db_path) {
+  for (int tries = 0;; ++tries) {
+    int fd = open(db_path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd >= 0 || errno != ENOENT) {
+      if (fd >= 0) return fd;
+      break;
+    }
+    // SQLite would make it with these permissions (less the umask).
+    fd = open(db_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST || tries > 3) break;  // made by another in between: open it
+  }
+  int err = errno;
+  size_t slash = db_path.rfind('/');
+  std::string folder = slash == std::string::npos ? "." : db_path.substr(0, slash + 1);
+  if (err == ENOENT) {
+    return Status::NotFound("--db " + db_path + ": the folder " + folder +
+                            " does not exist; create it (mkdir -p) or pick another --db");
+  }
+  if (err == EACCES || err == EROFS) {
+    // kFailedPrecondition, as before: the folder forbids it, the user picks another.
+    return Status::FailedPrecondition(
+        PosixError("--db " + db_path + ": cannot write the database or create files in " + folder,
+                   err, "pick a folder you can write, e.g. --db $HOME/sweep.db")
+            .message());
+  }
+  return PosixError("open", db_path, err);
 }
 
 }  // namespace
@@ -40,89 +88,67 @@ DbLock& DbLock::operator=(DbLock&& o) noexcept {
 }
 
 DbLock::~DbLock() {
-  // Closing the descriptor releases the flock.
+  // Closing the descriptor releases the locks (the Store's connection has
+  // closed by now: see db_lock.h).
   if (fd_ >= 0) close(fd_);
 }
 
 Result<DbLock> DbLock::Acquire(const std::string& db_path) {
   DbLock lock;
-  lock.path_ = db_path + ".lock";
-  // O_NOFOLLOW: a symlink planted at the lock's name is refused, not followed.
-  lock.fd_ = open(lock.path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (lock.fd_ < 0) {
-    int err = errno;
-    if (err == ELOOP)
-      return Status::FailedPrecondition(lock.path_ + ": is a symbolic link; refusing to use it");
-    // The database and its lock file live in the same folder: name it.
-    size_t slash = db_path.rfind('/');
-    std::string folder = slash == std::string::npos ? "." : db_path.substr(0, slash + 1);
-    if (err == ENOENT) {
-      return Status::NotFound("--db " + db_path + ": the folder " + folder +
-                              " does not exist; create it (mkdir -p) or pick another --db");
-    }
-    if (err == EACCES || err == EROFS) {
-      // kFailedPrecondition, as before: the folder forbids it, the user picks another.
-      return Status::FailedPrecondition(
-          PosixError("--db " + db_path + ": cannot create files in " + folder +
-                         ", where the database and its lock file go",
-                     err, "pick a folder you can write, e.g. --db $HOME/sweep.db")
-              .message());
-    }
-    return PosixError("open lock file", lock.path_, err);
-  }
+  lock.path_ = db_path;
+  ASSIGN_OR_RETURN(lock.fd_, OpenForLock(db_path));
   struct stat st;
-  if (fstat(lock.fd_, &st) != 0) return PosixError("fstat", lock.path_, errno);
+  if (fstat(lock.fd_, &st) != 0) return PosixError("fstat", db_path, errno);
   if (!S_ISREG(st.st_mode))
-    return Status::FailedPrecondition(lock.path_ + ": is not a regular file");
-  // Readers that ask who holds the lock (`sweep studies`, the dashboard)
-  // take it shared for a few microseconds: a tuner starting in that moment
-  // tries again for up to 100 ms before it says another one holds it.
-  for (int tries = 0; flock(lock.fd_, LOCK_EX | LOCK_NB) != 0;) {
-    int err = errno;
-    if (err == EINTR) continue;
-    if (err == EWOULDBLOCK && ++tries < 50) {
-      usleep(2000);
-      continue;
-    }
-    if (err == EWOULDBLOCK) {
-      std::string pid = ReadPid(lock.fd_);
-      return Status::Unavailable(
-          db_path + ": in use by another sweep run (pid " + (pid.empty() ? "unknown" : pid) +
-          ", holding " + lock.path_ +
-          "); only one tuner may write a database: wait for it to finish, stop it, or use "
-          "another --db");
-    }
-    return PosixError("flock", lock.path_, err);
+    return Status::FailedPrecondition("--db " + db_path + ": is not a regular file");
+  int err = OfdLock(lock.fd_, F_OFD_SETLK, F_WRLCK, kLockByte, 1);
+  if (err == EAGAIN || err == EACCES) {
+    int64_t pid = HolderPid(lock.fd_);
+    return Status::Unavailable(
+        db_path + ": in use by another sweep run (pid " +
+        (pid > 0 ? std::to_string(pid) : std::string("unknown")) +
+        ", which holds the lock on this file under whatever name it opened it); only one tuner "
+        "may write a database: wait for it to finish, stop it, or use another --db");
   }
-  std::string pid = std::to_string(getpid()) + "\n";
-  if (ftruncate(lock.fd_, 0) != 0) return PosixError("ftruncate", lock.path_, errno);
-  if (pwrite(lock.fd_, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size()))
-    return PosixError("write", lock.path_, errno);
+  if (err != 0) return PosixError("lock", db_path, err);
+  const off_t pid = static_cast<off_t>(getpid());
+  if (pid <= 0 || pid >= kPidSpan) return Status::Internal("pid out of range: " + std::to_string(pid));
+  err = OfdLock(lock.fd_, F_OFD_SETLK, F_WRLCK, kLockByte + 1 + pid, 1);
+  if (err != 0) return PosixError("lock", db_path, err);
   return lock;
 }
 
 Result<std::optional<int64_t>> DbLock::Holder(const std::string& db_path) {
-  std::string path = db_path + ".lock";
-  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (stat(db_path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return std::optional<int64_t>();
+    return PosixError("stat", db_path, errno);
+  }
+  // One descriptor per file, kept open: closing it would drop the locks
+  // this process's own SQLite connections hold on the file (db_lock.h).
+  static std::mutex mu;
+  static std::map<std::pair<dev_t, ino_t>, int> fds;
+  constexpr size_t kMaxKept = 16;
+  std::lock_guard<std::mutex> guard(mu);
+  auto key = std::make_pair(st.st_dev, st.st_ino);
+  auto it = fds.find(key);
+  int fd = it == fds.end() ? open(db_path.c_str(), O_RDONLY | O_CLOEXEC) : it->second;
   if (fd < 0) {
     if (errno == ENOENT) return std::optional<int64_t>();
-    return PosixError("open lock file", path, errno);
+    return PosixError("open", db_path, errno);
   }
-  std::optional<int64_t> holder;
-  while (flock(fd, LOCK_SH | LOCK_NB) != 0) {
-    int err = errno;
-    if (err == EINTR) continue;
-    if (err != EWOULDBLOCK) {
-      close(fd);
-      return PosixError("flock", path, err);
-    }
-    std::string pid = ReadPid(fd);
-    close(fd);
-    if (pid.empty()) return Status::Unavailable(path + ": held by a tuner that is still starting");
-    return std::optional<int64_t>(std::stoll(pid));
-  }
-  close(fd);  // free: releases the shared lock at once
-  return holder;
+  // Beyond a few databases a probe's descriptor is closed again: only a
+  // process that reads that many at once (none of ours) risks its locks.
+  const bool keep = it != fds.end() || fds.size() < kMaxKept;
+  if (it == fds.end() && keep) fds.emplace(key, fd);
+  struct flock fl = {};
+  int err = OfdLock(fd, F_OFD_GETLK, F_WRLCK, kLockByte, 1, &fl);
+  int64_t pid = err == 0 && fl.l_type != F_UNLCK ? HolderPid(fd) : 0;
+  if (!keep) close(fd);
+  if (err != 0) return PosixError("lock query", db_path, err);
+  if (fl.l_type == F_UNLCK) return std::optional<int64_t>();
+  if (pid <= 0) return Status::Unavailable(db_path + ": held by a tuner that is still starting");
+  return std::optional<int64_t>(pid);
 }
 
 }  // namespace sweep

@@ -1,9 +1,15 @@
-// The one-writer lock on a results database: an exclusive flock on
-// `<db>.lock`, held for the life of the Store, with the holder's pid written
-// into the file so that a second tuner can say who holds it. The kernel drops
-// the lock when the process dies (kill -9 included), so a stale file never
-// blocks. The file itself is left in place: removing it would let two
-// processes lock two different inodes.
+// The one-writer lock on a results database: a lock on the database file
+// itself (its inode), so that a second tuner is refused whatever path names
+// the file (a symbolic link, a hard link, `./`). It is an open-file-description
+// lock (fcntl F_OFD_SETLK) on bytes far beyond any SQLite uses, so it never
+// meets SQLite's own byte locks; the holder's pid is the offset of a second
+// locked byte, so that anyone can ask who holds it without a side file. The
+// kernel drops both when the process dies (kill -9 included).
+//
+// POSIX drops a process's fcntl locks on a file when any descriptor of that
+// file closes, SQLite's included: so the holder closes its descriptor only
+// after its SQLite connection closed, and Holder() keeps the descriptors it
+// opens for the life of the process (a few databases at most).
 // REQUIRES: external synchronization.
 #pragma once
 
@@ -24,12 +30,12 @@ class DbLock {
   DbLock& operator=(DbLock&& o) noexcept;
   ~DbLock();
 
-  // Locks `db_path + ".lock"` without waiting. Held by another process (or
-  // another Store in this one): kUnavailable naming the holder's pid.
+  // Locks the database file `db_path` (made empty if missing, as SQLite
+  // would) without waiting. Held by another process (or another Store in
+  // this one), through any path: kUnavailable naming the holder's pid.
   static Result<DbLock> Acquire(const std::string& db_path);
   // The pid of the process holding `db_path`'s lock (a running tuner), or
-  // nullopt when none does. Only looks: the lock is taken shared for a
-  // moment, never written.
+  // nullopt when none does (or there is no such file). Only looks.
   static Result<std::optional<int64_t>> Holder(const std::string& db_path);
   bool held() const { return fd_ >= 0; }
   const std::string& path() const { return path_; }

@@ -10,12 +10,16 @@
 
 namespace sweep {
 
-Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
+Result<std::unique_ptr<Store>> Store::Open(const std::string& path, DbLock held) {
   std::unique_ptr<Store> s(new Store());
   s->path_ = path;
   // The lock comes first: a second tuner is refused before it reads or
   // writes anything.
-  ASSIGN_OR_RETURN(s->lock_, DbLock::Acquire(path));
+  if (held.held()) {
+    s->lock_ = std::move(held);
+  } else {
+    ASSIGN_OR_RETURN(s->lock_, DbLock::Acquire(path));
+  }
   struct stat before;
   const bool created = stat(path.c_str(), &before) != 0 || before.st_size == 0;
   ASSIGN_OR_RETURN(s->db_, Connection::Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));

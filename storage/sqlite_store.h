@@ -52,7 +52,9 @@ class Store {
   // its lock (storage/db_lock.h) until the Store is destroyed: a database
   // another Store holds is kUnavailable, naming that process. A file that is
   // not a sweep database is refused before anything is written to it.
-  static Result<std::unique_ptr<Store>> Open(const std::string& path);
+  // `held`: the database's lock, when the caller took it already (else
+  // it is taken here).
+  static Result<std::unique_ptr<Store>> Open(const std::string& path, DbLock held = DbLock());
 
   // A study as stored: its id and spec, the spec's defaults resolved.
   struct StoredStudy {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 #include "common/clock.h"
 #include "common/curve_keys.h"
@@ -58,9 +59,8 @@ Server::~Server() {
 
 Status Server::Setup() {
   // A database another tuner holds (or a --db that cannot be written) is
-  // refused before any runner starts. The Store's lock, taken below, is the
-  // one that decides; this one is let go at once.
-  RETURN_IF_ERROR(DbLock::Acquire(o_.db_path).status());
+  // refused before any runner starts; the Store takes this lock over.
+  ASSIGN_OR_RETURN(DbLock lock, DbLock::Acquire(o_.db_path));
   DispatcherOptions d;
   d.bind = o_.bind;
   d.heartbeat_ms = o_.heartbeat_ms;
@@ -86,7 +86,7 @@ Status Server::Setup() {
   if (!private_dir_.empty()) StartLocalRunners(d.private_bind);
   // The database before the bind: its lock refuses a second tuner before
   // that one can take over the first one's endpoint (an ipc:// file).
-  ASSIGN_OR_RETURN(store_, Store::Open(o_.db_path));
+  ASSIGN_OR_RETURN(store_, Store::Open(o_.db_path, std::move(lock)));
   ASSIGN_OR_RETURN(dispatcher_, Dispatcher::Listen(d));
   for (const auto& k : allowed) dispatcher_->AllowKey(k);
   if (d.curve) server_public_key_ = d.curve->public_key;

@@ -47,20 +47,24 @@ TEST_F(LockTest, ASecondStoreIsRefusedWithTheHoldersPid) {
   ASSERT_TRUE(again.ok()) << again.status().message();
 }
 
-TEST_F(LockTest, APeekAtTheHolderDoesNotMakeAStartingTunerFail) {
-  // `sweep studies` and the dashboard learn who holds the lock by taking it
-  // shared for a moment; a tuner that starts in that moment must wait it out.
-  { std::ofstream(db_ + ".lock") << ""; }
-  int fd = open((db_ + ".lock").c_str(), O_RDONLY);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(flock(fd, LOCK_SH | LOCK_NB), 0);
-  std::thread release([fd] {
-    usleep(20000);
-    close(fd);
-  });
+TEST_F(LockTest, AskingWhoHoldsItNeitherTakesNorBlocksIt) {
+  // `sweep studies`, `watch` and `stop` ask; a tuner starting meanwhile
+  // must not fail, and a free database reads as free.
+  auto none = DbLock::Holder(db_);
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_FALSE(none->has_value()) << "no file: nobody holds it";
   auto lock = DbLock::Acquire(db_);
-  release.join();
-  EXPECT_TRUE(lock.ok()) << lock.status().message();
+  ASSERT_TRUE(lock.ok()) << lock.status().message();
+  auto holder = DbLock::Holder(db_);
+  ASSERT_TRUE(holder.ok()) << holder.status().message();
+  ASSERT_TRUE(holder->has_value());
+  EXPECT_EQ(**holder, getpid());
+  *lock = DbLock();
+  auto free = DbLock::Holder(db_);
+  ASSERT_TRUE(free.ok()) << free.status().message();
+  EXPECT_FALSE(free->has_value());
+  auto again = DbLock::Acquire(db_);
+  EXPECT_TRUE(again.ok()) << again.status().message();
 }
 
 TEST_F(LockTest, TheLockDiesWithItsProcess) {
@@ -84,24 +88,46 @@ TEST_F(LockTest, TheLockDiesWithItsProcess) {
   EXPECT_NE(refused.status().message().find("(pid " + std::to_string(child) + ","),
             std::string::npos)
       << refused.status().message();
-  EXPECT_FALSE(fs::exists(db_)) << "a refused Store created the database";
+  // The holder made the file; the refused Store wrote nothing to it.
+  EXPECT_EQ(FileBytes(db_), "") << "a refused Store wrote to the database";
+  EXPECT_FALSE(fs::exists(db_ + "-wal"));
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
-  // The lock file stays, but no longer blocks anyone.
-  ASSERT_TRUE(fs::exists(db_ + ".lock"));
+  // The kernel dropped it with the process: nothing stale blocks anyone.
   auto s = Store::Open(db_);
   ASSERT_TRUE(s.ok()) << s.status().message();
-  EXPECT_EQ(FileBytes(db_ + ".lock"), std::to_string(getpid()) + "\n");
+  auto holder = DbLock::Holder(db_);
+  ASSERT_TRUE(holder.ok() && holder->has_value());
+  EXPECT_EQ(**holder, getpid());
 }
 
-TEST_F(LockTest, ASymlinkAtTheLockNameIsRefused) {
-  std::string victim = (dir_ / "victim").string();
-  std::ofstream(victim) << "precious";
-  fs::create_symlink(victim, db_ + ".lock");
+TEST_F(LockTest, AnotherNameForTheSameFileIsRefusedToo) {
+  // The lock is the file's (its inode's), not its name's: a symbolic link
+  // or a hard link to a held database is refused, naming the holder.
+  auto first = Store::Open(db_);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  const std::string sym = (dir_ / "alias-sym.db").string();
+  const std::string hard = (dir_ / "alias-hard.db").string();
+  fs::create_symlink(db_, sym);
+  fs::create_hard_link(db_, hard);
+  for (const std::string& alias : {sym, hard, (dir_ / "." / "r.db").string()}) {
+    auto second = Store::Open(alias);
+    ASSERT_FALSE(second.ok()) << alias;
+    EXPECT_EQ(second.status().code(), StatusCode::kUnavailable) << alias;
+    EXPECT_NE(second.status().message().find("(pid " + std::to_string(getpid()) + ","),
+              std::string::npos)
+        << second.status().message();
+    auto holder = DbLock::Holder(alias);
+    ASSERT_TRUE(holder.ok() && holder->has_value()) << alias;
+    EXPECT_EQ(**holder, getpid());
+  }
+  EXPECT_FALSE(fs::exists(hard + "-wal")) << "the refused alias opened a journal of its own";
+}
+
+TEST_F(LockTest, AFolderAtTheDatabasesNameIsRefused) {
+  fs::create_directory(db_);
   auto s = Store::Open(db_);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.status().message().find("symbolic link"), std::string::npos) << s.status().message();
-  EXPECT_EQ(FileBytes(victim), "precious");
 }
 
 TEST_F(LockTest, AForeignDatabaseIsRefusedBeforeAnythingIsWritten) {
