@@ -23,6 +23,11 @@ inline constexpr size_t kMaxMessageBytes = 128 << 20;
 // kLivenessBeats missed beats. Any message counts as a beat.
 inline constexpr int kHeartbeatMs = 1000;
 inline constexpr int kLivenessBeats = 5;
+// ProtocolError reasons after which a runner tries again later instead of
+// exiting: the tuner holds as many connections as it may; or (without
+// keys) a live connection already has this runner's name.
+inline constexpr char kTooManyConnections[] = "too many connections";
+inline constexpr char kNameInUse[] = "runner name in use by a live connection";
 
 std::string EncodeEnvelope(pb::Envelope* env);
 Result<pb::Envelope> DecodeEnvelope(const void* data, size_t size);

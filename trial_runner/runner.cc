@@ -396,9 +396,10 @@ class Runner {
         exit_code_ = 0;
         break;
       case pb::Envelope::kError:
-        if (env.error().reason() == "too many connections") {
-          // The tuner holds as many as it may (--max-connections): try later.
-          LOG_WARN << "the tuner refused this runner: it holds too many connections";
+        if (env.error().reason() == kTooManyConnections || env.error().reason() == kNameInUse) {
+          // The tuner holds as many as it may (--max-connections), or its
+          // connection under this name is still alive: try later.
+          LOG_WARN << "the tuner refused this runner for now: " << env.error().reason();
           reconnect_now_ = true;
           break;
         }

@@ -184,6 +184,8 @@ class Dispatcher {
   Status Bind();
   void Handle(const std::string& id, const std::string& key, const void* data, size_t size);
   void HandleHello(const std::string& id, const std::string& key, const pb::Hello& hello);
+  // Whether `hello` holds a valid lease of a trial at one of `holders`.
+  bool ProvesAny(const pb::Hello& hello, const std::vector<std::string>& holders) const;
   // The lease of a trial message, if it is valid and from its holder; else
   // rejects the message (Reject to the runner, OnRejected to the owner).
   // `owner` (when given) gets the lease's owner, looked up once.

@@ -6,6 +6,7 @@
 #include "common/clock.h"
 #include "common/json.h"
 #include "common/log.h"
+#include "common/wire.h"
 #include "tuner/dispatcher.h"
 
 namespace sweep {
@@ -14,6 +15,16 @@ void Dispatcher::Forgive(int64_t gap_ms) {
   if (gap_ms <= o_.heartbeat_ms) return;
   for (auto& [id, r] : runners_) r.last_seen_ms += gap_ms;
   for (auto& [id, l] : leases_) l.progress_ms += gap_ms;
+}
+
+bool Dispatcher::ProvesAny(const pb::Hello& hello, const std::vector<std::string>& holders) const {
+  for (const auto& h : hello.held()) {
+    auto l = leases_.find(h.trial_id());
+    if (l != leases_.end() && l->second.lease == h.lease() &&
+        std::count(holders.begin(), holders.end(), l->second.runner))
+      return true;
+  }
+  return false;
 }
 
 void Dispatcher::HandleHello(const std::string& id, const std::string& key,
@@ -25,6 +36,22 @@ void Dispatcher::HandleHello(const std::string& id, const std::string& key,
   std::vector<std::string> stale;
   for (auto& [rid, r] : runners_) {
     if (rid != id && r.name == name && r.key == key) stale.push_back(rid);
+  }
+  // Without a key (--insecure, or the private socket) a name proves
+  // nothing: a connection takes over a name only from one that went quiet,
+  // or with a lease that connection holds (only the runner knows them).
+  // Otherwise any peer saying Hello{runner: "local-0"} would keep kicking
+  // the real local-0 off its trials.
+  if (key.empty() && !stale.empty() && !runners_.count(id) && !ProvesAny(hello, stale) &&
+      std::any_of(stale.begin(), stale.end(), [&](const std::string& rid) {
+        return NowMs() - runners_.at(rid).last_seen_ms <= 2 * o_.heartbeat_ms;
+      })) {
+    LOG_WARN << "refused a connection saying it is runner '" << Printable(name)
+             << "': a live connection has that name, and without keys a name proves nothing";
+    pb::Envelope err;
+    err.mutable_error()->set_reason(kNameInUse);
+    SendNow(id, &err);
+    return;
   }
   if (!runners_.count(id) && !key.empty() &&
       std::count_if(runners_.begin(), runners_.end(),
@@ -42,7 +69,7 @@ void Dispatcher::HandleHello(const std::string& id, const std::string& key,
     // Without CURVE nobody vets a handshake: the cap applies at Hello.
     connections_->Refused();
     pb::Envelope err;
-    err.mutable_error()->set_reason("too many connections");
+    err.mutable_error()->set_reason(kTooManyConnections);
     SendNow(id, &err);
     return;
   }

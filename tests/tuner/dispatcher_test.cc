@@ -21,12 +21,12 @@ using e2e::TempDir;
 // A runner that says only what the test tells it to.
 class ScriptedRunner {
  public:
-  explicit ScriptedRunner(const std::string& endpoint) {
+  explicit ScriptedRunner(const std::string& endpoint, const std::string& routing_id = "scripted") {
     ctx_ = zmq_ctx_new();
     sock_ = zmq_socket(ctx_, ZMQ_DEALER);
     int linger = 0;
     zmq_setsockopt(sock_, ZMQ_LINGER, &linger, sizeof linger);
-    zmq_setsockopt(sock_, ZMQ_ROUTING_ID, "scripted", 8);
+    zmq_setsockopt(sock_, ZMQ_ROUTING_ID, routing_id.data(), routing_id.size());
     EXPECT_EQ(zmq_connect(sock_, endpoint.c_str()), 0);
   }
   ~ScriptedRunner() {
@@ -37,10 +37,16 @@ class ScriptedRunner {
     std::string bytes = EncodeEnvelope(&env);
     ASSERT_EQ(zmq_send(sock_, bytes.data(), bytes.size(), 0), static_cast<int>(bytes.size()));
   }
-  void Hello() {
+  // Hello as runner "scripted", holding `held` (trial id, lease) if given.
+  void Hello(std::optional<std::pair<int64_t, uint64_t>> held = std::nullopt) {
     pb::Envelope env;
     env.mutable_hello()->set_runner("scripted");
     env.mutable_hello()->set_pid(1);
+    if (held) {
+      pb::HeldTrial* h = env.mutable_hello()->add_held();
+      h->set_trial_id(held->first);
+      h->set_lease(held->second);
+    }
     Send(std::move(env));
   }
   // The next message that is not a heartbeat, if one came.
@@ -207,6 +213,70 @@ TEST(DispatcherTest, ARunnerThatEndsATrialTakenBackAsHungIsAskedToRegisterAgain)
       << "the runner was left idle, taking no more work";
   runner.Hello();
   EXPECT_TRUE(TurnUntil(loop, runner, is(pb::Envelope::kAssign), 5000));
+  (*d)->Shutdown("done");
+}
+
+TEST(DispatcherTest, WithoutKeysANameIsNotTakenFromALiveConnection) {
+  // Issue 41: under --insecure a peer that said Hello{runner: "local-0"}
+  // once a second kicked the real local-0 off its trial each time. Now a
+  // live connection keeps its name; its own reconnect (holding its lease)
+  // still takes the name over at once.
+  TempDir dir;
+  const std::string db = dir.File("d.db");
+  auto store = Store::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto study = StudyRun::Open(store->get(), Study(dir, "s"), db + ".checkpoints", db + ".logs");
+  ASSERT_TRUE(study.ok()) << study.status().message();
+  ASSERT_TRUE((*store)->Commit().ok());
+  DispatcherOptions o;  // no key pair: nobody authenticates
+  o.bind = "ipc://" + dir.File("t.sock");
+  o.heartbeat_ms = 100;
+  o.liveness = 100;
+  auto d = Dispatcher::Listen(o);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EventLoop loop(store->get(), d->get(), o.heartbeat_ms);
+  loop.Add(study->get());
+
+  ScriptedRunner real(o.bind, "real");
+  real.Hello();
+  auto assign = TurnUntil(loop, real, Is(pb::Envelope::kAssign), 10000);
+  ASSERT_TRUE(assign);
+  pb::Envelope started;
+  started.mutable_started()->set_trial_id(assign->assign().trial_id());
+  started.mutable_started()->set_lease(assign->assign().lease());
+  real.Send(std::move(started));
+  ScriptedRunner impostor(o.bind, "impostor");
+  for (int i = 0; i < 3; ++i) {
+    impostor.Hello();
+    auto refused = TurnUntil(loop, impostor, Is(pb::Envelope::kError), 5000);
+    ASSERT_TRUE(refused) << "attempt " << i;
+    EXPECT_EQ(refused->error().reason(), kNameInUse);
+    pb::Envelope beat;  // the real runner stays alive
+    beat.mutable_heartbeat();
+    real.Send(std::move(beat));
+  }
+  // The real runner kept its trial: its report and Final are taken.
+  pb::Envelope report;
+  report.mutable_report()->set_trial_id(assign->assign().trial_id());
+  report.mutable_report()->set_lease(assign->assign().lease());
+  report.mutable_report()->set_step(3);
+  pb::Metric* m = report.mutable_report()->add_metrics();
+  m->set_name("value");
+  m->set_value(1.5);
+  real.Send(std::move(report));
+  real.Send(Final(assign->assign()));
+  auto ack = TurnUntil(
+      loop, real, [](const pb::Envelope& e) { return e.has_ack() && e.ack().final(); }, 5000);
+  EXPECT_TRUE(ack) << "the real runner lost its trial to the impostor";
+  EXPECT_EQ(e2e::QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed'"), 1);
+  // Its reconnect on a new connection, holding its next lease, is let in.
+  auto next = TurnUntil(loop, real, Is(pb::Envelope::kAssign), 5000);
+  ASSERT_TRUE(next);
+  ScriptedRunner again(o.bind, "real-2");
+  again.Hello(std::make_pair(next->assign().trial_id(), next->assign().lease()));
+  // Its held trial comes back to it: the tuner acknowledges where it is.
+  EXPECT_TRUE(TurnUntil(loop, again, [](const pb::Envelope& e) { return e.has_ack(); }, 5000))
+      << "a reconnect holding its lease was refused";
   (*d)->Shutdown("done");
 }
 
