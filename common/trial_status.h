@@ -50,11 +50,12 @@ class TrialCounts {
 
 // A study's state as stored: running while a tuner runs it (or ran it and
 // died: see ShownStudyStatus), completed once its algorithm had nothing
-// left, interrupted when its tuner stopped before that.
-enum class StudyStatus { kRunning, kCompleted, kInterrupted };
-inline constexpr int kStudyStatusCount = 3;
+// left, interrupted when its tuner stopped before that; in a service
+// (`sweep serve`), paused or cancelled by its owner.
+enum class StudyStatus { kRunning, kCompleted, kInterrupted, kPaused, kCancelled };
+inline constexpr int kStudyStatusCount = 5;
 
-// "running", "completed", "interrupted".
+// "running", "completed", "interrupted", "paused", "cancelled".
 const char* StudyStatusName(StudyStatus status);
 std::optional<StudyStatus> ParseStudyStatus(std::string_view name);
 // The state to show: a study stored as running is running only while a

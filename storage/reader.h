@@ -105,6 +105,17 @@ struct StudySummary {
   double created_at = 0, updated_at = 0;
   std::optional<double> first_started, last_ended;
   int64_t ended_last_minute = 0;  // trials that ended in the minute before `now`
+  // Submitted to a service (`sweep serve`): by whom, its weight and cap.
+  std::optional<std::string> owner;
+  double priority = 1;
+  int64_t max_runners = 0;
+};
+
+// The service that holds (or held) the database, as it wrote itself down.
+struct ServiceRow {
+  int64_t pid = 0;
+  std::string control;  // its control socket's endpoint
+  double started_at = 0;
 };
 
 // One report of one metric (table reports), in (trial, attempt, step) order.
@@ -175,6 +186,8 @@ class Reader {
   // Reads over a whole study, for the dashboard (reader_study.cc).
   // `now` is wall-clock seconds, for ended_last_minute.
   Result<std::vector<StudySummary>> StudySummaries(double now);
+  // The service row (none: no service has run, or its last one exited).
+  Result<std::optional<ServiceRow>> Service();
   // The study as it runs (studies.spec), every default filled in.
   Result<pb::Study> StudySpec(int64_t study_id);
   // The study's reports of `metric`, one trial at a time (by trial id,

@@ -27,7 +27,8 @@ Result<std::vector<StudySummary>> Reader::StudySummaries(double now) {
                       CountColumns() + "CASE s.goal WHEN 'maximize' THEN max(CASE WHEN t.status=" +
                       done + " THEN t.value END) ELSE min(CASE WHEN t.status=" + done +
                       " THEN t.value END) END, "
-                      "min(t.started_at), max(t.ended_at), coalesce(sum(t.ended_at > ?1), 0) "
+                      "min(t.started_at), max(t.ended_at), coalesce(sum(t.ended_at > ?1), 0), "
+                      "s.owner, s.priority, s.max_runners "
                       "FROM studies s LEFT JOIN trials t ON t.study_id = s.id GROUP BY s.id "
                       "ORDER BY s.id"));
   s.Bind(1, now - 60);
@@ -52,9 +53,20 @@ Result<std::vector<StudySummary>> Reader::StudySummaries(double now) {
     if (!s.IsNull(c + 1)) m.first_started = s.Double(c + 1);
     if (!s.IsNull(c + 2)) m.last_ended = s.Double(c + 2);
     m.ended_last_minute = s.Int(c + 3);
+    if (!s.IsNull(c + 4)) m.owner = s.Text(c + 4);
+    m.priority = s.Double(c + 5);
+    m.max_runners = s.Int(c + 6);
     out.push_back(std::move(m));
   }
   return out;
+}
+
+Result<std::optional<ServiceRow>> Reader::Service() {
+  ASSIGN_OR_RETURN(Stmt q,
+                   Stmt::Prepare(db_.get(), "SELECT pid, control, started_at FROM service"));
+  ASSIGN_OR_RETURN(bool row, q.Step());
+  if (!row) return std::optional<ServiceRow>();
+  return std::optional<ServiceRow>(ServiceRow{q.Int(0), q.Text(1), q.Double(2)});
 }
 
 Result<pb::Study> Reader::StudySpec(int64_t study_id) {

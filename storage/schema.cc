@@ -111,6 +111,19 @@ CREATE TABLE trial_logs(
 ALTER TABLE trials ADD COLUMN attempt_open INTEGER NOT NULL DEFAULT 0;
 UPDATE trials SET attempt_open = 1 WHERE status = 'paused';
 )sql",
+      // 7: the service (`sweep serve`): who submitted a study, its weight
+      // in the fair share and its cap on runners; and where the service
+      // that holds the database takes requests (one row while one runs).
+      R"sql(
+ALTER TABLE studies ADD COLUMN owner TEXT;
+ALTER TABLE studies ADD COLUMN priority REAL NOT NULL DEFAULT 1;
+ALTER TABLE studies ADD COLUMN max_runners INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE service(
+  id INTEGER PRIMARY KEY CHECK(id = 1),
+  pid INTEGER NOT NULL,
+  control TEXT NOT NULL,
+  started_at REAL NOT NULL);
+)sql",
   };
   return kMigrations;
 }

@@ -23,7 +23,7 @@
 namespace sweep {
 
 // The schema version this build writes; see docs/schema.md.
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 struct TrialRecord {
   int64_t id = 0;
@@ -63,6 +63,26 @@ class Store {
   };
   // The study named `name`, or none.
   Result<std::optional<StoredStudy>> FindStudy(const std::string& name);
+
+  // The service's rows (`sweep serve`; storage/sqlite_store_service.cc).
+  struct ServiceStudyRow {
+    int64_t id = 0;
+    pb::Study spec;
+    StudyStatus status = StudyStatus::kRunning;
+    std::string owner;
+    double priority = 1;
+    int64_t max_runners = 0;  // 0: no cap
+  };
+  // Study `study_id` is a service's: who submitted it, its weight in the
+  // fair share and its cap on runners.
+  Status SetStudyService(int64_t study_id, const std::string& owner, double priority,
+                         int64_t max_runners);
+  // Every study submitted to a service (its owner set), by id.
+  Result<std::vector<ServiceStudyRow>> ServiceStudies();
+  // Where the service that holds the database takes requests; cleared as
+  // it exits (a row left by a killed one names a pid that holds no lock).
+  Status SetService(int64_t pid, const std::string& control);
+  Status ClearService();
   // A new study (its defaults resolved by ValidateStudy), status running.
   Result<int64_t> CreateStudy(const pb::Study& study);
   // Stores `study` as the definition of study `study_id` (the tuner's

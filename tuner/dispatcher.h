@@ -66,6 +66,8 @@ class TrialOwner {
   // of runners whose current trial is the owner's. Trials queued behind
   // another at the same runner do not run at once with it.
   virtual int64_t MaxConcurrent() const = 0;
+  // Its weight in a fair share of the runners (a service study's priority).
+  virtual double Weight() const { return 1; }
   // A running trial with no message for this long is presumed hung (0: never).
   virtual int64_t StallMs() const = 0;
 };

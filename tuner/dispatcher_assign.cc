@@ -38,7 +38,7 @@ void Dispatcher::Assign() {
   in.studies.clear();
   for (int64_t study : owners_->OwnerOrder()) {
     TrialOwner* o = owners_->FindOwner(study);
-    if (o) in.studies.push_back(StudyLoad{study, true, 0, o->MaxConcurrent()});
+    if (o) in.studies.push_back(StudyLoad{study, true, 0, o->MaxConcurrent(), o->Weight()});
   }
   // A study's place in in.studies (a few studies: a scan beats a map).
   auto place = [&](int64_t study) -> StudyLoad* {

@@ -24,8 +24,8 @@ void EventLoop::Add(StudyRun* study) {
   order_.push_back(study->id());
 }
 
-void EventLoop::Remove(int64_t study_id) {
-  if (Has(study_id)) removing_.insert(study_id);
+void EventLoop::Remove(int64_t study_id, StudyRemoval how) {
+  if (Has(study_id)) removing_.emplace(study_id, std::move(how));
 }
 
 std::vector<int64_t> EventLoop::TakeRemoved() {
@@ -44,12 +44,12 @@ Status EventLoop::RemovePending() {
   if (removing_.empty()) return Status::Ok();
   // Taken out first: a Remove asked for while these are carried out waits
   // for the next turn.
-  std::set<int64_t> removing;
+  std::map<int64_t, StudyRemoval> removing;
   removing.swap(removing_);
   RETURN_IF_ERROR(store_->Begin());
-  for (int64_t id : removing) {
+  for (const auto& [id, how] : removing) {
     StudyRun* s = Find(id);
-    s->Suspend("removed", "its study was removed from the running tuner");
+    s->Suspend(how.kind, how.cause, how.stored);
     s->set_draining(true);
     RETURN_IF_ERROR(s->write_error());
     dispatcher_->DropStudy(id, "study '" + s->study().name() + "' was removed from this tuner");
@@ -57,7 +57,7 @@ Status EventLoop::RemovePending() {
   // Its acks and its files' deletions wait for this commit like any, so
   // the study stays until the commit is durable.
   RETURN_IF_ERROR(Flush());
-  for (int64_t id : removing) {
+  for (const auto& [id, how] : removing) {
     const size_t i = std::find(order_.begin(), order_.end(), id) - order_.begin();
     studies_.erase(studies_.begin() + static_cast<long>(i));
     order_.erase(order_.begin() + static_cast<long>(i));

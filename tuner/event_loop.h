@@ -20,6 +20,14 @@
 
 namespace sweep {
 
+// How a study leaves a running loop: the study event written (kind and
+// cause) and the status it is stored with.
+struct StudyRemoval {
+  std::string kind = "removed";
+  std::string cause = "its study was removed from the running tuner";
+  StudyStatus stored = StudyStatus::kInterrupted;
+};
+
 class EventLoop : public TrialOwners {
  public:
   EventLoop(Store* store, Dispatcher* dispatcher, int heartbeat_ms)
@@ -38,7 +46,9 @@ class EventLoop : public TrialOwners {
   // that is committed the loop forgets it; Removed() then lists it, and its
   // owner may destroy it. Messages about its trials that arrive later are
   // rejected like any on an ended lease.
-  void Remove(int64_t study_id);
+  // `how`: the study event's kind and cause, and the status it is stored
+  // with (a service's pause and cancel are removals too).
+  void Remove(int64_t study_id, StudyRemoval how = StudyRemoval());
   // Called in every turn once the runners' messages are handled, before
   // removals and assignment: where a service handles its own requests
   // (admitting and removing studies among them). An error ends the turn.
@@ -80,7 +90,7 @@ class EventLoop : public TrialOwners {
 
   std::vector<StudyRun*> studies_;  // in the order admitted
   std::vector<int64_t> order_;      // their ids, in the same order
-  std::set<int64_t> removing_;      // to take out at the end of the turn
+  std::map<int64_t, StudyRemoval> removing_;  // to take out at the end of the turn
   std::vector<int64_t> removed_;    // taken out, for TakeRemoved
   std::function<Status()> turn_hook_;
   int64_t last_commit_us_ = 0;

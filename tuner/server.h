@@ -61,7 +61,7 @@ class Server {
   // Takes a study out (EventLoop::Remove): its running trials go back to
   // its queue, their runners drop them, and it is destroyed once that is
   // committed; callable from inside a turn.
-  void Remove(int64_t study_id);
+  void Remove(int64_t study_id, StudyRemoval how = StudyRemoval());
   // The study with this id, while admitted; nullptr otherwise.
   StudyRun* study(int64_t study_id) const;
   bool Done() const { return loop_->Done(); }

@@ -88,10 +88,10 @@ int64_t StudyRun::Interrupt(const std::string& cause) {
   return requeued;
 }
 
-int64_t StudyRun::Suspend(const std::string& kind, const std::string& cause) {
+int64_t StudyRun::Suspend(const std::string& kind, const std::string& cause, StudyStatus stored) {
   const int64_t requeued = Interrupt(cause);
-  Event(0, kind, std::to_string(requeued) + " running trials re-queued");
-  Write(store_->SetStudyStatus(study_id_, StudyStatus::kInterrupted, Stamp()));
+  Event(0, kind, std::to_string(requeued) + " running trials re-queued: " + cause);
+  Write(store_->SetStudyStatus(study_id_, stored, Stamp()));
   return requeued;
 }
 

@@ -70,7 +70,15 @@ class StudyRun : public TrialOwner {
   // server): Interrupt(cause), a study event of `kind` saying how many
   // trials were re-queued, and the study stored as interrupted (writes
   // only; the caller commits). Returns how many.
-  int64_t Suspend(const std::string& kind, const std::string& cause);
+  int64_t Suspend(const std::string& kind, const std::string& cause,
+                  StudyStatus stored = StudyStatus::kInterrupted);
+  // In a service: its weight in the fair share (its priority, > 0) and a
+  // cap on the runners its trials hold at once (0: none), on top of the
+  // study's own max_concurrent.
+  void SetShare(double priority, int64_t max_runners) {
+    priority_ = priority > 0 ? priority : 1;
+    max_runners_ = max_runners > 0 ? max_runners : 0;
+  }
   // When nothing new should start (Ctrl-C): NextAssign returns nothing.
   void set_draining(bool draining) { draining_ = draining; }
 
@@ -94,7 +102,11 @@ class StudyRun : public TrialOwner {
     return !study_.algorithm().has_budget() && max_concurrent_ != 1 &&
            !scheduler_->LearnsFromEveryResult();
   }
-  int64_t MaxConcurrent() const override { return max_concurrent_; }
+  int64_t MaxConcurrent() const override {
+    if (max_runners_ == 0) return max_concurrent_;
+    return max_concurrent_ == 0 ? max_runners_ : std::min(max_concurrent_, max_runners_);
+  }
+  double Weight() const override { return priority_; }
   int64_t StallMs() const override { return stall_ms_; }
 
  private:
@@ -157,6 +169,8 @@ class StudyRun : public TrialOwner {
   int max_retries_ = 2;
   int64_t stall_ms_ = 0;
   int64_t max_concurrent_ = 0;  // 0: no limit
+  double priority_ = 1;         // SetShare
+  int64_t max_runners_ = 0;     // SetShare; 0: no cap
   bool draining_ = false;
   // Each piece of the study's state with its owner:
   TrialTable table_;                       // the trials and their statuses
