@@ -14,6 +14,13 @@ namespace {
 // clang-format off
 const CommandEntry kCommands[] = {
     {"run", NewRunCommand},
+    {"serve", NewServeCommand},
+    {"submit", NewSubmitCommand},
+    {"pause", NewPauseCommand},
+    {"resume", NewResumeCommand},
+    {"cancel", NewCancelCommand},
+    {"set", NewSetCommand},
+    {"runners", NewRunnersCommand},
     {"runner", NewRunnerCommand},
     {"keys", NewKeysCommand},
     {"validate", NewValidateCommand},

@@ -38,6 +38,13 @@ std::unique_ptr<Command> NewQueryCommand();        // query.cc
 std::unique_ptr<Command> NewExportCommand();       // trials.cc
 std::unique_ptr<Command> NewLogsCommand();         // logs.cc
 std::unique_ptr<Command> NewStopCommand();         // stop.cc
+std::unique_ptr<Command> NewServeCommand();        // serve.cc
+std::unique_ptr<Command> NewSubmitCommand();       // submit.cc
+std::unique_ptr<Command> NewPauseCommand();        // study_control.cc
+std::unique_ptr<Command> NewResumeCommand();       // study_control.cc
+std::unique_ptr<Command> NewCancelCommand();       // study_control.cc
+std::unique_ptr<Command> NewSetCommand();          // study_control.cc
+std::unique_ptr<Command> NewRunnersCommand();      // runners.cc
 std::unique_ptr<Command> NewGcCommand();           // study_admin.cc
 std::unique_ptr<Command> NewDeleteCommand();       // study_admin.cc
 std::unique_ptr<Command> NewRenameCommand();       // study_admin.cc

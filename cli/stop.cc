@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/service_client.h"
 #include "common/posix_error.h"
 #include "storage/db_lock.h"
 #include "storage/reader.h"
@@ -49,6 +50,14 @@ int StopSweep(const std::string& db, const std::string& study, double wait_s) {
     }
     return Error("no sweep is running on " + db);
   }
+  // A service: it stops with all its studies, which the next `sweep
+  // serve` takes up again.
+  auto service = RunningService(db);
+  const bool is_service = service.ok() && service->has_value();
+  if (!study.empty() && is_service) {
+    return Error("a service runs on " + db + ": `sweep pause " + study + " --db " + db +
+                 "` pauses one study; `sweep stop --db " + db + "` stops the service");
+  }
   if (!study.empty() && running.find(study) == std::string::npos) {
     return Error("the tuner on " + db + " runs study '" + running + "', not '" + study + "'");
   }
@@ -67,6 +76,13 @@ int StopSweep(const std::string& db, const std::string& study, double wait_s) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
   while (std::chrono::steady_clock::now() < deadline) {
     auto h = DbLock::Holder(db);
+    if (h.ok() && !*h && is_service) {
+      printf(
+          "stopped the service on %s (pid %d): its studies' running trials went back to their "
+          "queues; `sweep serve --db %s` takes them up again\n",
+          EscapeControl(db).c_str(), static_cast<int>(pid), EscapeControl(db).c_str());
+      return 0;
+    }
     if (h.ok() && !*h) {
       printf(
           "stopped the tuner of study '%s' on %s (pid %d): running trials go back to the "

@@ -1,11 +1,31 @@
 // `sweep studies`: the studies of a database, and which one its tuner runs.
 #include "cli/studies.h"
 
+#include <algorithm>
+#include <map>
+
 #include "cli/commands.h"
+#include "cli/service_client.h"
 #include "common/clock.h"
 #include "storage/db_lock.h"
 
 namespace sweep {
+
+namespace {
+
+// What the service holding `db` says of its studies now (runners, share),
+// by id; empty when none runs or it does not answer.
+std::map<int64_t, pb::ServiceStudy> LiveServiceStudies(const std::string& db) {
+  std::map<int64_t, pb::ServiceStudy> out;
+  pb::ControlRequest request;
+  request.set_list_studies(true);
+  auto reply = CallService(db, std::move(request), 5000);
+  if (!reply.ok()) return out;
+  for (const pb::ServiceStudy& s : reply->studies()) out[s.id()] = s;
+  return out;
+}
+
+}  // namespace
 
 Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format format) {
   ASSIGN_OR_RETURN(std::vector<StudySummary> studies, reader.StudySummaries(WallSeconds()));
@@ -19,13 +39,24 @@ Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format 
   t.columns = {"id", "name", "status", "tuner", "algorithm", "metric", "goal", "trials"};
   for (S s : kShown) t.columns.push_back(TrialStatusName(s));
   t.columns.push_back("best");
+  // A service's database: who submitted each study, its priority and cap,
+  // and (while the service runs) the runners it holds and its fair share.
+  const bool service_db = std::any_of(studies.begin(), studies.end(),
+                                      [](const StudySummary& s) { return s.owner.has_value(); });
+  std::map<int64_t, pb::ServiceStudy> live;
+  if (service_db) {
+    for (const char* c : {"owner", "priority", "max_runners", "runners", "share"})
+      t.columns.push_back(c);
+    if (pid) live = LiveServiceStudies(db);
+  }
   std::string hints;
   for (const StudySummary& s : studies) {
     const StudyStatus shown = ShownStudyStatus(s.status, pid.has_value());
     if (shown != s.status) {
-      hints += "study '" + s.ref.name +
-               "' was interrupted (its tuner is gone): `sweep run STUDY_FILE --db " + db +
-               "` resumes it\n";
+      hints += EscapeControl("study '" + s.ref.name + "' was interrupted (its tuner is gone): " +
+                             (s.owner ? "`sweep serve --db " + db + "` resumes it"
+                                      : "`sweep run STUDY_FILE --db " + db + "` resumes it")) +
+               "\n";
     }
     std::vector<Cell>& row = t.rows.emplace_back();
     row = {s.ref.id,
@@ -38,9 +69,18 @@ Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format 
            s.counts.Total()};
     for (S st : kShown) row.push_back(s.counts[st]);
     row.push_back(s.best ? Cell(*s.best) : Cell(std::monostate{}));
+    if (!service_db) continue;
+    const Cell none = std::monostate{};
+    row.push_back(s.owner ? Cell(*s.owner) : none);
+    row.push_back(s.owner ? Cell(s.priority) : none);
+    row.push_back(s.owner ? Cell(s.max_runners) : none);
+    auto l = live.find(s.ref.id);
+    const bool in = l != live.end() && l->second.state() == "running";
+    row.push_back(in ? Cell(l->second.runners()) : none);
+    row.push_back(in ? Cell(l->second.share()) : none);
   }
   std::string out = FormatRows(t, format);
-  if (format == Format::kTable) out += EscapeControl(hints);
+  if (format == Format::kTable) out += hints;
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/human_cells.h"
 #include "cli/trial_ref.h"
 #include "common/json.h"
 #include "common/json_writer.h"
@@ -86,6 +87,33 @@ Result<std::string> ExplainTrialJson(Reader& reader, int64_t id) {
   return w.Take() + "\n";
 }
 
+Result<std::string> ExplainStudy(Reader& reader, const std::string& name, Format format) {
+  ASSIGN_OR_RETURN(StudyRef ref, reader.ResolveStudy(name));
+  ASSIGN_OR_RETURN(std::vector<EventView> events, reader.StudyEvents(ref.id));
+  if (format == Format::kJson) {
+    JsonWriter w;
+    w.BeginObject();
+    w.Key("study").String(ref.name);
+    w.Key("events").BeginArray();
+    for (const EventView& e : events) {
+      w.BeginObject();
+      w.Key("at").Number(e.at);
+      w.Key("kind").String(e.kind);
+      w.Key("detail").String(e.detail);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    return w.Take() + "\n";
+  }
+  std::string out = "study '" + EscapeControl(ref.name) + "':\n";
+  if (events.empty()) out += "  no events of its own\n";
+  for (const EventView& e : events)
+    out += "  " + LocalTime(e.at) + "  " + EscapeControl(e.kind) + ": " + EscapeControl(e.detail) +
+           "\n";
+  return out;
+}
+
 namespace {
 
 class WhyCommand : public Command {
@@ -93,12 +121,20 @@ class WhyCommand : public Command {
   CLI::App* Define(CLI::App* app) override {
     auto* c = app->add_subcommand("why", "Explain the decisions taken on a trial");
     AddDbOption(c, &db_);
-    AddTrialArgument(c, &trial_);
+    AddTrialArgument(c, &trial_)->required(false);
+    c->add_option("--study", study_,
+                  "Instead of a trial: the study's own events (paused, resumed, cancelled, its "
+                  "share changed, interrupted, completed)");
     AddFormatOption(c, &format_, {"table", "json"});
     return c;
   }
   int Run(const CommandContext&) override {
+    if (study_.empty() == trial_.empty()) {
+      fprintf(stderr, "sweep: why: name a trial ([STUDY] TRIAL) or --study STUDY, not both\n");
+      return kExitUsage;
+    }
     return WithReader(db_, format_, [&](Reader& r, Format f) -> Result<std::string> {
+      if (!study_.empty()) return ExplainStudy(r, study_, f);
       ASSIGN_OR_RETURN(TrialRef t, ResolveTrial(r, trial_));
       return f == Format::kJson ? ExplainTrialJson(r, t.id) : ExplainTrial(r, t.id);
     });
@@ -107,6 +143,7 @@ class WhyCommand : public Command {
  private:
   std::string db_ = "sweep.db", format_ = "table";
   std::vector<std::string> trial_;
+  std::string study_;
 };
 
 }  // namespace

@@ -94,6 +94,20 @@ DbLock::~DbLock() {
 }
 
 Result<DbLock> DbLock::Acquire(const std::string& db_path) {
+  for (int tries = 0;; ++tries) {
+    ASSIGN_OR_RETURN(DbLock lock, AcquireOnce(db_path));
+    // The file locked must still be the one the path names: a file
+    // removed or replaced in between would hold nobody off.
+    struct stat held, named;
+    if (fstat(lock.fd_, &held) != 0) return PosixError("fstat", db_path, errno);
+    if (stat(db_path.c_str(), &named) == 0 && named.st_dev == held.st_dev &&
+        named.st_ino == held.st_ino)
+      return lock;
+    if (tries >= 3) return Status::Unavailable(db_path + ": the file keeps changing under sweep");
+  }
+}
+
+Result<DbLock> DbLock::AcquireOnce(const std::string& db_path) {
   DbLock lock;
   lock.path_ = db_path;
   ASSIGN_OR_RETURN(lock.fd_, OpenForLock(db_path));

@@ -41,6 +41,8 @@ class DbLock {
   const std::string& path() const { return path_; }
 
  private:
+  static Result<DbLock> AcquireOnce(const std::string& db_path);
+
   int fd_ = -1;
   std::string path_;
 };

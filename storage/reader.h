@@ -180,6 +180,9 @@ class Reader {
   // for a trial without any (or with no such trial: call Trial first).
   Result<std::vector<DecisionView>> Decisions(int64_t trial_id);
   Result<std::vector<EventView>> Events(int64_t trial_id);
+  // The study's own events (of no one trial): paused, resumed, cancelled,
+  // share changed, interrupted, completed, in order.
+  Result<std::vector<EventView>> StudyEvents(int64_t study_id);
   // The trial's logs by attempt; empty for a trial without any.
   Result<std::vector<LogView>> Logs(int64_t trial_id);
 

@@ -146,10 +146,26 @@ class Dispatcher {
   // Tells every runner to exit.
   void Shutdown(const std::string& reason);
 
+  // Poll wakes also when `zmq_socket` (another socket of this process: a
+  // service's control socket) is readable.
+  void WakeOn(void* zmq_socket) { wake_socket_ = zmq_socket; }
+  // A runner in the pool, as `sweep runners` shows it.
+  struct RunnerView {
+    std::string name, host, device;
+    int64_t study_id = 0;  // of the trial it runs (0: idle)
+    int64_t trial_id = 0;
+    double since = 0;  // wall seconds: it began that trial, or joined
+  };
+  std::vector<RunnerView> Pool() const;
+  // Runners busy with study `study_id`'s trials (their front trial is its).
+  int64_t Busy(int64_t study_id) const;
+
  private:
   struct Runner {
     std::string name;
     std::string key;  // its authenticated CURVE public key ("" without CURVE)
+    std::string host, device;  // as it said in Hello
+    double joined = 0;         // wall seconds
     int64_t last_seen_ms = 0;
     int64_t last_sent_ms = 0;
     // Trials assigned to this runner: the front one runs, the rest wait.
@@ -246,6 +262,7 @@ class Dispatcher {
   // Queued messages sealed with the commit they wait for, oldest first.
   std::deque<std::pair<uint64_t, std::vector<std::pair<std::string, pb::Envelope>>>> sealed_;
   int64_t bad_messages_ = 0;
+  void* wake_socket_ = nullptr;
   int64_t last_poll_ms_ = 0;
 };
 

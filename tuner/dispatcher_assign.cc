@@ -54,18 +54,19 @@ void Dispatcher::Assign() {
     if (StudyLoad* s = place(l->second.study_id)) ++s->running;
   }
   size_t with_work = in.studies.size();
-  // The study runner `r` takes its next trial from: a runner with trials
-  // queued only more of the study at its back (up to its queue depth), an
-  // idle one the policy's pick.
+  // The study runner `r` takes its next trial from: an idle one the
+  // policy's pick; a runner with trials queued only more of the study at
+  // its back (up to its queue depth), and only while the policy would pick
+  // that study too: else the runner drains, and the study the policy wants
+  // gets it when it is idle (queueing ahead must not defeat a fair share).
   auto pick = [&](const Runner& r) -> std::optional<int64_t> {
-    if (r.trials.empty()) {
-      in.runner.name = r.name;
-      in.last_served = last_served_;
-      return policy_->Pick(in);
-    }
+    in.runner.name = r.name;
+    in.last_served = last_served_;
+    if (r.trials.empty()) return policy_->Pick(in);
     const StudyLoad* back = place(leases_.at(r.trials.back()).study_id);
     if (!back || !back->has_work) return std::nullopt;
     if (r.trials.size() >= QueueDepth(r, owners_->FindOwner(back->study_id))) return std::nullopt;
+    if (with_work > 1 && policy_->Pick(in) != back->study_id) return std::nullopt;
     return back->study_id;
   };
   // One trial per runner per pass, so a limit on running trials

@@ -141,6 +141,9 @@ void Dispatcher::HandleHello(const std::string& id, const std::string& key,
              << " trial(s) re-attached";
   r.name = name;
   r.key = key;
+  r.host = hello.host().substr(0, 256);
+  r.device = hello.device().substr(0, 256);
+  if (r.joined == 0) r.joined = WallSeconds();
   r.pid = static_cast<int64_t>(hello.pid());
   // A runner whose running trial was refused drops it, and says Hello
   // again once its worker has stopped.
@@ -206,6 +209,37 @@ void Dispatcher::CheckLiveness() {
                       " s (task.stall_timeout_s)",
                   false);
   }
+}
+
+std::vector<Dispatcher::RunnerView> Dispatcher::Pool() const {
+  std::vector<RunnerView> out;
+  const double now = WallSeconds();
+  const int64_t now_us = NowUs();
+  for (const auto& [id, r] : runners_) {
+    RunnerView& v = out.emplace_back();
+    v.name = r.name;
+    v.host = r.host;
+    v.device = r.device;
+    v.since = r.joined;
+    if (r.trials.empty()) continue;
+    auto l = leases_.find(r.trials.front());
+    if (l == leases_.end()) continue;
+    v.study_id = l->second.study_id;
+    v.trial_id = l->first;
+    if (l->second.started_us > 0)
+      v.since = now - static_cast<double>(now_us - l->second.started_us) / 1e6;
+  }
+  return out;
+}
+
+int64_t Dispatcher::Busy(int64_t study_id) const {
+  int64_t n = 0;
+  for (const auto& [id, r] : runners_) {
+    if (r.trials.empty()) continue;
+    auto l = leases_.find(r.trials.front());
+    n += l != leases_.end() && l->second.study_id == study_id;
+  }
+  return n;
 }
 
 }  // namespace sweep

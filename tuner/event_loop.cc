@@ -52,7 +52,7 @@ Status EventLoop::RemovePending() {
     s->Suspend(how.kind, how.cause, how.stored);
     s->set_draining(true);
     RETURN_IF_ERROR(s->write_error());
-    dispatcher_->DropStudy(id, "study '" + s->study().name() + "' was removed from this tuner");
+    dispatcher_->DropStudy(id, "study '" + s->study().name() + "': " + how.cause);
   }
   // Its acks and its files' deletions wait for this commit like any, so
   // the study stays until the commit is durable.

@@ -58,10 +58,14 @@ Server::~Server() {
 }
 
 Status Server::Setup() {
+  // Keys first: flags that contradict each other are refused before the
+  // database is touched.
+  DispatcherOptions d;
+  std::set<std::string> allowed;
+  RETURN_IF_ERROR(LoadKeys(&d, &allowed));
   // A database another tuner holds (or a --db that cannot be written) is
   // refused before any runner starts; the Store takes this lock over.
   ASSIGN_OR_RETURN(DbLock lock, DbLock::Acquire(o_.db_path));
-  DispatcherOptions d;
   d.bind = o_.bind;
   d.heartbeat_ms = o_.heartbeat_ms;
   d.liveness = o_.liveness;
@@ -77,8 +81,6 @@ Status Server::Setup() {
                << " with CURVE keys: " << dir.status().message();
     }
   }
-  std::set<std::string> allowed;
-  RETURN_IF_ERROR(LoadKeys(&d, &allowed));
   // Local runners on the private socket start first, so that their process
   // start (the cost of loading a sweep binary) overlaps the database's
   // opening; they connect once the socket is bound (runner.cc retries every
@@ -172,7 +174,7 @@ Status Server::Turn(bool draining) {
   RETURN_IF_ERROR(loop_->Turn(draining));
   // Removed, committed and forgotten by the loop and the dispatcher: gone.
   for (int64_t id : loop_->TakeRemoved()) studies_.erase(id);
-  SuperviseLocalRunners(!loop_->Done() && !draining);
+  SuperviseLocalRunners(!draining && (o_.service || !loop_->Done()));
   return Status::Ok();
 }
 

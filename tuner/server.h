@@ -42,6 +42,8 @@ struct ServerOptions {
   int gpus_per_runner = 1;
   int trials_per_gpu = 1;
   std::string exe;
+  // A service: local runners are kept (and restarted) with no study in.
+  bool service = false;
 };
 
 class Server {
@@ -77,6 +79,12 @@ class Server {
   // reaped when the server is destroyed.
   void Shutdown(const std::string& reason);
 
+  // Which study an idle runner goes to (Dispatcher::SetPolicy).
+  void SetPolicy(std::unique_ptr<AssignPolicy> policy) {
+    dispatcher_->SetPolicy(std::move(policy));
+  }
+  // A turn's poll wakes when `zmq_socket` is readable (Dispatcher::WakeOn).
+  void WakeOn(void* zmq_socket) { dispatcher_->WakeOn(zmq_socket); }
   Store& store() { return *store_; }
   EventLoop& loop() { return *loop_; }
   const Dispatcher& dispatcher() const { return *dispatcher_; }

@@ -270,9 +270,13 @@ TEST_F(StoreFixture, Version6OpensThePausedTrialsAttempts) {
   }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE trials DROP COLUMN attempt_open; PRAGMA user_version=5",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(db,
+                   "ALTER TABLE trials DROP COLUMN attempt_open; ALTER TABLE studies DROP COLUMN "
+                   "owner; ALTER TABLE studies DROP COLUMN priority; ALTER TABLE studies "
+                   "DROP COLUMN max_runners; DROP TABLE service; PRAGMA user_version=5",
+                   nullptr, nullptr, nullptr),
+      SQLITE_OK);
   ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
   auto s = Store::Open(db_);
   ASSERT_TRUE(s.ok()) << s.status().message();

@@ -1,0 +1,60 @@
+// `sweep serve`: the service that runs many studies on one pool of runners
+// until Ctrl-C or `sweep stop`; the work is tuner/service.h.
+#include "cli/commands.h"
+#include "common/zmq_socket.h"
+#include "tuner/service.h"
+
+namespace sweep {
+
+namespace {
+
+class ServeCommand : public Command {
+ public:
+  CLI::App* Define(CLI::App* app) override {
+    auto* c = app->add_subcommand(
+        "serve", "Run a service: many studies at once on one pool of runners (docs/service.md)");
+    ServerOptions& s = o_.server;
+    AddDbOption(c, &s.db_path);
+    c->add_option("--bind", s.bind, "Endpoint runners join at")->capture_default_str();
+    c->add_option("--local-runners", s.local_runners,
+                  "Local runner processes (default: one per core)")
+        ->check(CLI::Range(0, 4096));
+    c->add_option("--gpus", s.gpus, "Start local runners on these CUDA devices, e.g. 0,1")
+        ->delimiter(',');
+    trials_per_gpu_ = c->add_option("--trials-per-gpu", s.trials_per_gpu,
+                                    "With --gpus: local runners (separate processes) per GPU")
+                          ->check(CLI::Range(1, 64))
+                          ->capture_default_str();
+    c->add_option("--keys", s.keys_dir,
+                  "Folder with tuner.key and the *.pub keys of the runners it admits");
+    c->add_flag("--insecure", s.insecure,
+                "No runner authentication: anyone who reaches --bind may join");
+    c->add_option("--max-connections", s.max_connections, "Connections held open at most")
+        ->check(CLI::Range(1, 1000000));
+    c->add_option("--heartbeat-ms", s.heartbeat_ms, "Heartbeat interval")
+        ->check(CLI::Range(50, 60000))
+        ->capture_default_str();
+    return c;
+  }
+
+  int Run(const CommandContext& context) override {
+    if (trials_per_gpu_->count() > 0 && o_.server.gpus.empty()) {
+      fprintf(stderr, "sweep: --trials-per-gpu does nothing without --gpus; add --gpus LIST\n");
+      return kExitUsage;
+    }
+    Status st = CheckEndpoint(o_.server.bind).Wrap("--bind");
+    if (!st.ok()) return Fail(st);
+    o_.server.exe = context.self_exe;
+    return RunService(o_);
+  }
+
+ private:
+  ServiceOptions o_;
+  CLI::Option* trials_per_gpu_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewServeCommand() { return std::make_unique<ServeCommand>(); }
+
+}  // namespace sweep

@@ -1,0 +1,210 @@
+// `sweep serve` with real processes (issue 41): studies submitted to a
+// running service share its local runners; their owner pauses, resumes,
+// re-weights and cancels them from the CLI, each visible in `sweep
+// studies` and `sweep why --study`; a service killed with SIGKILL and
+// started again goes on with the same trials and values as studies that
+// ran alone.
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <map>
+
+#include "e2e/harness.h"
+
+namespace sweep::e2e {
+namespace {
+
+std::string StudyYaml(const std::string& name, int trials, int seed, int step_ms = 40) {
+  return "name: " + name +
+         "\nobjective: {metric: value, goal: minimize}\n"
+         "task: {synthetic: {function: curve, steps: 5, step_ms: " +
+         std::to_string(step_ms) +
+         "}}\n"
+         "algorithm: {type: random, max_trials: " +
+         std::to_string(trials) + "}\nseed: " + std::to_string(seed) +
+         "\nparameters:\n  x1: {type: float, min: 0, max: 1}\n  x2: {type: float, min: 0, max: "
+         "1}\n";
+}
+
+int64_t Count(const std::string& db, const std::string& study, const std::string& status) {
+  return QueryInt(db,
+                  "SELECT count(*) FROM trials t JOIN studies s ON s.id = t.study_id WHERE "
+                  "s.name='" +
+                      study + "' AND t.status='" + status + "'");
+}
+
+std::string StudyStatus(const std::string& db, const std::string& study) {
+  auto rows = Query(db, "SELECT status FROM studies WHERE name='" + study + "'");
+  return rows.empty() ? "" : CellText(rows[0][0]);
+}
+
+// A study's trials by number: status, step, value, parameters.
+std::map<int64_t, std::string> Outcome(const std::string& db, const std::string& study) {
+  std::map<int64_t, std::string> out;
+  for (const auto& r : Query(db,
+                             "SELECT t.number, t.status, t.step, t.value, t.params FROM trials t "
+                             "JOIN studies s ON s.id = t.study_id WHERE s.name='" +
+                                 study + "'")) {
+    out[std::get<int64_t>(r[0])] =
+        CellText(r[1]) + "@" + CellText(r[2]) + " = " + CellText(r[3]) + " " + CellText(r[4]);
+  }
+  return out;
+}
+
+std::vector<std::string> ServeArgs(const std::string& db) {
+  return {"serve", "--db", db, "--local-runners", "2", "--heartbeat-ms", "200"};
+}
+
+// Waits until the service on `db` answers with its two local runners in.
+bool ServiceUp(const std::string& db) {
+  return WaitFor(
+      [&] {
+        std::string out;
+        return RunSweep({"runners", "--db", db}, &out, 10000) == 0 &&
+               out.find("local-1") != std::string::npos && out.find("local-0") != std::string::npos;
+      },
+      30000);
+}
+
+TEST(E2eServiceTest, ItsOwnerSubmitsPausesResumesSetsAndCancelsStudiesFromTheCli) {
+  TempDir dir;
+  const std::string db = dir.File("s.db");
+  const std::string a = dir.Write("a.yaml", StudyYaml("a", 16, 1));
+  const std::string b = dir.Write("b.yaml", StudyYaml("b", 400, 2));
+  std::string out;
+  // No service yet: a clear error, nothing written.
+  EXPECT_NE(RunSweep({"submit", a, "--db", db}, &out), 0);
+  EXPECT_NE(out.find("no service runs on " + db), std::string::npos) << out;
+
+  Process service(ServeArgs(db), dir.File("serve.log"));
+  ASSERT_TRUE(ServiceUp(db)) << service.Log();
+  ASSERT_EQ(RunSweep({"submit", a, "--db", db}, &out), 0) << out;
+  EXPECT_NE(out.find("submitted study 'a'"), std::string::npos) << out;
+  ASSERT_EQ(RunSweep({"submit", b, "--db", db, "--priority", "3"}, &out), 0) << out;
+  EXPECT_NE(out.find("priority 3"), std::string::npos) << out;
+  EXPECT_EQ(RunSweep({"submit", a, "--db", db}, &out), 0) << out;
+  EXPECT_NE(out.find("runs here already"), std::string::npos) << out;
+  // A bad study file is refused by the client with `sweep validate`'s words.
+  const std::string bad = dir.Write("bad.yaml", StudyYaml("c", 4, 1) + "colour: blue\n");
+  std::string validate_out;
+  EXPECT_NE(RunSweep({"validate", bad}, &validate_out), 0);
+  EXPECT_NE(RunSweep({"submit", bad, "--db", db}, &out), 0);
+  EXPECT_EQ(out, validate_out);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM studies WHERE name='c'"), 0);
+
+  ASSERT_TRUE(WaitFor(
+      [&] { return Count(db, "a", "completed") >= 1 && Count(db, "b", "completed") >= 1; }, 60000))
+      << service.Log();
+  struct passwd* pw = getpwuid(geteuid());
+  const std::string user = pw->pw_name;
+  ASSERT_EQ(RunSweep({"studies", "--db", db, "--format", "json"}, &out), 0) << out;
+  EXPECT_NE(out.find("\"owner\": \"" + user + "\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"priority\": 3"), std::string::npos) << out;
+
+  // Pause: a's trials stop running, and none start while it is paused.
+  ASSERT_EQ(RunSweep({"pause", "a", "--db", db}, &out), 0) << out;
+  EXPECT_NE(out.find("paused study 'a'"), std::string::npos) << out;
+  EXPECT_EQ(StudyStatus(db, "a"), "paused");
+  EXPECT_EQ(Count(db, "a", "running"), 0);
+  const int64_t done_paused = Count(db, "a", "completed");
+  usleep(600000);
+  EXPECT_EQ(Count(db, "a", "completed"), done_paused) << "a paused study ran trials";
+  ASSERT_EQ(RunSweep({"studies", "--db", db}, &out), 0) << out;
+  EXPECT_NE(out.find("paused"), std::string::npos) << out;
+  ASSERT_EQ(RunSweep({"why", "--study", "a", "--db", db}, &out), 0) << out;
+  EXPECT_NE(out.find("paused: "), std::string::npos) << out;
+  EXPECT_NE(out.find("paused by " + user), std::string::npos) << out;
+
+  // Set: b's weight changes, recorded with who changed it.
+  ASSERT_EQ(RunSweep({"set", "b", "--priority", "2", "--db", db}, &out), 0) << out;
+  EXPECT_EQ(QueryInt(db, "SELECT CAST(priority AS INTEGER) FROM studies WHERE name='b'"), 2);
+  ASSERT_EQ(RunSweep({"why", "--study", "b", "--db", db}, &out), 0) << out;
+  EXPECT_NE(out.find("share changed: priority 3 -> 2"), std::string::npos) << out;
+
+  // Resume: a goes on.
+  ASSERT_EQ(RunSweep({"resume", "a", "--db", db}, &out), 0) << out;
+  EXPECT_EQ(StudyStatus(db, "a"), "running");
+  EXPECT_TRUE(WaitFor([&] { return Count(db, "a", "completed") > done_paused; }, 30000));
+
+  // Cancel: b stops, its results stay.
+  ASSERT_EQ(RunSweep({"cancel", "b", "--db", db}, &out), 0) << out;
+  EXPECT_EQ(StudyStatus(db, "b"), "cancelled");
+  EXPECT_EQ(Count(db, "b", "running"), 0);
+  EXPECT_GE(Count(db, "b", "completed"), 1);
+  // Refusals name what is wrong and change nothing.
+  EXPECT_NE(RunSweep({"pause", "b", "--db", db}, &out), 0);
+  EXPECT_NE(out.find("is not running (it is cancelled)"), std::string::npos) << out;
+  EXPECT_NE(RunSweep({"pause", "nope", "--db", db}, &out), 0);
+  EXPECT_NE(out.find("no study 'nope'"), std::string::npos) << out;
+  EXPECT_NE(RunSweep({"set", "a", "--db", db}, &out), 0);  // set what?
+  EXPECT_NE(RunSweep({"run", a, "--db", db, "--local-runners", "1"}, &out), 0);
+  EXPECT_NE(out.find("in use by another sweep run (pid " + std::to_string(service.pid())),
+            std::string::npos)
+      << out;
+
+  // a runs to its end; the service keeps running, now idle.
+  ASSERT_TRUE(WaitFor([&] { return StudyStatus(db, "a") == "completed"; }, 60000)) << service.Log();
+  EXPECT_EQ(Count(db, "a", "completed"), 16);
+  ASSERT_EQ(RunSweep({"runners", "--db", db}, &out), 0) << out;
+  ASSERT_EQ(RunSweep({"stop", "--db", db}, &out), 0) << out;
+  EXPECT_NE(out.find("stopped the service"), std::string::npos) << out;
+  EXPECT_EQ(service.Wait(20000), 0) << service.Log();
+  EXPECT_EQ(StudyStatus(db, "b"), "cancelled") << "a stop changed a cancelled study";
+}
+
+TEST(E2eServiceTest, KilledWithSigkillAndStartedAgainItGoesOnAsIfUninterrupted) {
+  TempDir dir;
+  const std::string db = dir.File("s.db");
+  const std::vector<std::string> names = {"p", "q", "r"};
+  std::vector<std::string> files;
+  for (size_t i = 0; i < names.size(); ++i)
+    files.push_back(dir.Write(names[i] + ".yaml", StudyYaml(names[i], 10, 7 + i, 60)));
+  {
+    Process service(ServeArgs(db), dir.File("serve1.log"));
+    ASSERT_TRUE(ServiceUp(db)) << service.Log();
+    std::string out;
+    for (size_t i = 0; i < files.size(); ++i)
+      ASSERT_EQ(
+          RunSweep({"submit", files[i], "--db", db, "--priority", std::to_string(i + 1)}, &out), 0)
+          << out;
+    ASSERT_EQ(RunSweep({"pause", "r", "--db", db}, &out), 0) << out;
+    ASSERT_TRUE(WaitFor(
+        [&] { return Count(db, "p", "completed") >= 2 && Count(db, "q", "completed") >= 2; },
+        60000))
+        << service.Log();
+    service.Signal(SIGKILL);
+    service.Wait(10000);
+  }
+  // Its local runners notice the tuner is gone and exit; the next service
+  // starts its own.
+  Process again(ServeArgs(db), dir.File("serve2.log"));
+  ASSERT_TRUE(ServiceUp(db)) << again.Log();
+  EXPECT_EQ(StudyStatus(db, "r"), "paused") << "a paused study came back running";
+  EXPECT_EQ(QueryInt(db, "SELECT CAST(priority AS INTEGER) FROM studies WHERE name='q'"), 2);
+  ASSERT_TRUE(WaitFor(
+      [&] { return StudyStatus(db, "p") == "completed" && StudyStatus(db, "q") == "completed"; },
+      90000))
+      << again.Log();
+  std::string out;
+  ASSERT_EQ(RunSweep({"resume", "r", "--db", db}, &out), 0) << out;
+  ASSERT_TRUE(WaitFor([&] { return StudyStatus(db, "r") == "completed"; }, 90000)) << again.Log();
+  again.Signal(SIGTERM);
+  EXPECT_EQ(again.Wait(20000), 0) << again.Log();
+  // Each study as `sweep run` alone makes it.
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string ref = dir.File(names[i] + "-alone.db");
+    ASSERT_EQ(
+        RunSweep({"run", files[i], "--db", ref, "--local-runners", "2", "--progress", "plain"},
+                 &out),
+        0)
+        << out;
+    EXPECT_EQ(Outcome(db, names[i]), Outcome(ref, names[i])) << names[i];
+  }
+  // A kill is not an attempt: no trial ran twice as a new attempt.
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE attempts > 1"), 0);
+}
+
+}  // namespace
+}  // namespace sweep::e2e

@@ -1,0 +1,218 @@
+// The service's set-up, its turns (requests inside, answers after), its
+// restart where the last one stopped, and its command's loop and signals.
+#include "tuner/service.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "tuner/assign_policy.h"
+
+namespace sweep {
+
+Result<std::unique_ptr<Service>> Service::Start(const ServiceOptions& o) {
+  std::unique_ptr<Service> s(new Service(o));
+  s->o_.server.service = true;
+  ASSIGN_OR_RETURN(s->server_, Server::Start(s->o_.server));
+  s->server_->SetPolicy(std::make_unique<FairSharePolicy>());
+  ASSIGN_OR_RETURN(s->control_, ControlSocket::Bind());
+  s->server_->WakeOn(s->control_->socket());
+  Service* self = s.get();
+  s->server_->SetTurnHook([self] { return self->HandleRequests(); });
+  Store& store = s->server_->store();
+  RETURN_IF_ERROR(store.Begin());
+  RETURN_IF_ERROR(store.SetService(getpid(), s->control_->endpoint()));
+  RETURN_IF_ERROR(s->Readmit());
+  RETURN_IF_ERROR(s->server_->loop().Flush());
+  return s;
+}
+
+Service::~Service() {
+  // The row goes with the service that wrote it (a killed one's stays, and
+  // names a pid that holds no lock: clients see no service).
+  if (server_ && server_->store().Begin().ok() && server_->store().ClearService().ok())
+    (void)server_->store().Commit();
+}
+
+Status Service::Readmit() {
+  ASSIGN_OR_RETURN(auto rows, server_->store().ServiceStudies());
+  int readmitted = 0;
+  for (const auto& row : rows) {
+    // Running when the last service stopped (marked interrupted as this
+    // one started): it goes on. Paused, cancelled and completed ones wait.
+    if (row.status != StudyStatus::kRunning && row.status != StudyStatus::kInterrupted) continue;
+    auto run = Admit(row.spec, row.owner, row.priority, row.max_runners);
+    if (!run.ok()) {
+      LOG_ERROR << "study '" << row.spec.name()
+                << "' could not be resumed: " << run.status().message();
+      continue;
+    }
+    ++readmitted;
+  }
+  if (readmitted > 0) LOG_INFO << "resumed " << readmitted << " studies the last service ran";
+  return Status::Ok();
+}
+
+Result<StudyRun*> Service::Admit(const pb::Study& spec, const std::string& owner, double priority,
+                                 int64_t max_runners) {
+  Store& store = server_->store();
+  ASSIGN_OR_RETURN(StudyRun * run, server_->Add(spec));
+  run->SetShare(priority, max_runners);
+  RETURN_IF_ERROR(store.Begin());
+  RETURN_IF_ERROR(store.SetStudyService(run->id(), owner, priority, max_runners));
+  RETURN_IF_ERROR(store.SetStudyStatus(run->id(), StudyStatus::kRunning, WallSeconds()));
+  if (std::find(admitted_.begin(), admitted_.end(), run->id()) == admitted_.end())
+    admitted_.push_back(run->id());
+  return run;
+}
+
+StudyRun* Service::Admitted(const std::string& name) const {
+  for (int64_t id : admitted_) {
+    StudyRun* s = server_->study(id);
+    if (s && s->study().name() == name) return s;
+  }
+  return nullptr;
+}
+
+Status Service::HandleRequests() {
+  control_->Receive([this](const std::string& client, const pb::ControlRequest& request) {
+    replies_.emplace_back(client, Handle(request, control_->user()));
+  });
+  // Studies with nothing left to run leave the pool, stored as completed;
+  // their runners go to the others in this same turn.
+  for (int64_t id : admitted_) {
+    StudyRun* s = server_->study(id);
+    if (s && s->Done()) {
+      LOG_INFO << "study '" << s->study().name() << "' is complete";
+      server_->Remove(id, StudyRemoval{"completed", "its algorithm has nothing left to try",
+                                       StudyStatus::kCompleted});
+    }
+  }
+  return Status::Ok();
+}
+
+pb::ControlReply Service::Handle(const pb::ControlRequest& request, const std::string& user) {
+  Result<pb::ControlReply> reply = Status::InvalidArgument("unknown request");
+  switch (request.body_case()) {
+    case pb::ControlRequest::kSubmit:
+      reply = Submit(request.submit(), user);
+      break;
+    case pb::ControlRequest::kPause:
+      reply = Pause(request.pause().study(), user);
+      break;
+    case pb::ControlRequest::kResume:
+      reply = Resume(request.resume().study(), user);
+      break;
+    case pb::ControlRequest::kCancel:
+      reply = Cancel(request.cancel().study(), user);
+      break;
+    case pb::ControlRequest::kSet:
+      reply = Set(request.set(), user);
+      break;
+    case pb::ControlRequest::kListStudies:
+      reply = ListStudies();
+      break;
+    case pb::ControlRequest::kListRunners:
+      reply = ListRunners();
+      break;
+    default:
+      break;
+  }
+  if (reply.ok()) {
+    reply->set_ok(true);
+    return *reply;
+  }
+  pb::ControlReply err;
+  err.set_ok(false);
+  err.set_error(reply.status().message());
+  return err;
+}
+
+Status Service::Turn(bool draining) {
+  RETURN_IF_ERROR(server_->Turn(draining));
+  // Forget the studies that left (completed, paused, cancelled).
+  std::erase_if(admitted_, [&](int64_t id) { return server_->study(id) == nullptr; });
+  if (replies_.empty()) return Status::Ok();
+  // Answered once what the requests changed (removals included: the turn
+  // carried them out) is on disk.
+  RETURN_IF_ERROR(server_->loop().Flush());
+  for (auto& [client, reply] : replies_) control_->Reply(client, std::move(reply));
+  replies_.clear();
+  return Status::Ok();
+}
+
+Status Service::Stop(const std::string& reason) {
+  Store& store = server_->store();
+  Status w = server_->loop().Flush();
+  if (w.ok()) w = store.Begin();
+  int64_t requeued = 0;
+  for (int64_t id : admitted_) {
+    if (StudyRun* s = server_->study(id)) {
+      // Stored interrupted: the next service takes it up again.
+      requeued += s->Suspend("interrupted", reason);
+      if (w.ok()) w = s->write_error();
+    }
+  }
+  if (w.ok()) w = store.Commit();
+  server_->Shutdown(reason);
+  LOG_INFO << "service stopped: " << requeued
+           << " running trials went back to their studies' queues; `sweep serve` on the same "
+              "database takes them up again";
+  return w;
+}
+
+namespace {
+
+std::atomic<int> g_signals{0};
+
+void OnSignal(int) {
+  if (g_signals.fetch_add(1) >= 1) {
+    const char msg[] = "\nsweep: second interrupt, exiting now (committed results are safe)\n";
+    ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(130);
+  }
+}
+
+}  // namespace
+
+int RunService(const ServiceOptions& o) {
+  SetLogTag("service");
+  auto service = Service::Start(o);
+  if (!service.ok()) {
+    fprintf(stderr, "sweep: %s\n", service.status().message().c_str());
+    return 1;
+  }
+  Service& s = **service;
+  LOG_INFO << "service on " << o.server.db_path << ": runners join at "
+           << s.server().dispatcher().endpoint() << " (" << s.server().JoinHint()
+           << "); clients reach it with `sweep submit STUDY --db " << o.server.db_path << "`";
+  struct sigaction sa = {};
+  sa.sa_handler = OnSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  while (g_signals == 0) {
+    Status st = s.Turn(false);
+    if (!st.ok()) {
+      (void)s.Stop("the service hit an error");
+      fprintf(stderr,
+              "sweep: service stopping: %s\nCommitted results are safe in %s; run `sweep serve` "
+              "again to resume its studies.\n",
+              st.message().c_str(), o.server.db_path.c_str());
+      return 1;
+    }
+  }
+  Status st = s.Stop("the service was stopped");
+  if (!st.ok()) {
+    fprintf(stderr, "sweep: could not record the stop: %s\n", st.message().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace sweep

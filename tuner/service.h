@@ -1,0 +1,81 @@
+// `sweep serve`: one long-running Server (tuner/server.h) that runs many
+// studies at once on one pool of runners, and takes requests on a control
+// socket (tuner/control_socket.h): submit, pause, resume, cancel, set, and
+// what it runs. Studies share the runners by weighted fair share (a study's
+// priority is its weight, max_runners a cap; tuner/assign_policy.h). What
+// a request changes is committed before it is answered, and a restarted
+// service (kill -9 included) takes up every study it ran where it was,
+// with its owner, priority and paused or cancelled state (docs/service.md).
+// REQUIRES: external synchronization (one thread runs it).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "proto/sweep.pb.h"
+#include "tuner/control_socket.h"
+#include "tuner/server.h"
+
+namespace sweep {
+
+struct ServiceOptions {
+  ServerOptions server;  // its `service` is set
+};
+
+class Service {
+ public:
+  // Starts the server, binds the control socket, writes where it is into
+  // the database and re-admits the studies a previous service left running.
+  static Result<std::unique_ptr<Service>> Start(const ServiceOptions& o);
+  ~Service();
+
+  // One turn: the server's (requests are handled inside it), then the
+  // answers, once what they changed is durable.
+  Status Turn(bool draining);
+  // Ctrl-C or `sweep stop`: every study's running trials go back to its
+  // queue (the next service resumes them), the runners are told to exit.
+  Status Stop(const std::string& reason);
+  const std::string& control_endpoint() const { return control_->endpoint(); }
+  Server& server() { return *server_; }
+
+ private:
+  explicit Service(const ServiceOptions& o) : o_(o) {}
+  Status Readmit();
+  // The turn hook: requests, then the studies that are done.
+  Status HandleRequests();
+  pb::ControlReply Handle(const pb::ControlRequest& request, const std::string& user);
+  // The requests (service_requests.cc). An error is the reply's.
+  Result<pb::ControlReply> Submit(const pb::SubmitStudy& s, const std::string& user);
+  Result<pb::ControlReply> Pause(const std::string& name, const std::string& user);
+  Result<pb::ControlReply> Resume(const std::string& name, const std::string& user);
+  Result<pb::ControlReply> Cancel(const std::string& name, const std::string& user);
+  Result<pb::ControlReply> Set(const pb::SetStudy& s, const std::string& user);
+  Result<pb::ControlReply> ListStudies();
+  pb::ControlReply ListRunners();
+  // Admits `spec` (resuming it if stored) with its owner, weight and cap,
+  // stored as running.
+  Result<StudyRun*> Admit(const pb::Study& spec, const std::string& owner, double priority,
+                          int64_t max_runners);
+  // The stored service study named `name` (owner set), checked that `user`
+  // may act on it.
+  Result<Store::ServiceStudyRow> Owned(const std::string& name, const std::string& user);
+  StudyRun* Admitted(const std::string& name) const;
+
+  ServiceOptions o_;
+  std::unique_ptr<Server> server_;
+  std::unique_ptr<ControlSocket> control_;
+  std::vector<int64_t> admitted_;  // study ids, in the order admitted
+  // Answers waiting for the end of the turn (a removal, a commit).
+  std::vector<std::pair<std::string, pb::ControlReply>> replies_;
+};
+
+// The service's command: runs until Ctrl-C or `sweep stop`. Exit code: 0
+// stopped, 1 an error.
+int RunService(const ServiceOptions& o);
+
+}  // namespace sweep

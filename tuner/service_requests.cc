@@ -1,0 +1,197 @@
+// The service's requests: submit, pause, resume, cancel, set, and the
+// lists of studies and runners. Each checks that its user may act on the
+// study (its owner; admins come with keys), changes the store in the
+// turn's transaction, and returns the answer the client prints.
+#include <cmath>
+
+#include "common/clock.h"
+#include "common/json.h"
+#include "search_spaces/validate.h"
+#include "tuner/algorithms/hyperband.h"
+#include "tuner/assign_policy.h"
+#include "tuner/service.h"
+#include "tuner/study_data.h"
+
+namespace sweep {
+
+namespace {
+
+pb::ControlReply Said(const std::string& message, int64_t study_id = 0) {
+  pb::ControlReply r;
+  r.set_message(message);
+  r.set_study_id(study_id);
+  return r;
+}
+
+Status CheckShare(double priority, int64_t max_runners) {
+  if (!std::isfinite(priority) || priority < 0 || priority > 1e6)
+    return Status::InvalidArgument("--priority must be a number above 0 (at most 1e6)");
+  if (max_runners < 0 || max_runners > 1000000)
+    return Status::InvalidArgument("--max-runners must be 0 (no cap) or more");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Store::ServiceStudyRow> Service::Owned(const std::string& name, const std::string& user) {
+  ASSIGN_OR_RETURN(auto rows, server_->store().ServiceStudies());
+  for (auto& row : rows) {
+    if (row.spec.name() != name) continue;
+    if (row.owner != user) {
+      return Status::FailedPrecondition("study '" + name + "' belongs to '" + row.owner +
+                                        "'; only its owner or an admin may change it");
+    }
+    return row;
+  }
+  return Status::NotFound("no study '" + name + "' was submitted to this service");
+}
+
+Result<pb::ControlReply> Service::Submit(const pb::SubmitStudy& s, const std::string& user) {
+  RETURN_IF_ERROR(CheckShare(s.priority(), s.max_runners()));
+  // The client validated it; the service does not take its word for it.
+  ParsedStudy parsed;
+  parsed.study = s.study();
+  RETURN_IF_ERROR(ValidateStudy(&parsed));
+  const pb::Study& study = parsed.study;
+  RETURN_IF_ERROR(CheckPlan(study));
+  std::string data;
+  RETURN_IF_ERROR(CheckStudyData(study, o_.server.local_runners != 0, &data));
+  if (StudyRun* run = Admitted(study.name()))
+    return Said("study '" + study.name() + "' runs here already", run->id());
+  double priority = s.priority() > 0 ? s.priority() : 1;
+  int64_t max_runners = s.max_runners();
+  std::string owner = user;
+  // Submitting a study that exists resumes it, if it is this user's.
+  auto row = Owned(study.name(), user);
+  if (row.ok()) {
+    if (s.priority() == 0) priority = row->priority;
+    if (s.max_runners() == 0) max_runners = row->max_runners;
+  } else if (row.status().code() != StatusCode::kNotFound) {
+    return row.status();
+  }
+  ASSIGN_OR_RETURN(StudyRun * run, Admit(study, owner, priority, max_runners));
+  ProgressCounts c = run->Counts();
+  const bool resumed = run->trials().size() > 0;
+  return Said((resumed ? "resumed study '" : "submitted study '") + study.name() + "' (id " +
+                  std::to_string(run->id()) + ", priority " + FormatDouble(priority) +
+                  (max_runners ? ", at most " + std::to_string(max_runners) + " runners" : "") +
+                  ")" +
+                  (resumed ? ": " + std::to_string(c.completed) + " completed, " +
+                                 std::to_string(c.queued) + " to run"
+                           : ""),
+              run->id());
+}
+
+Result<pb::ControlReply> Service::Pause(const std::string& name, const std::string& user) {
+  ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(name, user));
+  StudyRun* run = Admitted(name);
+  if (!run) {
+    return Status::FailedPrecondition("study '" + name + "' is not running (it is " +
+                                      StudyStatusName(row.status) + ")");
+  }
+  server_->Remove(run->id(), StudyRemoval{"paused", "paused by " + user, StudyStatus::kPaused});
+  return Said("paused study '" + name + "': its running trials went back to its queue; `sweep " +
+                  "resume " + name + "` goes on",
+              row.id);
+}
+
+Result<pb::ControlReply> Service::Resume(const std::string& name, const std::string& user) {
+  ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(name, user));
+  if (Admitted(name)) return Said("study '" + name + "' runs already", row.id);
+  if (row.status == StudyStatus::kCompleted)
+    return Status::FailedPrecondition("study '" + name + "' is complete: nothing to resume");
+  ASSIGN_OR_RETURN(StudyRun * run, Admit(row.spec, row.owner, row.priority, row.max_runners));
+  RETURN_IF_ERROR(
+      server_->store().AddEvent(run->id(), 0, "resumed", "resumed by " + user, WallSeconds()));
+  return Said("resumed study '" + name + "'", row.id);
+}
+
+Result<pb::ControlReply> Service::Cancel(const std::string& name, const std::string& user) {
+  ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(name, user));
+  if (row.status == StudyStatus::kCompleted)
+    return Status::FailedPrecondition("study '" + name + "' is complete: nothing to cancel");
+  if (StudyRun* run = Admitted(name)) {
+    server_->Remove(run->id(),
+                    StudyRemoval{"cancelled", "cancelled by " + user, StudyStatus::kCancelled});
+  } else {
+    Store& store = server_->store();
+    RETURN_IF_ERROR(store.Begin());
+    RETURN_IF_ERROR(store.SetStudyStatus(row.id, StudyStatus::kCancelled, WallSeconds()));
+    RETURN_IF_ERROR(store.AddEvent(row.id, 0, "cancelled", "cancelled by " + user, WallSeconds()));
+  }
+  return Said("cancelled study '" + name + "': its results are kept; `sweep resume " + name +
+                  "` would go on",
+              row.id);
+}
+
+Result<pb::ControlReply> Service::Set(const pb::SetStudy& s, const std::string& user) {
+  ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(s.study(), user));
+  const double priority = s.has_priority() ? s.priority() : row.priority;
+  const int64_t max_runners = s.has_max_runners() ? s.max_runners() : row.max_runners;
+  if (s.has_priority() && !(priority > 0))
+    return Status::InvalidArgument("--priority must be a number above 0");
+  RETURN_IF_ERROR(CheckShare(priority, max_runners));
+  Store& store = server_->store();
+  RETURN_IF_ERROR(store.Begin());
+  RETURN_IF_ERROR(store.SetStudyService(row.id, row.owner, priority, max_runners));
+  const std::string change = "priority " + FormatDouble(row.priority) + " -> " +
+                             FormatDouble(priority) + ", max_runners " +
+                             std::to_string(row.max_runners) + " -> " +
+                             std::to_string(max_runners) + " (0: no cap), by " + user;
+  RETURN_IF_ERROR(store.AddEvent(row.id, 0, "share changed", change, WallSeconds()));
+  if (StudyRun* run = Admitted(s.study())) run->SetShare(priority, max_runners);
+  return Said("study '" + s.study() + "': " + change, row.id);
+}
+
+Result<pb::ControlReply> Service::ListStudies() {
+  pb::ControlReply r;
+  // The admitted studies' fair shares of the pool now.
+  std::vector<StudyLoad> loads;
+  for (int64_t id : admitted_) {
+    if (StudyRun* s = server_->study(id)) {
+      loads.push_back(StudyLoad{id, !s->Done(), server_->dispatcher().Busy(id), s->MaxConcurrent(),
+                                s->Weight()});
+    }
+  }
+  std::vector<double> shares = FairShares(loads, server_->dispatcher().runners());
+  ASSIGN_OR_RETURN(auto rows, server_->store().ServiceStudies());
+  for (const auto& row : rows) {
+    pb::ServiceStudy* out = r.add_studies();
+    out->set_id(row.id);
+    out->set_name(row.spec.name());
+    out->set_owner(row.owner);
+    out->set_priority(row.priority);
+    out->set_max_runners(row.max_runners);
+    StudyRun* run = server_->study(row.id);
+    out->set_state(StudyStatusName(run ? StudyStatus::kRunning : row.status));
+    if (!run) continue;
+    for (size_t i = 0; i < loads.size(); ++i)
+      if (loads[i].study_id == row.id) out->set_share(shares[i]);
+    out->set_runners(server_->dispatcher().Busy(row.id));
+    ProgressCounts c = run->Counts();
+    out->set_queued(c.queued);
+    out->set_running(c.running);
+    out->set_finished(c.completed + c.failed + c.stopped);
+  }
+  return r;
+}
+
+pb::ControlReply Service::ListRunners() {
+  pb::ControlReply r;
+  for (const Dispatcher::RunnerView& v : server_->dispatcher().Pool()) {
+    pb::ServiceRunner* out = r.add_runners();
+    out->set_name(v.name);
+    out->set_host(v.host);
+    out->set_device(v.device);
+    out->set_since(v.since);
+    out->set_trial_number(-1);
+    StudyRun* s = v.study_id ? server_->study(v.study_id) : nullptr;
+    if (!s) continue;
+    out->set_study(s->study().name());
+    auto t = s->trials().all().find(v.trial_id);
+    if (t != s->trials().all().end()) out->set_trial_number(t->second.number);
+  }
+  return r;
+}
+
+}  // namespace sweep
