@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <deque>
 #include <memory>
 #include <set>
@@ -23,15 +22,12 @@
 #include "common/rng.h"
 #include "common/wire.h"
 #include "common/zmq_socket.h"
-#include "trial_runner/command_task.h"
 #include "trial_runner/core_share.h"
 #include "trial_runner/runner_setup.h"
 #include "trial_runner/runner_socket.h"
 #include "trial_runner/task.h"
-#include "trial_runner/train_task.h"
 #include "trial_runner/trial_worker.h"
 #include "trial_runner/unacked.h"
-#include "trial_runner/work_folder.h"
 
 namespace sweep {
 
@@ -385,6 +381,10 @@ class Runner {
           std::erase_if(pending_,
                         [&](const pb::Assign& a) { return a.lease() == env.reject().lease(); });
         }
+        break;
+      case pb::Envelope::kPreempt:  // the tuner wants this runner back
+        if (slot_ && !slot_->abandoned && env.preempt().lease() == slot_->assign.lease())
+          slot_->Preempt(env.preempt().restart());
         break;
       case pb::Envelope::kReregister:
         LOG_INFO << "tuner asked this runner to register again: " << env.reregister().reason();

@@ -219,8 +219,10 @@ TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx) {
         value = state;
         break;
     }
-    // At a decision step the tuner may pause the trial: send the state first.
-    if (std::find(decisions.begin(), decisions.end(), step) != decisions.end())
+    // At a decision step the tuner may pause the trial, and a preempted one
+    // stops after this step: send the state first.
+    if (ctx->CheckpointWanted() ||
+        std::find(decisions.begin(), decisions.end(), step) != decisions.end())
       ctx->Checkpoint(step, SyntheticCheckpoint(step, state));
     if (task.noise() > 0) {
       value += task.noise() * Rng(HashKey({assign.seed(), static_cast<uint64_t>(assign.number()),

@@ -20,6 +20,10 @@ class TaskContext {
   virtual void Checkpoint(int64_t step, std::string bytes) = 0;
   // True once the tuner asked the trial to stop; tasks poll it between steps.
   virtual bool StopRequested() const = 0;
+  // True once the tuner wants the runner back (preemption): a task that can
+  // checkpoint at any step sends one after its next step, and the trial
+  // stops there (it goes on from that checkpoint later).
+  virtual bool CheckpointWanted() const { return false; }
   // Sends lines of the trial's log (command tasks), in order.
   virtual void Log(std::string text) = 0;
   // The last step whose report (and checkpoint) the tuner has committed.

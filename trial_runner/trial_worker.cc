@@ -23,6 +23,17 @@ void TrialSlot::Decided(int64_t step) {
   decided.notify_all();
 }
 
+void TrialSlot::Preempt(bool restart) {
+  if (restart) {
+    stop = true;
+  } else {
+    preempt = true;
+    // A step that is reported already with its checkpoint ends it now.
+    if (checkpoint_step.load() >= 0 && checkpoint_step.load() == last_step.load()) stop = true;
+  }
+  decided.notify_all();  // a worker waiting at a rung looks at `stop` again
+}
+
 void TrialSlot::Push(pb::Envelope env, bool last) {
   bool was_empty;
   {
@@ -54,6 +65,9 @@ class WorkerContext : public TaskContext {
     for (const auto& m : metrics) *r->add_metrics() = m;
     slot_->last_step = step;
     slot_->Push(std::move(env), false);
+    // Preempted: this step's checkpoint went out before it; the trial goes
+    // on from there later.
+    if (slot_->preempt.load() && slot_->checkpoint_step.load() == step) slot_->stop = true;
     const auto& waits = slot_->assign.decision_steps();
     if (std::find(waits.begin(), waits.end(), step) != waits.end()) {
       // A rung: go on only once the tuner has decided.
@@ -81,7 +95,9 @@ class WorkerContext : public TaskContext {
     c->set_step(step);
     c->set_data(std::move(bytes));
     slot_->Push(std::move(env), false);
+    slot_->checkpoint_step = step;
   }
+  bool CheckpointWanted() const override { return slot_->preempt.load(); }
   void Log(std::string text) override {
     pb::Envelope env;
     pb::Log* g = env.mutable_log();

@@ -21,6 +21,10 @@ struct TrialSlot {
   pb::Assign assign;
   std::atomic<bool> stop{false};
   std::atomic<int64_t> last_step{0};
+  // The tuner wants the runner back (pb::Preempt): stop once a step with a
+  // checkpoint is reported (`checkpoint_step`: the last step checkpointed).
+  std::atomic<bool> preempt{false};
+  std::atomic<int64_t> checkpoint_step{-1};
   uint64_t log_seq = 0;    // the trial's thread only: the last Log batch numbered
   bool abandoned = false;  // socket thread only: drop whatever the worker still sends
   int64_t abandoned_at_ms = 0;
@@ -37,6 +41,9 @@ struct TrialSlot {
 
   // Called by the socket thread for an Ack, a stop or an abandon.
   void Decided(int64_t step);
+  // Called by the socket thread for a Preempt: stop now (`restart`), or
+  // after the next step with a checkpoint.
+  void Preempt(bool restart);
   // Called by the worker: queues a message (`last`: the trial's Final).
   void Push(pb::Envelope env, bool last);
 };

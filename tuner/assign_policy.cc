@@ -81,4 +81,31 @@ std::vector<double> FairShares(const std::vector<StudyLoad>& studies, int64_t ru
   return share;
 }
 
+std::vector<PreemptionMove> PlanPreemptions(const std::vector<StudyLoad>& studies, int64_t runners,
+                                            const std::vector<int64_t>& incoming) {
+  const std::vector<double> shares = FairShares(studies, runners);
+  const size_t n = studies.size();
+  std::vector<double> below(n), above(n);
+  for (size_t i = 0; i < n; ++i) {
+    const double running = static_cast<double>(studies[i].running);
+    const double coming = i < incoming.size() ? static_cast<double>(incoming[i]) : 0;
+    below[i] = studies[i].has_work ? shares[i] - running - coming : 0;
+    above[i] = running - shares[i];
+  }
+  constexpr double kWhole = 1 - 1e-9;
+  std::vector<PreemptionMove> moves;
+  while (true) {
+    size_t to = n, from = n;
+    for (size_t i = 0; i < n; ++i)
+      if (below[i] >= kWhole && (to == n || below[i] > below[to])) to = i;
+    for (size_t i = 0; i < n; ++i)
+      if (i != to && above[i] >= kWhole && (from == n || above[i] > above[from])) from = i;
+    if (to == n || from == n) break;
+    moves.push_back({studies[from].study_id, studies[to].study_id});
+    below[to] -= 1;
+    above[from] -= 1;
+  }
+  return moves;
+}
+
 }  // namespace sweep

@@ -46,6 +46,9 @@ class AssignPolicy {
   virtual ~AssignPolicy() = default;
   // The study the runner goes to, or nullopt when none may take it now.
   virtual std::optional<int64_t> Pick(const AssignInput& in) const = 0;
+  // Whether runners are taken back from studies over their share for
+  // studies below it (PlanPreemptions).
+  virtual bool Preempts() const { return false; }
 };
 
 // Each study in turn, after the one served last, skipping studies without
@@ -65,11 +68,26 @@ class RoundRobinPolicy : public AssignPolicy {
 class FairSharePolicy : public AssignPolicy {
  public:
   std::optional<int64_t> Pick(const AssignInput& in) const override;
+  bool Preempts() const override { return true; }
 };
 
 // Each study's share of `runners` runners, in `studies`' order: weighted
 // max-min fairness (progressive filling), where a study can use at most its
 // max_running, and one without work no more than it runs now.
 std::vector<double> FairShares(const std::vector<StudyLoad>& studies, int64_t runners);
+
+// One runner to take back: from a trial of study `from`, for study `to`.
+struct PreemptionMove {
+  int64_t from = 0, to = 0;
+};
+
+// Which runners to take back now, so that a study with work at least a whole
+// runner below its fair share gets one from a study at least a whole runner
+// above its own (neediest first, from the most over first). `incoming`:
+// runners already being taken back for each study (by id). Whole runners
+// only: a study a fraction off its share is left alone, so shares that
+// do not divide the runners never move a runner back and forth.
+std::vector<PreemptionMove> PlanPreemptions(const std::vector<StudyLoad>& studies, int64_t runners,
+                                            const std::vector<int64_t>& incoming);
 
 }  // namespace sweep

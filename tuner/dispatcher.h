@@ -68,6 +68,17 @@ class TrialOwner {
   virtual int64_t MaxConcurrent() const = 0;
   // Its weight in a fair share of the runners (a service study's priority).
   virtual double Weight() const { return 1; }
+  // Its name, for the reasons of decisions about other studies.
+  virtual const std::string& Name() const = 0;
+  // Whether it may have a trial to start (a preemption for a study without
+  // one would only move a runner back and forth).
+  virtual bool HasWork() const { return true; }
+  // A service takes the runner of this running trial back, `reason` saying
+  // for whom: nullopt when the trial may not be preempted, else whether it
+  // runs again from its start (true) or goes on from its next checkpoint.
+  virtual std::optional<bool> Preempt(int64_t trial_id, const std::string& reason) {
+    return std::nullopt;
+  }
   // A running trial with no message for this long is presumed hung (0: never).
   virtual int64_t StallMs() const = 0;
 };
@@ -132,6 +143,12 @@ class Dispatcher {
   // Gives idle runners trials from the owners the policy picks; a runner
   // with trials queued takes more only from the study at its back.
   void Assign();
+  // With a policy that preempts, after Assign: takes runners back from
+  // studies over their fair share for studies below it with work
+  // (PlanPreemptions); each trial's owner agrees (TrialOwner::Preempt) and
+  // its runner is told now (pb::Preempt). The runner's next trial is the
+  // policy's pick once the trial ends.
+  void Preempt();
   // Queues `env` for `runner_id`; it goes out once the commit that makes it
   // true is durable (Seal, then SendSealed).
   void Queue(const std::string& runner_id, pb::Envelope env);
@@ -185,6 +202,7 @@ class Dispatcher {
     bool started = false;
     int64_t progress_ms = 0;  // last message, or when it started
     int64_t started_us = 0;   // when it became the runner's front trial (0: not yet)
+    int64_t preempted_for = 0;  // the study its runner is being taken back for (0: none)
   };
 
   // Trials at most queued at one runner ahead of its running one.

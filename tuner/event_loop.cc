@@ -108,6 +108,7 @@ Status EventLoop::Turn(bool draining) {
     s->set_draining(draining);
   }
   dispatcher_->Assign();
+  dispatcher_->Preempt();
   dispatcher_->Heartbeat();
   if (store_->in_transaction() &&
       (sync->Syncing() || NowUs() - last_commit_us_ < kCommitIntervalUs))

@@ -95,4 +95,29 @@ int64_t StudyRun::Suspend(const std::string& kind, const std::string& cause, Stu
   return requeued;
 }
 
+std::optional<bool> StudyRun::Preempt(int64_t trial_id, const std::string& reason) {
+  Trial* t = table_.Find(trial_id);
+  if (!t || t->status != TrialStatus::kRunning || t->pausing || t->segment_ended ||
+      !t->preempting.empty())
+    return std::nullopt;
+  const pb::Preemption how = study_.resources().preemptible();
+  if (how == pb::PREEMPTION_NEVER) return std::nullopt;
+  t->preempting = reason;
+  return how == pb::PREEMPTION_RESTART;
+}
+
+void StudyRun::Preempted(Trial* t, int64_t step) {
+  // A preemption is not an attempt: the same attempt goes on, from the
+  // checkpoint it sent at `step` (or from its start, preemptible: restart).
+  const bool from_checkpoint = !t->checkpoint_path.empty() && t->checkpoint_step == step;
+  const std::string why = "paused at step " + std::to_string(step) + ": " + t->preempting +
+                          (from_checkpoint ? "; it goes on from its checkpoint there"
+                                           : "; it runs again from its start");
+  Write(store_->AddDecision(t->id, step, "preempt", why, Stamp()));
+  Event(t->id, "preempted", why);
+  t->last_step = step;
+  t->attempt_open = true;
+  Requeue(t, t->attempts, TrialTable::Where::kFront);
+}
+
 }  // namespace sweep

@@ -144,6 +144,7 @@ void StudyRun::Durable(uint64_t ticket) { checkpoint_files_.Durable(ticket); }
 
 void StudyRun::Move(Trial* t, TrialStatus to, TrialTable::Where where) {
   progress_dirty_.erase(t->id);
+  t->preempting.clear();
   acks_.Cancel(t->id);
   paces_.Forget(t->id);
   if (IsFinished(to)) logs_.Forget(t->id);
@@ -287,6 +288,8 @@ void StudyRun::OnFinal(const pb::Final& fin) {
   } else if (outcome == pb::TRIAL_OUTCOME_CANCELLED && t->pausing) {
     t->last_step = step;
     Pause(t);
+  } else if (outcome == pb::TRIAL_OUTCOME_CANCELLED && !t->preempting.empty()) {
+    Preempted(t, step);
   } else if (outcome == pb::TRIAL_OUTCOME_CANCELLED) {
     Finish(t, TrialStatus::kStopped, value, step, metrics, "");
   } else if (!value) {

@@ -107,6 +107,9 @@ class StudyRun : public TrialOwner {
     return max_concurrent_ == 0 ? max_runners_ : std::min(max_concurrent_, max_runners_);
   }
   double Weight() const override { return priority_; }
+  const std::string& Name() const override { return study_.name(); }
+  bool HasWork() const override { return !draining_ && !Done(); }
+  std::optional<bool> Preempt(int64_t trial_id, const std::string& reason) override;
   int64_t StallMs() const override { return stall_ms_; }
 
  private:
@@ -117,6 +120,9 @@ class StudyRun : public TrialOwner {
   // The one way a trial changes status (TrialTable::Transition), plus the
   // clean-up of what the old state held on disk.
   void Move(Trial* t, TrialStatus to, TrialTable::Where where = TrialTable::Where::kBack);
+  // Its runner stopped it after step `step` for a preemption: back to the
+  // front of the queue, its attempt open, to go on from its checkpoint.
+  void Preempted(Trial* t, int64_t step);
   void Finish(Trial* t, TrialStatus status, std::optional<double> value, int64_t step,
               const std::string& metrics_json, const std::string& failure);
   // Puts a trial back in the queue with `attempts` counted.

@@ -51,6 +51,9 @@ struct Trial {
   // A stop or pause was decided at decided_step: reports its runner sent
   // before it heard are dropped, never recorded past the decision.
   bool segment_ended = false;
+  // A service took its runner back (StudyRun::Preempt): why, until it
+  // leaves running (its runner stops at its next checkpoint).
+  std::string preempting;
   std::optional<Decision> pending;
   // A checkpoint on disk whose step's report has not arrived yet: it is
   // recorded in the same transaction as that report, so a restart never

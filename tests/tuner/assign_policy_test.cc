@@ -113,5 +113,43 @@ TEST(FairSharesTest, ProgressiveFillingWithCapsAndIdleStudies) {
   EXPECT_TRUE(FairShares({}, 4).empty());
 }
 
+TEST(PlanPreemptionsTest, AHighPriorityNewcomerTakesWholeRunnersFromTheStudyOverItsShare) {
+  // Priority 1 holds both runners; priority 10 arrives with work: shares
+  // 0.18 and 1.82, so one runner moves (the second would leave the
+  // newcomer only 0.82 short: less than a whole runner).
+  std::vector<StudyLoad> s = {{1, true, 2, 0, 1}, {2, true, 0, 0, 10}};
+  auto moves = PlanPreemptions(s, 2, {0, 0});
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].from, 1);
+  EXPECT_EQ(moves[0].to, 2);
+  // One already on its way: nothing more.
+  EXPECT_TRUE(PlanPreemptions({{1, true, 1, 0, 1}, {2, true, 0, 0, 10}}, 2, {0, 1}).empty());
+}
+
+TEST(PlanPreemptionsTest, NothingMovesForAStudyWithoutWorkOrAFractionOffItsShare) {
+  EXPECT_TRUE(PlanPreemptions({{1, true, 4, 0, 1}, {2, false, 0, 0, 10}}, 4, {}).empty());
+  // Weights 2 and 1 on 2 runners: shares 1.33 and 0.67; 2 and 0 running is
+  // only 0.67 off for the second: it waits for a trial to end.
+  EXPECT_TRUE(PlanPreemptions({{1, true, 2, 0, 2}, {2, true, 0, 0, 1}}, 2, {}).empty());
+  // Weights 1 and 2: shares 0.67 and 1.33, a whole runner short: one moves.
+  EXPECT_EQ(PlanPreemptions({{1, true, 2, 0, 1}, {2, true, 0, 0, 2}}, 2, {}).size(), 1u);
+  // At its share already (its cap): nothing.
+  EXPECT_TRUE(PlanPreemptions({{1, true, 3, 0, 1}, {2, true, 1, 1, 10}}, 4, {}).empty());
+}
+
+TEST(PlanPreemptionsTest, SharesMovingTakeFromTheMostOverFirstForTheNeediest) {
+  // 1:1:2 on 8 runners with the newcomer (3) at none: shares 2, 2, 4;
+  // studies 1 and 2 hold 5 and 3, 3 and 1 over: all four go to study 3.
+  std::vector<StudyLoad> s = {{1, true, 5, 0, 1}, {2, true, 3, 0, 1}, {3, true, 0, 0, 2}};
+  auto moves = PlanPreemptions(s, 8, {0, 0, 0});
+  std::map<int64_t, int> from;
+  for (const auto& m : moves) {
+    EXPECT_EQ(m.to, 3);
+    ++from[m.from];
+  }
+  EXPECT_EQ(from[1], 3);
+  EXPECT_EQ(from[2], 1);
+}
+
 }  // namespace
 }  // namespace sweep

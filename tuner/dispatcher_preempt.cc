@@ -1,0 +1,109 @@
+// The dispatcher's preemption: which running trials give their runners back
+// to studies below their fair share (the plan is the policy's pure
+// PlanPreemptions; this file finds the trials, asks their owners and tells
+// their runners).
+#include <algorithm>
+#include <cstdio>
+
+#include "common/json.h"
+#include "common/log.h"
+#include "tuner/dispatcher.h"
+
+namespace sweep {
+
+namespace {
+
+// "a 0.5, b 1.5 of 2 runners": the shares a preemption's reason quotes.
+std::string SharesText(const std::vector<StudyLoad>& loads, const std::vector<double>& shares,
+                       const std::vector<std::string>& names, int64_t runners) {
+  std::string out;
+  for (size_t i = 0; i < loads.size(); ++i) {
+    char share[32];
+    std::snprintf(share, sizeof share, "%.2g", shares[i]);
+    out += (out.empty() ? "" : ", ") + names[i] + " " + share;
+  }
+  return out + " of " + std::to_string(runners) + " runners";
+}
+
+}  // namespace
+
+void Dispatcher::Preempt() {
+  if (!owners_ || !policy_->Preempts() || owners_->OwnerOrder().size() < 2) return;
+  // No runner may sit idle while a study waits: with one idle, the studies
+  // below their share had nothing to give it this turn.
+  for (const auto& [id, r] : runners_)
+    if (r.ready && r.trials.empty()) return;
+  // The studies as Assign left them (has_work false for one that had no
+  // trial to give), each's runners, and those already coming to it.
+  std::vector<StudyLoad> loads;
+  std::vector<std::string> names;
+  std::vector<int64_t> incoming;
+  for (const StudyLoad& s : assign_in_.studies) {
+    TrialOwner* o = owners_->FindOwner(s.study_id);
+    if (!o) continue;
+    loads.push_back(s);
+    loads.back().running = 0;
+    loads.back().has_work = s.has_work && o->HasWork();
+    names.push_back(o->Name());
+    incoming.push_back(0);
+  }
+  auto place = [&](int64_t study) -> size_t {
+    for (size_t i = 0; i < loads.size(); ++i)
+      if (loads[i].study_id == study) return i;
+    return loads.size();
+  };
+  for (const auto& [id, r] : runners_) {
+    if (r.trials.empty()) continue;
+    const Lease& l = leases_.at(r.trials.front());
+    if (l.preempted_for) {
+      // Already on its way to another study: counted there.
+      size_t to = place(l.preempted_for);
+      if (to < loads.size()) ++incoming[to];
+      continue;
+    }
+    size_t at = place(l.study_id);
+    if (at < loads.size()) ++loads[at].running;
+  }
+  const int64_t pool = static_cast<int64_t>(runners_.size());
+  const std::vector<PreemptionMove> moves = PlanPreemptions(loads, pool, incoming);
+  if (moves.empty()) return;
+  const std::string shares = SharesText(loads, FairShares(loads, pool), names, pool);
+  for (const PreemptionMove& m : moves) {
+    TrialOwner* from = owners_->FindOwner(m.from);
+    TrialOwner* to = owners_->FindOwner(m.to);
+    if (!from || !to) continue;
+    // The victim: the study's most recently started trial (the least work
+    // since its last checkpoint, most likely) that its study lets go.
+    std::vector<std::pair<int64_t, std::string>> candidates;  // (started_us, runner)
+    for (const auto& [id, r] : runners_) {
+      if (r.trials.empty()) continue;
+      const Lease& l = leases_.at(r.trials.front());
+      if (l.study_id == m.from && !l.preempted_for && l.started && l.started_us > 0)
+        candidates.emplace_back(l.started_us, id);
+    }
+    std::sort(candidates.rbegin(), candidates.rend());
+    const std::string reason = "runner given to study '" + to->Name() + "' (priority " +
+                               FormatDouble(to->Weight()) + "; shares " + shares + ")";
+    std::string runner_id;
+    int64_t trial = 0;
+    std::optional<bool> restart;
+    for (const auto& [started, id] : candidates) {
+      trial = runners_.at(id).trials.front();
+      restart = from->Preempt(trial, reason);
+      runner_id = id;
+      if (restart) break;
+    }
+    if (!restart) continue;  // none may be preempted: they run to their ends
+    Lease& l = leases_.at(trial);
+    l.preempted_for = m.to;
+    LOG_INFO << "study '" << from->Name() << "': taking runner '"
+             << Printable(runners_.at(runner_id).name) << "' back: " << reason;
+    pb::Envelope env;
+    env.mutable_preempt()->set_trial_id(trial);
+    env.mutable_preempt()->set_lease(l.lease);
+    env.mutable_preempt()->set_restart(*restart);
+    Queue(runner_id, std::move(env));
+  }
+}
+
+}  // namespace sweep
