@@ -1,6 +1,7 @@
 // `sweep keys new`, and the key files of `sweep runner`.
 #include "cli/keys.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,7 +29,13 @@ Result<std::string> ReadDescriptor(int fd) {
 
 }  // namespace
 
-int KeysNew(const std::string& name, const std::string& dir) {
+int KeysNew(const std::string& name, const std::string& keys_dir, const std::string& role) {
+  // A role's keys go into its folder of the service's --keys folder.
+  const std::string dir = role.empty() ? keys_dir : keys_dir + "/" + role + "s";
+  if (!role.empty() && mkdir(keys_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    fprintf(stderr, "sweep: %s\n", PosixError("mkdir", keys_dir, errno).message().c_str());
+    return 1;
+  }
   auto keys = NewCurveKeyPair();
   Result<std::string> path =
       keys.ok() ? WriteCurveKeyFiles(dir, name, *keys) : Result<std::string>(keys.status());
@@ -38,7 +45,12 @@ int KeysNew(const std::string& name, const std::string& dir) {
   }
   printf("wrote %s (secret: keep it on this machine, mode 0600) and %s/%s.pub (public)\n",
          path->c_str(), dir.c_str(), name.c_str());
-  if (name == "tuner") {
+  if (role == "client" || role == "admin") {
+    printf(
+        "a %s of the service with --keys %s: sweep submit STUDY --server tcp://HOST:PORT "
+        "--server-key %s/tuner.pub --key %s\n",
+        role.c_str(), keys_dir.c_str(), keys_dir.c_str(), path->c_str());
+  } else if (name == "tuner") {
     printf("a tuner: sweep run STUDY --bind tcp://0.0.0.0:5555 --keys %s\n", dir.c_str());
     printf("  (it admits the runners whose NAME.pub files are in %s)\n", dir.c_str());
   } else {
@@ -80,13 +92,20 @@ class KeysCommand : public Command {
     new_ = c->add_subcommand("new", "Write NAME.key (secret) and NAME.pub");
     new_->add_option("name", name_, "tuner, or a runner's name")->required();
     new_->add_option("--dir", dir_, "Folder for the key files")->capture_default_str();
+    new_->add_option("--role", role_,
+                     "For a service's --keys folder: client (submits and acts on its own "
+                     "studies), admin (acts on any study) or runner; the key goes into "
+                     "DIR/clients, DIR/admins or DIR/runners")
+        ->check(CLI::IsMember({"client", "runner", "admin"}));
     return c;
   }
-  int Run(const CommandContext&) override { return new_->parsed() ? KeysNew(name_, dir_) : 0; }
+  int Run(const CommandContext&) override {
+    return new_->parsed() ? KeysNew(name_, dir_, role_) : 0;
+  }
 
  private:
   CLI::App* new_ = nullptr;
-  std::string name_, dir_ = ".";
+  std::string name_, dir_ = ".", role_;
 };
 
 }  // namespace

@@ -10,8 +10,10 @@
 
 namespace sweep {
 
-// `sweep keys new NAME --dir DIR`: prints what was written and how to use it.
-int KeysNew(const std::string& name, const std::string& dir);
+// `sweep keys new NAME --dir DIR [--role ROLE]`: prints what was written
+// and how to use it. With a role (client, runner, admin) the pair goes into
+// DIR/clients, DIR/runners or DIR/admins.
+int KeysNew(const std::string& name, const std::string& dir, const std::string& role = "");
 
 // --server-key FILE --key FILE, or --key-fd N (a local runner's keys from
 // its tuner). Neither: no authentication.

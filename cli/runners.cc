@@ -14,14 +14,14 @@ class RunnersCommand : public Command {
  public:
   CLI::App* Define(CLI::App* app) override {
     auto* c = app->add_subcommand("runners", "List the runners of the service on a database");
-    AddDbOption(c, &db_);
+    AddServiceOptions(c, &address_);
     AddFormatOption(c, &format_, {"table", "csv", "json"});
     return c;
   }
   int Run(const CommandContext&) override {
     pb::ControlRequest request;
     request.set_list_runners(true);
-    auto reply = CallService(db_, std::move(request));
+    auto reply = CallService(address_, std::move(request));
     if (!reply.ok()) return Fail(reply.status());
     Table t;
     t.columns = {"name", "host", "device", "study", "trial", "for_s"};
@@ -39,7 +39,8 @@ class RunnersCommand : public Command {
   }
 
  private:
-  std::string db_ = "sweep.db", format_ = "table";
+  ServiceAddress address_;
+  std::string format_ = "table";
 };
 
 }  // namespace

@@ -27,6 +27,9 @@ class ServeCommand : public Command {
                           ->capture_default_str();
     c->add_option("--keys", s.keys_dir,
                   "Folder with tuner.key and the *.pub keys of the runners it admits");
+    c->add_option("--control", o_.control,
+                  "Also take requests from other machines here (tcp://HOST:PORT), from the "
+                  "keys in --keys DIR's clients/ and admins/");
     c->add_flag("--insecure", s.insecure,
                 "No runner authentication: anyone who reaches --bind may join");
     c->add_option("--max-connections", s.max_connections, "Connections held open at most")

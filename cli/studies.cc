@@ -19,7 +19,9 @@ std::map<int64_t, pb::ServiceStudy> LiveServiceStudies(const std::string& db) {
   std::map<int64_t, pb::ServiceStudy> out;
   pb::ControlRequest request;
   request.set_list_studies(true);
-  auto reply = CallService(db, std::move(request), 5000);
+  ServiceAddress address;
+  address.db = db;
+  auto reply = CallService(address, std::move(request), 5000);
   if (!reply.ok()) return out;
   for (const pb::ServiceStudy& s : reply->studies()) out[s.id()] = s;
   return out;
@@ -97,20 +99,41 @@ class StudiesCommand : public Command {
  public:
   CLI::App* Define(CLI::App* app) override {
     auto* c = app->add_subcommand("studies", "List the studies in a database");
-    AddDbOption(c, &db_);
+    AddServiceOptions(c, &address_);
     AddFormatOption(c, &format_, {"table", "csv", "json"});
     // For the shell completions (cli/shell_help.cc): hidden.
     c->add_flag("--names", names_, "Only the names, one per line")->group("");
     return c;
   }
   int Run(const CommandContext&) override {
-    return WithReader(db_, format_, [&](Reader& r, Format f) -> Result<std::string> {
-      return names_ ? StudyNames(r) : FormatStudies(r, db_, f);
+    if (!address_.server.empty()) return ServiceStudies();
+    return WithReader(address_.db, format_, [&](Reader& r, Format f) -> Result<std::string> {
+      return names_ ? StudyNames(r) : FormatStudies(r, address_.db, f);
     });
   }
 
  private:
-  std::string db_ = "sweep.db", format_ = "table";
+  // A service on another machine: what it says of its studies.
+  int ServiceStudies() {
+    auto format = ParseFormat(format_);
+    if (!format.ok()) return Fail(format.status());
+    pb::ControlRequest request;
+    request.set_list_studies(true);
+    auto reply = CallService(address_, std::move(request));
+    if (!reply.ok()) return Fail(reply.status());
+    Table t;
+    t.columns = {"id",      "name",  "status", "owner",   "priority", "max_runners",
+                 "runners", "share", "queued", "running", "finished"};
+    for (const pb::ServiceStudy& s : reply->studies()) {
+      t.rows.push_back({s.id(), s.name(), s.state(), s.owner(), s.priority(), s.max_runners(),
+                        s.runners(), s.share(), s.queued(), s.running(), s.finished()});
+    }
+    fputs(FormatRows(t, *format).c_str(), stdout);
+    return 0;
+  }
+
+  ServiceAddress address_;
+  std::string format_ = "table";
   bool names_ = false;
 };
 

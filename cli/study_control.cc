@@ -8,8 +8,8 @@ namespace sweep {
 namespace {
 
 // Sends `request` and prints the service's answer; the exit status.
-int Call(const std::string& db, pb::ControlRequest request) {
-  auto reply = CallService(db, std::move(request));
+int Call(const ServiceAddress& address, pb::ControlRequest request) {
+  auto reply = CallService(address, std::move(request));
   if (!reply.ok()) return Fail(reply.status());
   printf("%s\n", EscapeControl(reply->message()).c_str());
   return 0;
@@ -30,7 +30,7 @@ class StudyActionCommand : public Command {
     const int k = static_cast<int>(kind_);
     auto* c = app->add_subcommand(kNames[k], kHelp[k]);
     c->add_option("study", study_, "The study's name")->required();
-    AddDbOption(c, &db_);
+    AddServiceOptions(c, &address_);
     return c;
   }
   int Run(const CommandContext&) override {
@@ -39,12 +39,13 @@ class StudyActionCommand : public Command {
                          : kind_ == Kind::kResume ? request.mutable_resume()
                                                   : request.mutable_cancel();
     a->set_study(study_);
-    return Call(db_, std::move(request));
+    return Call(address_, std::move(request));
   }
 
  private:
   Kind kind_;
-  std::string study_, db_ = "sweep.db";
+  std::string study_;
+  ServiceAddress address_;
 };
 
 class SetCommand : public Command {
@@ -52,7 +53,7 @@ class SetCommand : public Command {
   CLI::App* Define(CLI::App* app) override {
     auto* c = app->add_subcommand("set", "Change a service study's priority or runner cap");
     c->add_option("study", study_, "The study's name")->required();
-    AddDbOption(c, &db_);
+    AddServiceOptions(c, &address_);
     priority_opt_ = c->add_option("--priority", priority_, "Its weight in the fair share")
                         ->check(CLI::Range(1e-6, 1e6));
     max_runners_opt_ =
@@ -70,11 +71,12 @@ class SetCommand : public Command {
     s->set_study(study_);
     if (priority_opt_->count()) s->set_priority(priority_);
     if (max_runners_opt_->count()) s->set_max_runners(max_runners_);
-    return Call(db_, std::move(request));
+    return Call(address_, std::move(request));
   }
 
  private:
-  std::string study_, db_ = "sweep.db";
+  std::string study_;
+  ServiceAddress address_;
   double priority_ = 1;
   int64_t max_runners_ = 0;
   CLI::Option* priority_opt_ = nullptr;

@@ -17,7 +17,7 @@ class SubmitCommand : public Command {
   CLI::App* Define(CLI::App* app) override {
     auto* c = app->add_subcommand("submit", "Hand a study to the service holding a database");
     c->add_option("study", path_, "Study file (.yaml, .json or .pbtxt)")->required();
-    AddDbOption(c, &db_);
+    AddServiceOptions(c, &address_);
     c->add_option("--priority", priority_,
                   "Its weight in the fair share of the runners (default 1; a study that exists "
                   "keeps its own)")
@@ -39,19 +39,27 @@ class SubmitCommand : public Command {
     *s->mutable_study() = parsed->study;
     s->set_priority(priority_);
     s->set_max_runners(max_runners_);
-    auto reply = CallService(db_, std::move(request));
+    auto reply = CallService(address_, std::move(request));
     if (!reply.ok()) return Fail(reply.status());
     printf("%s\n", EscapeControl(reply->message()).c_str());
     fflush(stdout);
     if (!wait_) return 0;
+    if (!address_.server.empty()) {
+      fprintf(stderr,
+              "sweep: --wait follows the study in the database; on the service's machine "
+              "run `sweep watch %s --db FILE`\n",
+              parsed->study.name().c_str());
+      return 1;
+    }
     WatchOptions w;
-    w.db = db_;
+    w.db = address_.db;
     w.study = parsed->study.name();
     return WatchStudy(w);
   }
 
  private:
-  std::string path_, db_ = "sweep.db";
+  std::string path_;
+  ServiceAddress address_;
   double priority_ = 0;
   int64_t max_runners_ = 0;
   bool wait_ = false;

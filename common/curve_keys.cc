@@ -144,6 +144,14 @@ Result<std::string> ReadCurvePublicFile(const std::string& path) {
 
 Result<std::set<std::string>> ReadCurveAllowList(const std::string& dir,
                                                  const std::string& except) {
+  ASSIGN_OR_RETURN(auto named, ReadCurveNamedKeys(dir, except));
+  std::set<std::string> keys;
+  for (const auto& [key, name] : named) keys.insert(key);
+  return keys;
+}
+
+Result<std::map<std::string, std::string>> ReadCurveNamedKeys(const std::string& dir,
+                                                              const std::string& except) {
   // Whoever can add a file here can admit a runner: the folder must be
   // ours, a real folder, and writable by us alone.
   int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -161,7 +169,7 @@ Result<std::set<std::string>> ReadCurveAllowList(const std::string& dir,
     close(fd);
     return PosixError("opendir", dir, err);
   }
-  std::set<std::string> keys;
+  std::map<std::string, std::string> keys;
   Status st;
   while (dirent* e = readdir(d)) {
     std::string f = e->d_name;
@@ -171,7 +179,7 @@ Result<std::set<std::string>> ReadCurveAllowList(const std::string& dir,
       st = k.status();
       break;
     }
-    keys.insert(*k);
+    keys.emplace(*k, f.substr(0, f.size() - 4));
   }
   closedir(d);
   RETURN_IF_ERROR(st);

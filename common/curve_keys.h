@@ -5,6 +5,7 @@
 // characters. Secret keys never reach a log or an error message.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -34,6 +35,9 @@ Result<std::string> ReadCurvePublicFile(const std::string& path);
 
 // The public keys of every *.pub file in `dir` except `except` (a file name).
 Result<std::set<std::string>> ReadCurveAllowList(const std::string& dir, const std::string& except);
+// The same keys, each with its file's name less ".pub" (a user's name).
+Result<std::map<std::string, std::string>> ReadCurveNamedKeys(const std::string& dir,
+                                                              const std::string& except = "");
 
 // Key text as it goes into a descriptor or a file: "public-key = ...\n"
 // "secret-key = ...\n" (the secret line only when `with_secret`).

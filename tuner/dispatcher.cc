@@ -102,13 +102,14 @@ Status Dispatcher::Poll(int timeout_ms, int wake_fd) {
   // two polls or inside one.
   int64_t before = NowMs();
   if (last_poll_ms_ > 0) Forgive(before - last_poll_ms_);
-  zmq_pollitem_t items[5] = {{sock_.get(), 0, ZMQ_POLLIN, 0},
+  zmq_pollitem_t items[7] = {{sock_.get(), 0, ZMQ_POLLIN, 0},
                              {connections_->socket(), 0, ZMQ_POLLIN, 0}};
   int count = 2;
   const int zap_at = zap_ ? count++ : -1;  // ZAP requests, with CURVE only
   if (zap_) items[zap_at] = {zap_->socket(), 0, ZMQ_POLLIN, 0};
   if (wake_fd >= 0) items[count++] = {nullptr, wake_fd, ZMQ_POLLIN, 0};
-  if (wake_socket_) items[count++] = {wake_socket_, 0, ZMQ_POLLIN, 0};
+  for (size_t i = 0; i < wake_sockets_.size() && i < 3; ++i)
+    items[count++] = {wake_sockets_[i], 0, ZMQ_POLLIN, 0};
   if (zmq_poll(items, count, timeout_ms) < 0 && zmq_errno() != EINTR) return ZmqError("zmq_poll");
   int64_t after = NowMs();
   Forgive(after - before - std::max(0, timeout_ms));

@@ -165,7 +165,7 @@ class Dispatcher {
 
   // Poll wakes also when `zmq_socket` (another socket of this process: a
   // service's control socket) is readable.
-  void WakeOn(void* zmq_socket) { wake_socket_ = zmq_socket; }
+  void WakeOn(std::vector<void*> zmq_sockets) { wake_sockets_ = std::move(zmq_sockets); }
   // A runner in the pool, as `sweep runners` shows it.
   struct RunnerView {
     std::string name, host, device;
@@ -280,7 +280,7 @@ class Dispatcher {
   // Queued messages sealed with the commit they wait for, oldest first.
   std::deque<std::pair<uint64_t, std::vector<std::pair<std::string, pb::Envelope>>>> sealed_;
   int64_t bad_messages_ = 0;
-  void* wake_socket_ = nullptr;
+  std::vector<void*> wake_sockets_;  // WakeOn (3 at most)
   int64_t last_poll_ms_ = 0;
 };
 

@@ -2,6 +2,7 @@
 // its studies coming and going, and its turns.
 #include "tuner/server.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -222,6 +223,14 @@ Status Server::LoadKeys(DispatcherOptions* d, std::set<std::string>* allowed) {
   ASSIGN_OR_RETURN(CurveKeyPair k, ReadCurveSecretFile(o_.keys_dir + "/tuner.key"));
   d->curve = k;
   ASSIGN_OR_RETURN(*allowed, ReadCurveAllowList(o_.keys_dir, "tuner.pub"));
+  // A service's folder keeps runners' keys in runners/ (`sweep keys new
+  // NAME --role runner`); clients' and admins' keys, in their own folders,
+  // never admit a runner.
+  struct stat st;
+  if (stat((o_.keys_dir + "/runners").c_str(), &st) == 0) {
+    ASSIGN_OR_RETURN(auto runners, ReadCurveAllowList(o_.keys_dir + "/runners", ""));
+    allowed->insert(runners.begin(), runners.end());
+  }
   LOG_INFO << "admitting runners with the " << allowed->size() << " public keys in " << o_.keys_dir;
   return Status::Ok();
 }

@@ -83,8 +83,9 @@ class Server {
   void SetPolicy(std::unique_ptr<AssignPolicy> policy) {
     dispatcher_->SetPolicy(std::move(policy));
   }
-  // A turn's poll wakes when `zmq_socket` is readable (Dispatcher::WakeOn).
-  void WakeOn(void* zmq_socket) { dispatcher_->WakeOn(zmq_socket); }
+  // A turn's poll wakes when one of `zmq_sockets` is readable
+  // (Dispatcher::WakeOn).
+  void WakeOn(std::vector<void*> zmq_sockets) { dispatcher_->WakeOn(std::move(zmq_sockets)); }
   Store& store() { return *store_; }
   EventLoop& loop() { return *loop_; }
   const Dispatcher& dispatcher() const { return *dispatcher_; }

@@ -3,6 +3,7 @@
 #include "tuner/service.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/zmq_socket.h"
 #include "tuner/assign_policy.h"
 
 namespace sweep {
@@ -19,8 +21,9 @@ Result<std::unique_ptr<Service>> Service::Start(const ServiceOptions& o) {
   s->o_.server.service = true;
   ASSIGN_OR_RETURN(s->server_, Server::Start(s->o_.server));
   s->server_->SetPolicy(std::make_unique<FairSharePolicy>());
-  ASSIGN_OR_RETURN(s->control_, ControlSocket::Bind());
-  s->server_->WakeOn(s->control_->socket());
+  ASSIGN_OR_RETURN(std::optional<RemoteControl> remote, s->RemoteKeys());
+  ASSIGN_OR_RETURN(s->control_, ControlSocket::Bind(remote));
+  s->server_->WakeOn(s->control_->sockets());
   Service* self = s.get();
   s->server_->SetTurnHook([self] { return self->HandleRequests(); });
   Store& store = s->server_->store();
@@ -36,6 +39,32 @@ Service::~Service() {
   // names a pid that holds no lock: clients see no service).
   if (server_ && server_->store().Begin().ok() && server_->store().ClearService().ok())
     (void)server_->store().Commit();
+}
+
+Result<std::optional<RemoteControl>> Service::RemoteKeys() const {
+  if (o_.control.empty()) return std::optional<RemoteControl>();
+  const std::string& dir = o_.server.keys_dir;
+  if (dir.empty()) {
+    return Status::InvalidArgument(
+        "--control " + o_.control +
+        " takes requests from other machines, so clients must authenticate: pass --keys DIR "
+        "with their keys in DIR/clients and DIR/admins (`sweep keys new NAME --role client "
+        "--dir DIR`); on this machine clients need no --control");
+  }
+  RETURN_IF_ERROR(CheckEndpoint(o_.control).Wrap("--control"));
+  RemoteControl r;
+  r.endpoint = o_.control;
+  ASSIGN_OR_RETURN(r.server, ReadCurveSecretFile(dir + "/tuner.key"));
+  struct stat st;
+  if (stat((dir + "/clients").c_str(), &st) == 0) {
+    ASSIGN_OR_RETURN(r.clients, ReadCurveNamedKeys(dir + "/clients"));
+  }
+  if (stat((dir + "/admins").c_str(), &st) == 0) {
+    ASSIGN_OR_RETURN(r.admins, ReadCurveNamedKeys(dir + "/admins"));
+  }
+  LOG_INFO << "control endpoint " << o_.control << ": " << r.clients.size() << " clients and "
+           << r.admins.size() << " admins in " << dir;
+  return std::optional<RemoteControl>(std::move(r));
 }
 
 Status Service::Readmit() {
@@ -79,8 +108,9 @@ StudyRun* Service::Admitted(const std::string& name) const {
 }
 
 Status Service::HandleRequests() {
-  control_->Receive([this](const std::string& client, const pb::ControlRequest& request) {
-    replies_.emplace_back(client, Handle(request, control_->user()));
+  control_->Receive([this](const std::string& client, const pb::ControlRequest& request,
+                           const ControlCaller& caller) {
+    replies_.emplace_back(client, Handle(request, caller));
   });
   // Studies with nothing left to run leave the pool, stored as completed;
   // their runners go to the others in this same turn.
@@ -95,7 +125,7 @@ Status Service::HandleRequests() {
   return Status::Ok();
 }
 
-pb::ControlReply Service::Handle(const pb::ControlRequest& request, const std::string& user) {
+pb::ControlReply Service::Handle(const pb::ControlRequest& request, const ControlCaller& user) {
   Result<pb::ControlReply> reply = Status::InvalidArgument("unknown request");
   switch (request.body_case()) {
     case pb::ControlRequest::kSubmit:
@@ -190,7 +220,11 @@ int RunService(const ServiceOptions& o) {
   Service& s = **service;
   LOG_INFO << "service on " << o.server.db_path << ": runners join at "
            << s.server().dispatcher().endpoint() << " (" << s.server().JoinHint()
-           << "); clients reach it with `sweep submit STUDY --db " << o.server.db_path << "`";
+           << "); clients reach it with `sweep submit STUDY --db " << o.server.db_path << "`"
+           << (s.remote_control_endpoint().empty()
+                   ? ""
+                   : "; from other machines: --server " + s.remote_control_endpoint() +
+                         " --server-key " + o.server.keys_dir + "/tuner.pub --key NAME.key");
   struct sigaction sa = {};
   sa.sa_handler = OnSignal;
   sigaction(SIGINT, &sa, nullptr);

@@ -25,6 +25,9 @@ namespace sweep {
 
 struct ServiceOptions {
   ServerOptions server;  // its `service` is set
+  // A TCP endpoint for clients on other machines; needs server.keys_dir,
+  // whose clients/ and admins/ hold their public keys.
+  std::string control;
 };
 
 class Service {
@@ -41,20 +44,23 @@ class Service {
   // queue (the next service resumes them), the runners are told to exit.
   Status Stop(const std::string& reason);
   const std::string& control_endpoint() const { return control_->endpoint(); }
+  const std::string& remote_control_endpoint() const { return control_->remote_endpoint(); }
   Server& server() { return *server_; }
 
  private:
   explicit Service(const ServiceOptions& o) : o_(o) {}
   Status Readmit();
+  // The TCP control endpoint's keys (o_.control and the keys folder).
+  Result<std::optional<RemoteControl>> RemoteKeys() const;
   // The turn hook: requests, then the studies that are done.
   Status HandleRequests();
-  pb::ControlReply Handle(const pb::ControlRequest& request, const std::string& user);
+  pb::ControlReply Handle(const pb::ControlRequest& request, const ControlCaller& caller);
   // The requests (service_requests.cc). An error is the reply's.
-  Result<pb::ControlReply> Submit(const pb::SubmitStudy& s, const std::string& user);
-  Result<pb::ControlReply> Pause(const std::string& name, const std::string& user);
-  Result<pb::ControlReply> Resume(const std::string& name, const std::string& user);
-  Result<pb::ControlReply> Cancel(const std::string& name, const std::string& user);
-  Result<pb::ControlReply> Set(const pb::SetStudy& s, const std::string& user);
+  Result<pb::ControlReply> Submit(const pb::SubmitStudy& s, const ControlCaller& caller);
+  Result<pb::ControlReply> Pause(const std::string& name, const ControlCaller& caller);
+  Result<pb::ControlReply> Resume(const std::string& name, const ControlCaller& caller);
+  Result<pb::ControlReply> Cancel(const std::string& name, const ControlCaller& caller);
+  Result<pb::ControlReply> Set(const pb::SetStudy& s, const ControlCaller& caller);
   Result<pb::ControlReply> ListStudies();
   pb::ControlReply ListRunners();
   // Admits `spec` (resuming it if stored) with its owner, weight and cap,
@@ -63,7 +69,7 @@ class Service {
                           int64_t max_runners);
   // The stored service study named `name` (owner set), checked that `user`
   // may act on it.
-  Result<Store::ServiceStudyRow> Owned(const std::string& name, const std::string& user);
+  Result<Store::ServiceStudyRow> Owned(const std::string& name, const ControlCaller& caller);
   StudyRun* Admitted(const std::string& name) const;
 
   ServiceOptions o_;

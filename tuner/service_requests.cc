@@ -33,11 +33,12 @@ Status CheckShare(double priority, int64_t max_runners) {
 
 }  // namespace
 
-Result<Store::ServiceStudyRow> Service::Owned(const std::string& name, const std::string& user) {
+Result<Store::ServiceStudyRow> Service::Owned(const std::string& name,
+                                              const ControlCaller& caller) {
   ASSIGN_OR_RETURN(auto rows, server_->store().ServiceStudies());
   for (auto& row : rows) {
     if (row.spec.name() != name) continue;
-    if (row.owner != user) {
+    if (row.owner != caller.user && !caller.admin) {
       return Status::FailedPrecondition("study '" + name + "' belongs to '" + row.owner +
                                         "'; only its owner or an admin may change it");
     }
@@ -46,7 +47,8 @@ Result<Store::ServiceStudyRow> Service::Owned(const std::string& name, const std
   return Status::NotFound("no study '" + name + "' was submitted to this service");
 }
 
-Result<pb::ControlReply> Service::Submit(const pb::SubmitStudy& s, const std::string& user) {
+Result<pb::ControlReply> Service::Submit(const pb::SubmitStudy& s, const ControlCaller& caller) {
+  const std::string& user = caller.user;
   RETURN_IF_ERROR(CheckShare(s.priority(), s.max_runners()));
   // The client validated it; the service does not take its word for it.
   ParsedStudy parsed;
@@ -56,19 +58,28 @@ Result<pb::ControlReply> Service::Submit(const pb::SubmitStudy& s, const std::st
   RETURN_IF_ERROR(CheckPlan(study));
   std::string data;
   RETURN_IF_ERROR(CheckStudyData(study, o_.server.local_runners != 0, &data));
-  if (StudyRun* run = Admitted(study.name()))
-    return Said("study '" + study.name() + "' runs here already", run->id());
   double priority = s.priority() > 0 ? s.priority() : 1;
   int64_t max_runners = s.max_runners();
   std::string owner = user;
-  // Submitting a study that exists resumes it, if it is this user's.
-  auto row = Owned(study.name(), user);
+  // Submitting a study that exists resumes it, if it is this user's (an
+  // admin's: any); one `sweep run` made in this database, an admin's only.
+  auto row = Owned(study.name(), caller);
   if (row.ok()) {
+    owner = row->owner;
     if (s.priority() == 0) priority = row->priority;
     if (s.max_runners() == 0) max_runners = row->max_runners;
   } else if (row.status().code() != StatusCode::kNotFound) {
     return row.status();
+  } else if (!caller.admin) {
+    ASSIGN_OR_RETURN(auto stored, server_->store().FindStudy(study.name()));
+    if (stored) {
+      return Status::FailedPrecondition("study '" + study.name() +
+                                        "' was made by `sweep run` in this database; only an "
+                                        "admin may hand it to the service");
+    }
   }
+  if (StudyRun* run = Admitted(study.name()))
+    return Said("study '" + study.name() + "' runs here already", run->id());
   ASSIGN_OR_RETURN(StudyRun * run, Admit(study, owner, priority, max_runners));
   ProgressCounts c = run->Counts();
   const bool resumed = run->trials().size() > 0;
@@ -82,8 +93,9 @@ Result<pb::ControlReply> Service::Submit(const pb::SubmitStudy& s, const std::st
               run->id());
 }
 
-Result<pb::ControlReply> Service::Pause(const std::string& name, const std::string& user) {
-  ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(name, user));
+Result<pb::ControlReply> Service::Pause(const std::string& name, const ControlCaller& caller) {
+  const std::string& user = caller.user;
+  ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(name, caller));
   StudyRun* run = Admitted(name);
   if (!run) {
     return Status::FailedPrecondition("study '" + name + "' is not running (it is " +
@@ -95,8 +107,9 @@ Result<pb::ControlReply> Service::Pause(const std::string& name, const std::stri
               row.id);
 }
 
-Result<pb::ControlReply> Service::Resume(const std::string& name, const std::string& user) {
-  ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(name, user));
+Result<pb::ControlReply> Service::Resume(const std::string& name, const ControlCaller& caller) {
+  const std::string& user = caller.user;
+  ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(name, caller));
   if (Admitted(name)) return Said("study '" + name + "' runs already", row.id);
   if (row.status == StudyStatus::kCompleted)
     return Status::FailedPrecondition("study '" + name + "' is complete: nothing to resume");
@@ -106,8 +119,9 @@ Result<pb::ControlReply> Service::Resume(const std::string& name, const std::str
   return Said("resumed study '" + name + "'", row.id);
 }
 
-Result<pb::ControlReply> Service::Cancel(const std::string& name, const std::string& user) {
-  ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(name, user));
+Result<pb::ControlReply> Service::Cancel(const std::string& name, const ControlCaller& caller) {
+  const std::string& user = caller.user;
+  ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(name, caller));
   if (row.status == StudyStatus::kCompleted)
     return Status::FailedPrecondition("study '" + name + "' is complete: nothing to cancel");
   if (StudyRun* run = Admitted(name)) {
@@ -124,8 +138,9 @@ Result<pb::ControlReply> Service::Cancel(const std::string& name, const std::str
               row.id);
 }
 
-Result<pb::ControlReply> Service::Set(const pb::SetStudy& s, const std::string& user) {
-  ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(s.study(), user));
+Result<pb::ControlReply> Service::Set(const pb::SetStudy& s, const ControlCaller& caller) {
+  const std::string& user = caller.user;
+  ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(s.study(), caller));
   const double priority = s.has_priority() ? s.priority() : row.priority;
   const int64_t max_runners = s.has_max_runners() ? s.max_runners() : row.max_runners;
   if (s.has_priority() && !(priority > 0))

@@ -39,8 +39,10 @@ void Reply(void* sock, const std::string& request_id, const char* code, const ch
 
 }  // namespace
 
-Result<std::unique_ptr<ZapHandler>> ZapHandler::Start(const ZmqContext& ctx) {
+Result<std::unique_ptr<ZapHandler>> ZapHandler::Start(const ZmqContext& ctx,
+                                                      const std::string& who) {
   std::unique_ptr<ZapHandler> z(new ZapHandler());
+  z->who_ = who;
   ASSIGN_OR_RETURN(z->sock_, ZmqSocket::Open(ctx, ZMQ_REP));
   RETURN_IF_ERROR(z->sock_.SetInt(ZMQ_LINGER, 0, "ZMQ_LINGER"));
   RETURN_IF_ERROR(z->sock_.Bind(kZapEndpoint));
@@ -74,7 +76,7 @@ void ZapHandler::Serve(const std::function<bool(const std::string& z85)>& over_c
     }
     ++refused_;
     if (refused_ <= 10 || refused_ % 1000 == 0) {
-      LOG_WARN << "refused a runner from " << (f[3].empty() ? "?" : f[3].substr(0, 64))
+      LOG_WARN << "refused a " << who_ << " from " << (f[3].empty() ? "?" : f[3].substr(0, 64))
                << ": its key " << std::string(z85).substr(0, 8)
                << "... is not allowed (refusals so far: " << refused_ << ")";
     }

@@ -21,7 +21,9 @@ class ZapHandler {
  public:
   // Binds the handler in `ctx`: it must exist before any CURVE socket of the
   // context accepts a connection.
-  static Result<std::unique_ptr<ZapHandler>> Start(const ZmqContext& ctx);
+  // `who`: what its peers are, for the log ("runner", "client").
+  static Result<std::unique_ptr<ZapHandler>> Start(const ZmqContext& ctx,
+                                                   const std::string& who = "runner");
 
   void Allow(const std::string& public_key_z85) { allowed_.insert(public_key_z85); }
   void* socket() const { return sock_.get(); }
@@ -34,6 +36,7 @@ class ZapHandler {
  private:
   ZapHandler() = default;
   ZmqSocket sock_;
+  std::string who_;
   std::set<std::string> allowed_;
   int64_t refused_ = 0;
 };
