@@ -38,6 +38,9 @@ class DbLock {
   // nullopt when none does (or there is no such file). Only looks.
   static Result<std::optional<int64_t>> Holder(const std::string& db_path);
   bool held() const { return fd_ >= 0; }
+  // The database file, open read-write while held: what must sync it uses
+  // this (opening and closing another descriptor would drop SQLite's locks).
+  int fd() const { return fd_; }
   const std::string& path() const { return path_; }
 
  private:

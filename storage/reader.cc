@@ -306,18 +306,27 @@ Result<std::vector<DecisionView>> Reader::Decisions(int64_t trial_id) {
   return out;
 }
 
+namespace {
+
+// The rows of a query of (id, kind, detail, at) from events.
+Result<std::vector<EventView>> ReadEvents(Stmt* s) {
+  std::vector<EventView> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s->Step());
+    if (!row) break;
+    out.push_back(EventView{s->Int(0), s->Text(1), s->Text(2), s->Double(3)});
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<std::vector<EventView>> Reader::Events(int64_t trial_id) {
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
                                          "SELECT id, kind, detail, at FROM events WHERE "
                                          "trial_id=?1 ORDER BY id"));
   s.Bind(1, trial_id);
-  std::vector<EventView> out;
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) break;
-    out.push_back(EventView{s.Int(0), s.Text(1), s.Text(2), s.Double(3)});
-  }
-  return out;
+  return ReadEvents(&s);
 }
 
 Result<std::vector<EventView>> Reader::StudyEvents(int64_t study_id) {
@@ -325,13 +334,7 @@ Result<std::vector<EventView>> Reader::StudyEvents(int64_t study_id) {
                                          "SELECT id, kind, detail, at FROM events WHERE "
                                          "study_id=?1 AND trial_id IS NULL ORDER BY id"));
   s.Bind(1, study_id);
-  std::vector<EventView> out;
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) break;
-    out.push_back(EventView{s.Int(0), s.Text(1), s.Text(2), s.Double(3)});
-  }
-  return out;
+  return ReadEvents(&s);
 }
 
 }  // namespace sweep

@@ -52,7 +52,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, DbLock held)
   const char* main_file = sqlite3_db_filename(db, "main");
   if (main_file == nullptr || *main_file == '\0')
     return Status::Internal(path + ": SQLite names no file for the database");
-  ASSIGN_OR_RETURN(s->wal_sync_, WalSync::Start(main_file, sqlite3_filename_wal(main_file)));
+  ASSIGN_OR_RETURN(s->wal_sync_, WalSync::Start(s->lock_.fd(), sqlite3_filename_wal(main_file)));
   auto migrated = s->Migrate();
   if (!migrated.ok()) return migrated.status().Wrap(path);
   if (created) RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous=NORMAL").Wrap(path));

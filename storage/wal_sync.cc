@@ -12,20 +12,19 @@
 
 namespace sweep {
 
-Result<std::unique_ptr<WalSync>> WalSync::Start(const std::string& db_path,
-                                                const std::string& wal_path) {
+Result<std::unique_ptr<WalSync>> WalSync::Start(int db_fd, const std::string& wal_path) {
   std::string dir = ".";
   size_t slash = wal_path.rfind('/');
   if (slash != std::string::npos) dir = slash == 0 ? "/" : wal_path.substr(0, slash);
-  std::unique_ptr<WalSync> w(new WalSync(db_path, wal_path, dir));
+  std::unique_ptr<WalSync> w(new WalSync(db_fd, wal_path, dir));
   w->event_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (w->event_fd_ < 0) return PosixError("eventfd", "for syncing " + w->wal_path_, errno);
   w->thread_ = std::thread([p = w.get()] { p->Loop(); });
   return w;
 }
 
-WalSync::WalSync(std::string db_path, std::string wal_path, std::string dir)
-    : db_path_(std::move(db_path)), wal_path_(std::move(wal_path)), dir_(std::move(dir)) {}
+WalSync::WalSync(int db_fd, std::string wal_path, std::string dir)
+    : db_fd_(db_fd), wal_path_(std::move(wal_path)), dir_(std::move(dir)) {}
 
 WalSync::~WalSync() {
   {
@@ -125,14 +124,13 @@ Status WalSync::SyncOnce() {
     if (wal_fd_ < 0) return PosixError("open", wal_path_, errno);
     // A new file's name must survive a crash too, and so must the database
     // file's header (the WAL is read only when it says WAL mode).
-    for (const std::string* path : {&db_path_, &dir_}) {
-      int fd = open(path->c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0) return PosixError("open", *path, errno);
-      int rc = fsync(fd);
-      int err = errno;
-      close(fd);
-      if (rc != 0) return PosixError("fsync", *path, err);
-    }
+    if (fsync(db_fd_) != 0) return PosixError("fsync", "the database file", errno);
+    int fd = open(dir_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return PosixError("open", dir_, errno);
+    int rc = fsync(fd);
+    int err = errno;
+    close(fd);
+    if (rc != 0) return PosixError("fsync", dir_, err);
   }
   if (fdatasync(wal_fd_) != 0) return PosixError("fdatasync", wal_path_, errno);
   return Status::Ok();

@@ -24,11 +24,14 @@ namespace sweep {
 class WalSync {
  public:
   // Syncs the WAL file at `wal_path` (opened when first synced) of the
-  // database file at `db_path`. Both are the names SQLite resolved
-  // (sqlite3_db_filename, sqlite3_filename_wal): for a --db that is a
-  // symlink, the WAL lies beside the file it points to.
-  static Result<std::unique_ptr<WalSync>> Start(const std::string& db_path,
-                                                const std::string& wal_path);
+  // database file open as `db_fd` (borrowed: it must outlive this). The
+  // path is the name SQLite resolved (sqlite3_filename_wal): for a --db
+  // that is a symlink, the WAL lies beside the file it points to. The
+  // database file is never opened here: closing any descriptor of it would
+  // drop this process's POSIX locks on it, SQLite's shared lock included,
+  // and another process closing its connection could then checkpoint and
+  // delete the WAL under the tuner (storage/db_lock.h).
+  static Result<std::unique_ptr<WalSync>> Start(int db_fd, const std::string& wal_path);
   // Syncs what is pending, then stops the thread.
   ~WalSync();
   WalSync(const WalSync&) = delete;
@@ -53,14 +56,15 @@ class WalSync {
   Status error() const;
 
  private:
-  WalSync(std::string db_path, std::string wal_path, std::string dir);
+  WalSync(int db_fd, std::string wal_path, std::string dir);
   void Loop();
   // One fdatasync of the WAL file (opened, or reopened if the file at the
   // path was replaced; when first opened, the database file and their
   // folder are synced too, so a new database's name and header last).
   Status SyncOnce();
 
-  const std::string db_path_, wal_path_, dir_;
+  const int db_fd_;
+  const std::string wal_path_, dir_;
   int wal_fd_ = -1;  // the sync thread's only
   int event_fd_ = -1;
   mutable std::mutex mu_;

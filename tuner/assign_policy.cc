@@ -1,6 +1,7 @@
 // Which study gets an idle runner: round robin, and weighted fair share.
 #include "tuner/assign_policy.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace sweep {
@@ -33,17 +34,28 @@ std::optional<int64_t> RoundRobinPolicy::Pick(const AssignInput& in) const {
 
 std::optional<int64_t> FairSharePolicy::Pick(const AssignInput& in) const {
   const size_t n = in.studies.size(), start = After(in);
-  const StudyLoad* best = nullptr;
+  // The pool the shares divide: at least the runners busy and this one.
+  int64_t busy = 0;
+  for (const StudyLoad& s : in.studies) busy += s.running;
+  const std::vector<double> shares = FairShares(in.studies, std::max(in.runners, busy + 1));
+  constexpr double kEqual = 1e-9;
+  size_t best = n;
+  double best_below = 0, best_used = 0;
   for (size_t k = 0; k < n; ++k) {
-    const StudyLoad& s = in.studies[(start + k) % n];
+    const size_t i = (start + k) % n;
+    const StudyLoad& s = in.studies[i];
     if (!MayTake(s)) continue;
-    // running / weight below best's, without dividing; the first of equals
-    // in the turn's order wins.
-    if (!best || static_cast<double>(s.running) * best->weight <
-                     static_cast<double>(best->running) * s.weight)
-      best = &s;
+    const double below = shares[i] - static_cast<double>(s.running);
+    const double used = s.used_s / s.weight;
+    // The first of equals in the turn's order wins.
+    if (best == n || below > best_below + kEqual ||
+        (below > best_below - kEqual && used < best_used - kEqual)) {
+      best = i;
+      best_below = below;
+      best_used = used;
+    }
   }
-  return best ? std::optional<int64_t>(best->study_id) : std::nullopt;
+  return best < n ? std::optional<int64_t>(in.studies[best].study_id) : std::nullopt;
 }
 
 std::vector<double> FairShares(const std::vector<StudyLoad>& studies, int64_t runners) {

@@ -24,6 +24,10 @@ struct StudyLoad {
   int64_t max_running = 0;
   // Its weight in a fair share (a study's priority; > 0).
   double weight = 1;
+  // Runner-seconds its trials have used so far (while admitted): between
+  // studies equally far below their shares, the one that used less per
+  // unit of weight goes first, so fractional shares even out over time.
+  double used_s = 0;
 };
 
 // The runner to give work to. What it can run (GPUs, commands) joins here
@@ -36,6 +40,8 @@ struct AssignInput {
   // Every study, in the order they were admitted.
   std::vector<StudyLoad> studies;
   RunnerAbilities runner;
+  // Runners in the pool (idle or not): what the fair shares divide.
+  int64_t runners = 0;
   // The study the previous runner went to (nullopt: none yet), so that
   // round robin takes up after it.
   std::optional<int64_t> last_served;
@@ -58,11 +64,13 @@ class RoundRobinPolicy : public AssignPolicy {
   std::optional<int64_t> Pick(const AssignInput& in) const override;
 };
 
-// Weighted fair share, work-conserving: the runner goes to the study with
-// the fewest running trials per unit of weight, so that as runners free up
-// each study's runners approach its share (FairShares); a study without
-// work or at its max_running is passed over, and its share goes to the
-// others. Ties go in turn, after the study served last. (Determined's
+// Weighted fair share, work-conserving: the runner goes to the study
+// furthest below its share (FairShares of the pool: share minus running),
+// so that as runners free up each study's runners approach its share; a
+// study without work or at its max_running is passed over, and its share
+// goes to the others. Between studies equally far below, the one that used
+// the least runner time per unit of weight goes first (shares of half a
+// runner take turns), then in turn after the study served last. (Determined's
 // fair-share scheduler fills shares the same way; taking runners back from
 // a study over its share is preemption, not this policy's.)
 class FairSharePolicy : public AssignPolicy {

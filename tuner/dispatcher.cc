@@ -340,6 +340,7 @@ TrialOwner* Dispatcher::RecordKeeper(int64_t trial_id) const {
 }
 
 void Dispatcher::DropStudy(int64_t study_id, const std::string& reason) {
+  used_us_.erase(study_id);
   std::vector<int64_t> dropped;
   for (const auto& [trial_id, l] : leases_)
     if (l.study_id == study_id) dropped.push_back(trial_id);
@@ -378,6 +379,7 @@ void Dispatcher::EndLease(int64_t trial_id, Runner* r) {
   auto it = leases_.find(trial_id);
   if (it == leases_.end()) return;
   int64_t started_us = it->second.started_us;
+  if (started_us > 0) used_us_[it->second.study_id] += NowUs() - started_us;
   leases_.erase(it);
   if (!r) return;
   auto& q = r->trials;

@@ -281,6 +281,9 @@ class Dispatcher {
   std::deque<std::pair<uint64_t, std::vector<std::pair<std::string, pb::Envelope>>>> sealed_;
   int64_t bad_messages_ = 0;
   std::vector<void*> wake_sockets_;  // WakeOn (3 at most)
+  // Runner-microseconds each admitted study's ended trials used (the fair
+  // share's tie-break, StudyLoad::used_s); forgotten when it is dropped.
+  std::unordered_map<int64_t, int64_t> used_us_;
   int64_t last_poll_ms_ = 0;
 };
 

@@ -38,8 +38,12 @@ void Dispatcher::Assign() {
   in.studies.clear();
   for (int64_t study : owners_->OwnerOrder()) {
     TrialOwner* o = owners_->FindOwner(study);
-    if (o) in.studies.push_back(StudyLoad{study, true, 0, o->MaxConcurrent(), o->Weight()});
+    if (!o) continue;
+    auto used = used_us_.find(study);
+    in.studies.push_back(StudyLoad{study, true, 0, o->MaxConcurrent(), o->Weight(),
+                                   used == used_us_.end() ? 0 : 1e-6 * used->second});
   }
+  in.runners = static_cast<int64_t>(runners_.size());
   // A study's place in in.studies (a few studies: a scan beats a map).
   auto place = [&](int64_t study) -> StudyLoad* {
     for (StudyLoad& s : in.studies)
@@ -47,11 +51,15 @@ void Dispatcher::Assign() {
     return nullptr;
   };
   // Runners busy with each study's trials (their front trial is its).
+  const int64_t now_us = NowUs();
   for (const auto& [identity, r] : runners_) {
     if (r.trials.empty()) continue;
     auto l = leases_.find(r.trials.front());
     if (l == leases_.end()) continue;
-    if (StudyLoad* s = place(l->second.study_id)) ++s->running;
+    if (StudyLoad* s = place(l->second.study_id)) {
+      ++s->running;
+      if (l->second.started_us > 0) s->used_s += 1e-6 * (now_us - l->second.started_us);
+    }
   }
   size_t with_work = in.studies.size();
   // The study runner `r` takes its next trial from: an idle one the

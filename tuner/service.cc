@@ -2,17 +2,16 @@
 // restart where the last one stopped, and its command's loop and signals.
 #include "tuner/service.h"
 
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/zmq_socket.h"
 #include "tuner/assign_policy.h"
+#include "tuner/interrupts.h"
 
 namespace sweep {
 
@@ -195,21 +194,6 @@ Status Service::Stop(const std::string& reason) {
   return w;
 }
 
-namespace {
-
-std::atomic<int> g_signals{0};
-
-void OnSignal(int) {
-  if (g_signals.fetch_add(1) >= 1) {
-    const char msg[] = "\nsweep: second interrupt, exiting now (committed results are safe)\n";
-    ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
-    (void)ignored;
-    _exit(130);
-  }
-}
-
-}  // namespace
-
 int RunService(const ServiceOptions& o) {
   SetLogTag("service");
   auto service = Service::Start(o);
@@ -225,12 +209,8 @@ int RunService(const ServiceOptions& o) {
                    ? ""
                    : "; from other machines: --server " + s.remote_control_endpoint() +
                          " --server-key " + o.server.keys_dir + "/tuner.pub --key NAME.key");
-  struct sigaction sa = {};
-  sa.sa_handler = OnSignal;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-  while (g_signals == 0) {
+  CatchInterrupts();
+  while (!Interrupted()) {
     Status st = s.Turn(false);
     if (!st.ok()) {
       (void)s.Stop("the service hit an error");

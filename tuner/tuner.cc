@@ -2,12 +2,10 @@
 // study file's checks, the progress line, Ctrl-C and the summary around it.
 #include "tuner/tuner.h"
 
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 
 #include "common/clock.h"
 #include "common/json.h"
@@ -15,6 +13,7 @@
 #include "common/values.h"
 #include "search_spaces/validate.h"
 #include "tuner/algorithms/hyperband.h"
+#include "tuner/interrupts.h"
 #include "tuner/progress.h"
 #include "tuner/server.h"
 #include "tuner/study_data.h"
@@ -23,17 +22,6 @@
 namespace sweep {
 
 namespace {
-
-std::atomic<int> g_signals{0};
-
-void OnSignal(int) {
-  if (g_signals.fetch_add(1) >= 1) {
-    const char msg[] = "\nsweep: second interrupt, exiting now (committed results are safe)\n";
-    ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
-    (void)ignored;
-    _exit(130);
-  }
-}
 
 // REQUIRES: external synchronization (one thread runs it).
 class Tuner {
@@ -153,19 +141,15 @@ int Tuner::Run() {
     return 1;
   }
   progress_ = std::make_unique<Progress>(study_->study().name(), live);
-  struct sigaction sa = {};
-  sa.sa_handler = OnSignal;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  CatchInterrupts();
 
   auto shutdown = [&](const std::string& reason) {
     server_->Shutdown(reason);
     if (progress_) progress_->Clear();
   };
   Store& store = server_->store();
-  while (!study_->Done() && g_signals == 0) {
-    st = server_->Turn(g_signals != 0);
+  while (!study_->Done() && !Interrupted()) {
+    st = server_->Turn(Interrupted());
     // Counts() walks the trials: only when the line is drawn.
     if (st.ok() && progress_->Due()) progress_->Update(Counts());
     if (!st.ok()) {
@@ -187,7 +171,7 @@ int Tuner::Run() {
       return 1;
     }
   }
-  if (g_signals > 0) {
+  if (Interrupted()) {
     // Interrupted: running trials go back to the queue with their attempts
     // open, so the same command resumes them as the same attempts.
     // What the loop did so far goes out first: after Interrupt() the

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 
 #include "e2e/harness.h"
@@ -150,6 +151,14 @@ TEST(E2eServiceTest, ItsOwnerSubmitsPausesResumesSetsAndCancelsStudiesFromTheCli
   // a runs to its end; the service keeps running, now idle.
   ASSERT_TRUE(WaitFor([&] { return StudyStatus(db, "a") == "completed"; }, 60000)) << service.Log();
   EXPECT_EQ(Count(db, "a", "completed"), 16);
+  // A script's read-write connection, opened and closed beside the idle
+  // service, leaves its WAL alone. (The first sync used to open and close
+  // the database file, dropping the service's SQLite locks: the script's
+  // close then checkpointed and deleted the WAL, and every later commit
+  // went to an unlinked file; bench/service lost a study that way.)
+  usleep(300000);
+  ExecSql(db, "SELECT count(*) FROM trials");
+  EXPECT_TRUE(std::filesystem::exists(db + "-wal")) << "the running service's WAL was deleted";
   ASSERT_EQ(RunSweep({"runners", "--db", db}, &out), 0) << out;
   ASSERT_EQ(RunSweep({"stop", "--db", db}, &out), 0) << out;
   EXPECT_NE(out.find("stopped the service"), std::string::npos) << out;

@@ -79,6 +79,28 @@ TEST(FairSharePolicyTest, TheStudyFurthestBelowItsShareGetsTheNextRunner) {
   EXPECT_EQ(p.Pick(Input(s)), 1);
 }
 
+TEST(FairSharePolicyTest, FractionalSharesGoByWhatIsLeftBelowThenByTimeUsed) {
+  // Priorities 1, 1, 2 and 4 on 4 runners: shares 0.5, 0.5, 1 and 2. A
+  // runner freed by the first study goes to the last (1 below its share),
+  // not to the first (0.5 below): fewest running per weight would have
+  // kept one runner on every study, 1:1:1:1 (bench/service measured it).
+  FairSharePolicy p;
+  std::vector<StudyLoad> s = {
+      {1, true, 0, 0, 1}, {2, true, 1, 0, 1}, {3, true, 1, 0, 2}, {4, true, 1, 0, 4}};
+  AssignInput in = Input(s);
+  in.runners = 4;
+  EXPECT_EQ(p.Pick(in), 4);
+  // The last half runner: the two priority-1 studies take turns, the one
+  // that used less runner time first.
+  in.studies = {{1, true, 0, 0, 1, 30},
+                {2, true, 0, 0, 1, 20},
+                {3, true, 1, 0, 2, 50},
+                {4, true, 2, 0, 4, 100}};
+  EXPECT_EQ(p.Pick(in), 2);
+  in.studies[1].used_s = 40;
+  EXPECT_EQ(p.Pick(in), 1);
+}
+
 TEST(FairSharePolicyTest, IsWorkConservingAndKeepsCaps) {
   FairSharePolicy p;
   // Study 3 has the largest weight but nothing to run; study 2 stops at 2.
