@@ -34,6 +34,12 @@ std::optional<int64_t> RoundRobinPolicy::Pick(const AssignInput& in) const {
 
 std::optional<int64_t> FairSharePolicy::Pick(const AssignInput& in) const {
   const size_t n = in.studies.size(), start = After(in);
+  // One study that may take it (`sweep run`, or a service with one): no
+  // shares to weigh.
+  size_t may = 0, only = n;
+  for (size_t i = 0; i < n; ++i)
+    if (MayTake(in.studies[i])) ++may, only = i;
+  if (may <= 1) return may ? std::optional<int64_t>(in.studies[only].study_id) : std::nullopt;
   // The pool the shares divide: at least the runners busy and this one.
   int64_t busy = 0;
   for (const StudyLoad& s : in.studies) busy += s.running;

@@ -12,13 +12,14 @@
 #     runners) through `sweep serve` + `sweep submit` against `sweep run`,
 #     alternating, REPEAT rounds: the loop's rate, first trial started to
 #     last trial ended, from the database.
-# Usage: bench/service/run.sh   Env: DURATION=120 REPEAT=5 N=10000
+# Usage: bench/service/run.sh   Env: DURATION=120 REPEAT=5 N=10000 PARTS="1 2 3"
 # Prints a report; paste it into bench/RESULTS.md with `lscpu`'s model.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DURATION="${DURATION:-120}"
 REPEAT="${REPEAT:-5}"
 N="${N:-10000}"
+PARTS="${PARTS:-1 2 3}"
 scripts/build.sh >/dev/null
 S="$PWD/build/cli/sweep"
 work="$(mktemp -d)"
@@ -57,6 +58,7 @@ now() { python3 -c 'import time; print(time.time())'; }
 
 echo "== sweep serve: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
 
+if [[ " $PARTS " == *" 1 "* ]]; then
 echo "-- 1. shares and utilisation: priorities 1, 1, 2, 4; trials 0.2, 0.5, 1, 2 s; 4 runners; ${DURATION} s"
 db="$work/shares.db"
 serve "$db" 4
@@ -86,6 +88,7 @@ for n in sorted(weights, key=lambda n: (weights[n], n)):
 pre = c.execute("SELECT count(*) FROM decisions WHERE decision='preempt'").fetchone()[0]
 print(f"  preemptions: {pre}")
 PY
+fi
 
 latency() {  # db study priority -> seconds from submit to its first trial
   local before; before=$(now)
@@ -108,6 +111,7 @@ print(f"{first - float(sys.argv[3]):.3f} {first - created:.3f}")
 PY
 }
 
+if [[ " $PARTS " == *" 2 "* ]]; then
 echo "-- 2. submit to first trial (s: from the command's start | from the study's creation)"
 db="$work/idle.db"
 serve "$db" 4
@@ -124,6 +128,7 @@ for i in $(seq "$REPEAT"); do
   sleep 3
 done
 stop_serve
+fi
 
 echo "-- 3. dispatch: $N instant trials x 10 reports, 2 runners (trials/s, first start to last end)"
 rate() {
@@ -135,6 +140,7 @@ print(f"{n / (b - a):.0f}")
 PY
 }
 for i in $(seq "$REPEAT"); do
+  [[ " $PARTS " == *" 3 "* ]] || break
   f="$(study d$i "$N" 10 0)"
   "$S" run "$f" --db "$work/run$i.db" --local-runners 2 --progress plain >/dev/null 2>&1
   serve "$work/serve$i.db" 2
