@@ -88,7 +88,10 @@ void ControlSocket::ReceiveFrom(
                          std::string(static_cast<char*>(zmq_msg_data(&id)), zmq_msg_size(&id));
     zmq_msg_close(&id);
     zmq_msg_init(&body);
-    zmq_msg_recv(&body, sock, ZMQ_DONTWAIT);
+    if (zmq_msg_recv(&body, sock, ZMQ_DONTWAIT) < 0) {  // a routing id with no body
+      zmq_msg_close(&body);
+      continue;
+    }
     bool extra = zmq_msg_more(&body);
     ControlCaller caller{user_, true};
     if (which == 1) {

@@ -89,17 +89,19 @@ Result<StudyRun*> Service::Admit(const pb::Study& spec, const std::string& owner
                                  int64_t max_runners) {
   Store& store = server_->store();
   ASSIGN_OR_RETURN(StudyRun * run, server_->Add(spec));
+  // Tracked from here on, whatever fails below: it is in the loop.
+  if (std::find(admitted_.begin(), admitted_.end(), run->id()) == admitted_.end())
+    admitted_.push_back(run->id());
   run->SetShare(priority, max_runners);
   RETURN_IF_ERROR(store.Begin());
   RETURN_IF_ERROR(store.SetStudyService(run->id(), owner, priority, max_runners));
   RETURN_IF_ERROR(store.SetStudyStatus(run->id(), StudyStatus::kRunning, WallSeconds()));
-  if (std::find(admitted_.begin(), admitted_.end(), run->id()) == admitted_.end())
-    admitted_.push_back(run->id());
   return run;
 }
 
 StudyRun* Service::Admitted(const std::string& name) const {
   for (int64_t id : admitted_) {
+    if (leaving_.count(id)) continue;  // paused, cancelled or done in this turn
     StudyRun* s = server_->study(id);
     if (s && s->study().name() == name) return s;
   }
@@ -107,21 +109,27 @@ StudyRun* Service::Admitted(const std::string& name) const {
 }
 
 Status Service::HandleRequests() {
+  // Studies with nothing left to run leave the pool, stored as completed
+  // (before any request of this turn could pause them); their runners go
+  // to the others in this same turn.
+  for (int64_t id : admitted_) {
+    StudyRun* s = server_->study(id);
+    if (s && !leaving_.count(id) && s->Done()) {
+      LOG_INFO << "study '" << s->study().name() << "' is complete";
+      Leave(id, StudyRemoval{"completed", "its algorithm has nothing left to try",
+                             StudyStatus::kCompleted});
+    }
+  }
   control_->Receive([this](const std::string& client, const pb::ControlRequest& request,
                            const ControlCaller& caller) {
     replies_.emplace_back(client, Handle(request, caller));
   });
-  // Studies with nothing left to run leave the pool, stored as completed;
-  // their runners go to the others in this same turn.
-  for (int64_t id : admitted_) {
-    StudyRun* s = server_->study(id);
-    if (s && s->Done()) {
-      LOG_INFO << "study '" << s->study().name() << "' is complete";
-      server_->Remove(id, StudyRemoval{"completed", "its algorithm has nothing left to try",
-                                       StudyStatus::kCompleted});
-    }
-  }
   return Status::Ok();
+}
+
+void Service::Leave(int64_t study_id, StudyRemoval how) {
+  leaving_.insert(study_id);
+  server_->Remove(study_id, std::move(how));
 }
 
 pb::ControlReply Service::Handle(const pb::ControlRequest& request, const ControlCaller& user) {
@@ -165,6 +173,7 @@ Status Service::Turn(bool draining) {
   RETURN_IF_ERROR(server_->Turn(draining));
   // Forget the studies that left (completed, paused, cancelled).
   std::erase_if(admitted_, [&](int64_t id) { return server_->study(id) == nullptr; });
+  leaving_.clear();
   if (replies_.empty()) return Status::Ok();
   // Answered once what the requests changed (removals included: the turn
   // carried them out) is on disk.

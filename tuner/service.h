@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,12 +71,19 @@ class Service {
   // The stored service study named `name` (owner set), checked that `user`
   // may act on it.
   Result<Store::ServiceStudyRow> Owned(const std::string& name, const ControlCaller& caller);
+  // The admitted study named `name`, unless it leaves in this turn.
   StudyRun* Admitted(const std::string& name) const;
+  // Takes a study out at the end of this turn (Server::Remove); until then
+  // requests no longer find it admitted.
+  void Leave(int64_t study_id, StudyRemoval how);
+  // kUnavailable while study `study_id` leaves in this turn.
+  Status NotLeaving(int64_t study_id, const std::string& name) const;
 
   ServiceOptions o_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<ControlSocket> control_;
   std::vector<int64_t> admitted_;  // study ids, in the order admitted
+  std::set<int64_t> leaving_;      // of those, the ones removed in this turn
   // Answers waiting for the end of the turn (a removal, a commit).
   std::vector<std::pair<std::string, pb::ControlReply>> replies_;
 };

@@ -65,6 +65,7 @@ Result<pb::ControlReply> Service::Submit(const pb::SubmitStudy& s, const Control
   // admin's: any); one `sweep run` made in this database, an admin's only.
   auto row = Owned(study.name(), caller);
   if (row.ok()) {
+    RETURN_IF_ERROR(NotLeaving(row->id, study.name()));
     owner = row->owner;
     if (s.priority() == 0) priority = row->priority;
     if (s.max_runners() == 0) max_runners = row->max_runners;
@@ -93,15 +94,23 @@ Result<pb::ControlReply> Service::Submit(const pb::SubmitStudy& s, const Control
               run->id());
 }
 
+Status Service::NotLeaving(int64_t study_id, const std::string& name) const {
+  if (leaving_.count(study_id) == 0) return Status::Ok();
+  return Status::Unavailable("study '" + name +
+                             "' is leaving the pool this moment (paused, cancelled or done); ask "
+                             "again in a moment");
+}
+
 Result<pb::ControlReply> Service::Pause(const std::string& name, const ControlCaller& caller) {
   const std::string& user = caller.user;
   ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(name, caller));
+  RETURN_IF_ERROR(NotLeaving(row.id, name));
   StudyRun* run = Admitted(name);
   if (!run) {
     return Status::FailedPrecondition("study '" + name + "' is not running (it is " +
                                       StudyStatusName(row.status) + ")");
   }
-  server_->Remove(run->id(), StudyRemoval{"paused", "paused by " + user, StudyStatus::kPaused});
+  Leave(run->id(), StudyRemoval{"paused", "paused by " + user, StudyStatus::kPaused});
   return Said("paused study '" + name + "': its running trials went back to its queue; `sweep " +
                   "resume " + name + "` goes on",
               row.id);
@@ -110,6 +119,7 @@ Result<pb::ControlReply> Service::Pause(const std::string& name, const ControlCa
 Result<pb::ControlReply> Service::Resume(const std::string& name, const ControlCaller& caller) {
   const std::string& user = caller.user;
   ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(name, caller));
+  RETURN_IF_ERROR(NotLeaving(row.id, name));
   if (Admitted(name)) return Said("study '" + name + "' runs already", row.id);
   if (row.status == StudyStatus::kCompleted)
     return Status::FailedPrecondition("study '" + name + "' is complete: nothing to resume");
@@ -122,11 +132,11 @@ Result<pb::ControlReply> Service::Resume(const std::string& name, const ControlC
 Result<pb::ControlReply> Service::Cancel(const std::string& name, const ControlCaller& caller) {
   const std::string& user = caller.user;
   ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(name, caller));
+  RETURN_IF_ERROR(NotLeaving(row.id, name));
   if (row.status == StudyStatus::kCompleted)
     return Status::FailedPrecondition("study '" + name + "' is complete: nothing to cancel");
   if (StudyRun* run = Admitted(name)) {
-    server_->Remove(run->id(),
-                    StudyRemoval{"cancelled", "cancelled by " + user, StudyStatus::kCancelled});
+    Leave(run->id(), StudyRemoval{"cancelled", "cancelled by " + user, StudyStatus::kCancelled});
   } else {
     Store& store = server_->store();
     RETURN_IF_ERROR(store.Begin());

@@ -102,6 +102,11 @@ std::optional<bool> StudyRun::Preempt(int64_t trial_id, const std::string& reaso
     return std::nullopt;
   const pb::Preemption how = study_.resources().preemptible();
   if (how == pb::PREEMPTION_NEVER) return std::nullopt;
+  // A program that writes no checkpoint folders would run to its end with
+  // its runner promised away meanwhile: it is not preempted at all.
+  if (how == pb::PREEMPTION_CHECKPOINT && study_.task().has_command() &&
+      !study_.task().command().checkpoints())
+    return std::nullopt;
   t->preempting = reason;
   return how == pb::PREEMPTION_RESTART;
 }
