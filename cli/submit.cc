@@ -54,9 +54,29 @@ class SubmitCommand : public Command {
     WatchOptions w;
     w.db = address_.db;
     w.study = parsed->study.name();
-    return WatchStudy(w);
+    int rc = WatchStudy(w);
+    return rc == 0 ? ExitAsRun(parsed->study.name()) : rc;
   }
 
+ private:
+  // As `sweep run` would exit: 0 for a completed study with a completed
+  // trial, else 1 saying why.
+  int ExitAsRun(const std::string& name) {
+    auto reader = Reader::Open(address_.db);
+    if (!reader.ok()) return Fail(reader.status());
+    auto studies = (*reader)->StudySummaries(0);
+    if (!studies.ok()) return Fail(studies.status());
+    for (const StudySummary& s : *studies) {
+      if (s.ref.name != name) continue;
+      if (s.status != StudyStatus::kCompleted)
+        return Error("study '" + name + "' stopped running: it is " + StudyStatusName(s.status));
+      if (!s.best) return Error("study '" + name + "' completed, but no trial completed");
+      return 0;
+    }
+    return Error("study '" + name + "' is gone from " + address_.db);
+  }
+
+ public:
  private:
   std::string path_;
   ServiceAddress address_;

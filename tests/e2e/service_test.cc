@@ -97,6 +97,10 @@ TEST(E2eServiceTest, ItsOwnerSubmitsPausesResumesSetsAndCancelsStudiesFromTheCli
   EXPECT_NE(RunSweep({"submit", bad, "--db", db}, &out), 0);
   EXPECT_EQ(out, validate_out);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM studies WHERE name='c'"), 0);
+  // --wait follows a study to its end and exits as `sweep run` would.
+  const std::string quick = dir.Write("quick.yaml", StudyYaml("quick", 2, 9));
+  EXPECT_EQ(RunSweep({"submit", quick, "--db", db, "--wait", "--priority", "5"}, &out), 0) << out;
+  EXPECT_EQ(StudyStatus(db, "quick"), "completed");
 
   ASSERT_TRUE(WaitFor(
       [&] { return Count(db, "a", "completed") >= 1 && Count(db, "b", "completed") >= 1; }, 60000))
