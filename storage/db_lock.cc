@@ -126,7 +126,8 @@ Result<DbLock> DbLock::AcquireOnce(const std::string& db_path) {
   }
   if (err != 0) return PosixError("lock", db_path, err);
   const off_t pid = static_cast<off_t>(getpid());
-  if (pid <= 0 || pid >= kPidSpan) return Status::Internal("pid out of range: " + std::to_string(pid));
+  if (pid <= 0 || pid >= kPidSpan)
+    return Status::Internal("pid out of range: " + std::to_string(pid));
   err = OfdLock(lock.fd_, F_OFD_SETLK, F_WRLCK, kLockByte + 1 + pid, 1);
   if (err != 0) return PosixError("lock", db_path, err);
   return lock;

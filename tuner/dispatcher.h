@@ -180,7 +180,7 @@ class Dispatcher {
  private:
   struct Runner {
     std::string name;
-    std::string key;  // its authenticated CURVE public key ("" without CURVE)
+    std::string key;           // its authenticated CURVE public key ("" without CURVE)
     std::string host, device;  // as it said in Hello
     double joined = 0;         // wall seconds
     int64_t last_seen_ms = 0;
@@ -197,11 +197,11 @@ class Dispatcher {
   };
   struct Lease {
     uint64_t lease = 0;
-    std::string runner;  // routing id
+    std::string runner;    // routing id
     int64_t study_id = 0;  // its owner's
     bool started = false;
-    int64_t progress_ms = 0;  // last message, or when it started
-    int64_t started_us = 0;   // when it became the runner's front trial (0: not yet)
+    int64_t progress_ms = 0;    // last message, or when it started
+    int64_t started_us = 0;     // when it became the runner's front trial (0: not yet)
     int64_t preempted_for = 0;  // the study its runner is being taken back for (0: none)
   };
 

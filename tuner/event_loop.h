@@ -88,10 +88,10 @@ class EventLoop : public TrialOwners {
     return nullptr;
   }
 
-  std::vector<StudyRun*> studies_;  // in the order admitted
-  std::vector<int64_t> order_;      // their ids, in the same order
+  std::vector<StudyRun*> studies_;            // in the order admitted
+  std::vector<int64_t> order_;                // their ids, in the same order
   std::map<int64_t, StudyRemoval> removing_;  // to take out at the end of the turn
-  std::vector<int64_t> removed_;    // taken out, for TakeRemoved
+  std::vector<int64_t> removed_;              // taken out, for TakeRemoved
   std::function<Status()> turn_hook_;
   int64_t last_commit_us_ = 0;
 };

@@ -156,9 +156,7 @@ Result<StudyRun*> Server::Add(const pb::Study& study, const std::string& from) {
   return admitted;
 }
 
-void Server::Remove(int64_t study_id, StudyRemoval how) {
-  loop_->Remove(study_id, std::move(how));
-}
+void Server::Remove(int64_t study_id, StudyRemoval how) { loop_->Remove(study_id, std::move(how)); }
 
 StudyRun* Server::study(int64_t study_id) const {
   auto it = studies_.find(study_id);

@@ -275,7 +275,8 @@ TEST(DispatcherTest, WithoutKeysANameIsNotTakenFromALiveConnection) {
   ScriptedRunner again(o.bind, "real-2");
   again.Hello(std::make_pair(next->assign().trial_id(), next->assign().lease()));
   // Its held trial comes back to it: the tuner acknowledges where it is.
-  EXPECT_TRUE(TurnUntil(loop, again, [](const pb::Envelope& e) { return e.has_ack(); }, 5000))
+  EXPECT_TRUE(TurnUntil(
+      loop, again, [](const pb::Envelope& e) { return e.has_ack(); }, 5000))
       << "a reconnect holding its lease was refused";
   (*d)->Shutdown("done");
 }
