@@ -308,13 +308,17 @@ Result<std::vector<DecisionView>> Reader::Decisions(int64_t trial_id) {
 
 namespace {
 
-// The rows of a query of (id, kind, detail, at) from events.
-Result<std::vector<EventView>> ReadEvents(Stmt* s) {
+// The events `where` (an SQL condition on ?1 = `id`) selects, in order.
+Result<std::vector<EventView>> EventsWhere(sqlite3* db, const char* where, int64_t id) {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db, std::string("SELECT id, kind, detail, at FROM events "
+                                                         "WHERE ") +
+                                                 where + " ORDER BY id"));
+  s.Bind(1, id);
   std::vector<EventView> out;
   while (true) {
-    ASSIGN_OR_RETURN(bool row, s->Step());
+    ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    out.push_back(EventView{s->Int(0), s->Text(1), s->Text(2), s->Double(3)});
+    out.push_back(EventView{s.Int(0), s.Text(1), s.Text(2), s.Double(3)});
   }
   return out;
 }
@@ -322,19 +326,11 @@ Result<std::vector<EventView>> ReadEvents(Stmt* s) {
 }  // namespace
 
 Result<std::vector<EventView>> Reader::Events(int64_t trial_id) {
-  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
-                                         "SELECT id, kind, detail, at FROM events WHERE "
-                                         "trial_id=?1 ORDER BY id"));
-  s.Bind(1, trial_id);
-  return ReadEvents(&s);
+  return EventsWhere(db_.get(), "trial_id=?1", trial_id);
 }
 
 Result<std::vector<EventView>> Reader::StudyEvents(int64_t study_id) {
-  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
-                                         "SELECT id, kind, detail, at FROM events WHERE "
-                                         "study_id=?1 AND trial_id IS NULL ORDER BY id"));
-  s.Bind(1, study_id);
-  return ReadEvents(&s);
+  return EventsWhere(db_.get(), "study_id=?1 AND trial_id IS NULL", study_id);
 }
 
 }  // namespace sweep

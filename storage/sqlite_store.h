@@ -77,8 +77,9 @@ class Store {
   // fair share and its cap on runners.
   Status SetStudyService(int64_t study_id, const std::string& owner, double priority,
                          int64_t max_runners);
-  // Every study submitted to a service (its owner set), by id.
-  Result<std::vector<ServiceStudyRow>> ServiceStudies();
+  // Every study submitted to a service (its owner set), by id; with
+  // `name`, only the one so named (if it is a service's).
+  Result<std::vector<ServiceStudyRow>> ServiceStudies(const std::string& name = "");
   // Where the service that holds the database takes requests; cleared as
   // it exits (a row left by a killed one names a pid that holds no lock).
   Status SetService(int64_t pid, const std::string& control);

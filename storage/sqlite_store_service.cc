@@ -16,26 +16,27 @@ Status Store::SetStudyService(int64_t study_id, const std::string& owner, double
   return up.Run().Wrap("storing study " + std::to_string(study_id) + "'s owner and priority");
 }
 
-Result<std::vector<Store::ServiceStudyRow>> Store::ServiceStudies() {
+Result<std::vector<Store::ServiceStudyRow>> Store::ServiceStudies(const std::string& name) {
   ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(),
                                          "SELECT id, name, spec, status, owner, priority, "
                                          "max_runners FROM studies WHERE owner IS NOT NULL "
-                                         "ORDER BY id"));
+                                         "AND (?1 = '' OR name = ?1) ORDER BY id"));
+  q.Bind(1, name);
   std::vector<ServiceStudyRow> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) break;
     ServiceStudyRow r;
     r.id = q.Int(0);
-    const std::string name = q.Text(1);
+    const std::string study = q.Text(1);
     std::string blob(static_cast<const char*>(sqlite3_column_blob(q.raw(), 2)),
                      static_cast<size_t>(sqlite3_column_bytes(q.raw(), 2)));
     if (!r.spec.ParseFromString(blob))
-      return Status::Corruption("study '" + name + "': stored spec is unreadable");
+      return Status::Corruption("study '" + study + "': stored spec is unreadable");
     ResolveDefaults(&r.spec);
     auto status = ParseStudyStatus(q.Text(3));
     if (!status)
-      return Status::Corruption("study '" + name + "' has an unknown status '" + q.Text(3) + "'");
+      return Status::Corruption("study '" + study + "' has an unknown status '" + q.Text(3) + "'");
     r.status = *status;
     r.owner = q.Text(4);
     r.priority = q.Double(5);

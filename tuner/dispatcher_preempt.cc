@@ -14,13 +14,14 @@ namespace sweep {
 namespace {
 
 // "a 0.5, b 1.5 of 2 runners": the shares a preemption's reason quotes.
-std::string SharesText(const std::vector<StudyLoad>& loads, const std::vector<double>& shares,
-                       const std::vector<std::string>& names, int64_t runners) {
+std::string SharesText(TrialOwners* owners, const std::vector<StudyLoad>& loads, int64_t runners) {
+  const std::vector<double> shares = FairShares(loads, runners);
   std::string out;
   for (size_t i = 0; i < loads.size(); ++i) {
     char share[32];
     std::snprintf(share, sizeof share, "%.2g", shares[i]);
-    out += (out.empty() ? "" : ", ") + names[i] + " " + share;
+    TrialOwner* o = owners->FindOwner(loads[i].study_id);
+    out += (out.empty() ? "" : ", ") + (o ? o->Name() : "?") + " " + share;
   }
   return out + " of " + std::to_string(runners) + " runners";
 }
@@ -36,7 +37,6 @@ void Dispatcher::Preempt() {
   // The studies as Assign left them (has_work false for one that had no
   // trial to give), each's runners, and those already coming to it.
   std::vector<StudyLoad> loads;
-  std::vector<std::string> names;
   std::vector<int64_t> incoming;
   for (const StudyLoad& s : assign_in_.studies) {
     TrialOwner* o = owners_->FindOwner(s.study_id);
@@ -44,7 +44,6 @@ void Dispatcher::Preempt() {
     loads.push_back(s);
     loads.back().running = 0;
     loads.back().has_work = s.has_work && o->HasWork();
-    names.push_back(o->Name());
     incoming.push_back(0);
   }
   auto place = [&](int64_t study) -> size_t {
@@ -67,7 +66,7 @@ void Dispatcher::Preempt() {
   const int64_t pool = static_cast<int64_t>(runners_.size());
   const std::vector<PreemptionMove> moves = PlanPreemptions(loads, pool, incoming);
   if (moves.empty()) return;
-  const std::string shares = SharesText(loads, FairShares(loads, pool), names, pool);
+  const std::string shares = SharesText(owners_, loads, pool);
   for (const PreemptionMove& m : moves) {
     TrialOwner* from = owners_->FindOwner(m.from);
     TrialOwner* to = owners_->FindOwner(m.to);

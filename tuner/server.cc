@@ -190,6 +190,19 @@ void Server::SuperviseLocalRunners(bool restart) {
   for (const auto& d : died) dispatcher_->LoseRunnerByPid(d.pid, d.how);
 }
 
+Status Server::SuspendAll(const std::string& cause, int64_t* requeued) {
+  *requeued = 0;
+  Status w = loop_->Flush();
+  if (w.ok()) w = store_->Begin();
+  for (const auto& [id, run] : studies_) {
+    if (!loop_->Has(id)) continue;  // removed, or on its way out
+    *requeued += run->Suspend("interrupted", cause);
+    if (w.ok()) w = run->write_error();
+  }
+  if (w.ok()) w = store_->Commit();
+  return w;
+}
+
 void Server::Shutdown(const std::string& reason) {
   if (dispatcher_) dispatcher_->Shutdown(reason);
   // They exit while the caller finishes and the database closes; the

@@ -78,6 +78,13 @@ class Server {
   // Tells every runner to exit (the local ones by signal too); they are
   // reaped when the server is destroyed.
   void Shutdown(const std::string& reason);
+  // Ctrl-C, `sweep stop`: what the loop did so far goes out first (after
+  // this the trials it assigned are queued again, so nothing may tell a
+  // runner otherwise); then every admitted study's running trials go back
+  // to its queue with their attempts open (StudyRun::Suspend, stored
+  // interrupted, so the same command takes them up again), committed.
+  // `requeued` gets how many, whatever the status says.
+  Status SuspendAll(const std::string& cause, int64_t* requeued);
 
   // Which study an idle runner goes to (Dispatcher::SetPolicy).
   void SetPolicy(std::unique_ptr<AssignPolicy> policy) {

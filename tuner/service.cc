@@ -184,18 +184,9 @@ Status Service::Turn(bool draining) {
 }
 
 Status Service::Stop(const std::string& reason) {
-  Store& store = server_->store();
-  Status w = server_->loop().Flush();
-  if (w.ok()) w = store.Begin();
+  // Stored interrupted: the next service takes them up again.
   int64_t requeued = 0;
-  for (int64_t id : admitted_) {
-    if (StudyRun* s = server_->study(id)) {
-      // Stored interrupted: the next service takes it up again.
-      requeued += s->Suspend("interrupted", reason);
-      if (w.ok()) w = s->write_error();
-    }
-  }
-  if (w.ok()) w = store.Commit();
+  Status w = server_->SuspendAll(reason, &requeued);
   server_->Shutdown(reason);
   LOG_INFO << "service stopped: " << requeued
            << " running trials went back to their studies' queues; `sweep serve` on the same "

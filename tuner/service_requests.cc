@@ -35,9 +35,8 @@ Status CheckShare(double priority, int64_t max_runners) {
 
 Result<Store::ServiceStudyRow> Service::Owned(const std::string& name,
                                               const ControlCaller& caller) {
-  ASSIGN_OR_RETURN(auto rows, server_->store().ServiceStudies());
+  ASSIGN_OR_RETURN(auto rows, server_->store().ServiceStudies(name));
   for (auto& row : rows) {
-    if (row.spec.name() != name) continue;
     if (row.owner != caller.user && !caller.admin) {
       return Status::FailedPrecondition("study '" + name + "' belongs to '" + row.owner +
                                         "'; only its owner or an admin may change it");

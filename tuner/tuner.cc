@@ -174,14 +174,8 @@ int Tuner::Run() {
   if (Interrupted()) {
     // Interrupted: running trials go back to the queue with their attempts
     // open, so the same command resumes them as the same attempts.
-    // What the loop did so far goes out first: after Interrupt() the
-    // trials it assigned are queued again, so nothing may tell a runner
-    // otherwise.
-    Status w = server_->loop().Flush();
-    if (w.ok()) w = store.Begin();
-    const int64_t requeued = study_->Suspend("interrupted", "the tuner stopped");
-    if (w.ok()) w = study_->write_error();
-    if (w.ok()) w = store.Commit();
+    int64_t requeued = 0;
+    Status w = server_->SuspendAll("the tuner stopped", &requeued);
     shutdown("the tuner was interrupted");
     fprintf(stderr,
             "\nsweep: interrupted; %lld running trials will resume when you run the same command "

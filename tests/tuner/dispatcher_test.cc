@@ -166,17 +166,9 @@ TEST(DispatcherTest, ARemovedStudysLateMessagesAreRecordedNowhereAndItsRunnerSer
 TEST(DispatcherTest, ARunnerThatEndsATrialTakenBackAsHungIsAskedToRegisterAgain) {
   TempDir dir;
   const std::string db = dir.File("d.db");
-  auto parsed = LoadStudyFile(
-      dir.Write("s.yaml",
-                "name: s\nobjective: {metric: value, goal: minimize}\n"
-                "task: {synthetic: {function: branin, steps: 3}, stall_timeout_s: 1}\n"
-                "algorithm: {type: random, max_trials: 5}\nparameters:\n"
-                "  x1: {type: float, min: -5, max: 10}\n  x2: {type: float, min: 0, max: 15}\n"));
-  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
-  ASSERT_TRUE(ValidateStudy(&*parsed).ok());
   auto store = Store::Open(db);
   ASSERT_TRUE(store.ok()) << store.status().message();
-  auto study = StudyRun::Open(store->get(), parsed->study, db + ".checkpoints", db + ".logs");
+  auto study = StudyRun::Open(store->get(), Study(dir, "s"), db + ".checkpoints", db + ".logs");
   ASSERT_TRUE(study.ok()) << study.status().message();
   ASSERT_TRUE((*store)->Commit().ok());
   DispatcherOptions o;
@@ -190,29 +182,21 @@ TEST(DispatcherTest, ARunnerThatEndsATrialTakenBackAsHungIsAskedToRegisterAgain)
 
   ScriptedRunner runner(o.bind);
   runner.Hello();
-  auto is = [](pb::Envelope::BodyCase c) {
-    return [c](const pb::Envelope& e) { return e.body_case() == c; };
-  };
-  auto assign = TurnUntil(loop, runner, is(pb::Envelope::kAssign), 10000);
+  auto assign = TurnUntil(loop, runner, Is(pb::Envelope::kAssign), 10000);
   ASSERT_TRUE(assign) << "no trial was assigned";
   pb::Envelope started;
   started.mutable_started()->set_trial_id(assign->assign().trial_id());
   started.mutable_started()->set_lease(assign->assign().lease());
   runner.Send(std::move(started));
   // No report within stall_timeout_s: the trial is taken back.
-  ASSERT_TRUE(TurnUntil(loop, runner, is(pb::Envelope::kReject), 10000));
+  ASSERT_TRUE(TurnUntil(loop, runner, Is(pb::Envelope::kReject), 10000));
   // The runner ended the trial before it heard: its Final is refused, and
   // with nothing left to stop it would never say Hello of itself.
-  pb::Envelope final;
-  final.mutable_final()->set_trial_id(assign->assign().trial_id());
-  final.mutable_final()->set_lease(assign->assign().lease());
-  final.mutable_final()->set_outcome(pb::TRIAL_OUTCOME_COMPLETED);
-  final.mutable_final()->set_step(3);
-  runner.Send(std::move(final));
-  ASSERT_TRUE(TurnUntil(loop, runner, is(pb::Envelope::kReregister), 5000))
+  runner.Send(Final(assign->assign()));
+  ASSERT_TRUE(TurnUntil(loop, runner, Is(pb::Envelope::kReregister), 5000))
       << "the runner was left idle, taking no more work";
   runner.Hello();
-  EXPECT_TRUE(TurnUntil(loop, runner, is(pb::Envelope::kAssign), 5000));
+  EXPECT_TRUE(TurnUntil(loop, runner, Is(pb::Envelope::kAssign), 5000));
   (*d)->Shutdown("done");
 }
 
