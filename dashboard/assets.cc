@@ -28,10 +28,8 @@ std::string_view Bytes(const unsigned char* data, size_t size) {
 
 const std::vector<Asset>& Assets() {
   using namespace assets;
-  // Types carry a charset, which also keeps cpp-httplib from compressing
-  // them on the fly (it compresses only bare types, and its Brotli runs at
-  // quality 11: seconds for a large answer on loopback, where it gains
-  // nothing).
+  // Types carry a charset; nothing is compressed on the fly (on loopback,
+  // where the dashboard usually runs, it would cost more than it gains).
   static const std::vector<Asset> all = {
       {"index.html", "text/html; charset=utf-8", Bytes(kAsset_index_html, kAsset_index_html_size)},
       {"style.css", "text/css; charset=utf-8", Bytes(kAsset_style_css, kAsset_style_css_size)},

@@ -1,5 +1,5 @@
 // `sweep dashboard`: serves the API (dashboard/api.h) and the built-in page
-// over HTTP with cpp-httplib. Read-only: GET and HEAD only, nothing writes.
+// over HTTP (handler.h on http_server.h). Read-only: GET and HEAD only, nothing writes.
 // On loopback (the default) it answers requests whose Host is a loopback
 // name, so a web page elsewhere cannot read it through DNS rebinding; bound
 // beyond loopback it wants the token it prints, as `?token=`, a cookie it

@@ -1,6 +1,6 @@
 // sweep-dashboard: the server behind `sweep dashboard`, a binary of its own
-// so that cpp-httplib and the TLS and compression libraries it links are
-// loaded by the dashboard alone, not by every tuner, runner and CLI read.
+// so that the HTTP server (Boost.Beast, dashboard/http_server.h) is in the
+// dashboard alone, not in every tuner, runner and CLI read.
 // Usage (from `sweep dashboard` only): sweep-dashboard DB HOST:PORT, the
 // token in $SWEEP_DASHBOARD_TOKEN (never on a command line others can read).
 #include <cstdio>

@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 # chromium: the dashboard's and the report's browser tests (label `browser`);
 # zsh and groff-base: the zsh completion and the man page's tests.
 # python3-sklearn: the real tables the data tests and examples read (its
-# datasets/data/*.csv).
-scripts/install-deps.sh chromium zsh groff-base python3-sklearn
+# datasets/data/*.csv); iproute2: the dashboard's test across network
+# namespaces (`ip netns`).
+scripts/install-deps.sh chromium zsh groff-base python3-sklearn iproute2
 scripts/build.sh
 ctest --test-dir build --output-on-failure --timeout 600 "$@"

@@ -81,10 +81,13 @@ def query(db, sql, *args):
 class Dashboard:
     """`sweep dashboard` on a free loopback port; stopped with SIGTERM."""
 
-    def __init__(self, sweep, db, *args, env=None):
-        self.proc = subprocess.Popen([sweep, "dashboard", "--db", db, "--bind", "127.0.0.1:0",
-                                      *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, env=env)
+    def __init__(self, sweep, db, *args, env=None, bind="127.0.0.1:0"):
+        """`sweep` may be a list: a command that runs sweep (`ip netns exec
+        NS sweep`, which execs it, so the pid is the dashboard's)."""
+        command = list(sweep) if isinstance(sweep, (list, tuple)) else [sweep]
+        self.proc = subprocess.Popen([*command, "dashboard", "--db", db, "--bind", bind, *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=env)
         line = self.proc.stdout.readline()
         m = re.search(r"http://[^/\s]+/", line)
         if not m:
