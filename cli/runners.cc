@@ -24,10 +24,11 @@ class RunnersCommand : public Command {
     auto reply = CallService(address_, std::move(request));
     if (!reply.ok()) return Fail(reply.status());
     Table t;
-    t.columns = {"name", "host", "device", "study", "trial", "for_s"};
+    t.columns = {"name", "host", "device", "gpus", "commands", "study", "trial", "for_s"};
     const double now = WallSeconds();
     for (const pb::ServiceRunner& r : reply->runners()) {
-      t.rows.push_back({r.name(), r.host(), r.device(),
+      t.rows.push_back({r.name(), r.host(), r.device(), Cell(static_cast<int64_t>(r.gpus())),
+                        Cell(std::string(r.commands() ? "yes" : "no")),
                         r.study().empty() ? Cell(std::monostate{}) : Cell(r.study()),
                         r.trial_number() < 0 ? Cell(std::monostate{}) : Cell(r.trial_number()),
                         Cell(std::round(std::max(0.0, now - r.since()) * 10) / 10)});

@@ -39,8 +39,8 @@ constexpr size_t kMaxUnackedBytes = size_t{512} << 20;
 
 class Runner {
  public:
-  Runner(const RunnerOptions& o, std::string device, std::shared_ptr<CoreShare> cores)
-      : o_(o), device_(std::move(device)), cores_(std::move(cores)) {}
+  Runner(const RunnerOptions& o, pb::Hello hello, std::shared_ptr<CoreShare> cores)
+      : o_(o), hello_(std::move(hello)), cores_(std::move(cores)) {}
   ~Runner() {
     sock_.Close();  // before the context (ZmqContext's destructor) ends
     if (wake_fd_ >= 0) close(wake_fd_);
@@ -189,12 +189,7 @@ class Runner {
 
   void SendHello() {
     pb::Envelope env;
-    char host[256] = {0};
-    gethostname(host, sizeof host - 1);
-    env.mutable_hello()->set_runner(o_.name);
-    env.mutable_hello()->set_host(host);
-    env.mutable_hello()->set_pid(getpid());
-    env.mutable_hello()->set_device(device_);
+    *env.mutable_hello() = hello_;
     reattaching_.clear();
     bool running = slot_ && !slot_->abandoned;
     for (auto& h : unacked_.Held(running ? slot_->assign.trial_id() : 0,
@@ -470,7 +465,7 @@ class Runner {
   std::deque<SharedBytes> outq_;      // encoded messages the socket could not take yet
   UnackedMessages unacked_;           // trial messages the tuner has not acknowledged
   std::set<int64_t> reattaching_;     // held trials named in Hello, not yet answered
-  std::string device_;                // what trials train on, for Hello
+  const pb::Hello hello_;             // what every Hello says (runner_setup.h)
   std::shared_ptr<CoreShare> cores_;  // null unless a tuner shares this host's cores
   // Never freed: its detached thread may outlive this object (a hung task).
   Worker* worker_ = new Worker();
@@ -491,7 +486,7 @@ int RunRunner(const RunnerOptions& options) {
     LOG_ERROR << setup.status().message();
     return 2;
   }
-  Runner runner(o, setup->device, setup->cores);
+  Runner runner(o, setup->hello, setup->cores);
   return runner.Run();
 }
 

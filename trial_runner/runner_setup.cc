@@ -60,6 +60,16 @@ Result<RunnerSetup> SetUpRunner(const RunnerOptions& o) {
                   "refuses command trials";
   }
   SetCommandRunnerConfig(commands);
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  setup.hello.set_runner(o.name);
+  setup.hello.set_host(host);
+  setup.hello.set_pid(getpid());
+  setup.hello.set_device(setup.device);
+  const TrainDevice& device = CurrentTrainDevice();
+  setup.hello.mutable_abilities()->set_backend(device.cuda ? "cuda" : "cpu");
+  setup.hello.mutable_abilities()->set_gpus(device.cuda ? static_cast<int>(device.gpus.size()) : 0);
+  setup.hello.mutable_abilities()->set_commands(o.allow_commands && commands.tuner_authenticated);
   if (o.core_share_fd >= 0) {
     ASSIGN_OR_RETURN(setup.cores,
                      CoreShare::Open(o.core_share_fd, o.core_slot, o.core_slots,

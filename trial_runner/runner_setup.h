@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "proto/sweep.pb.h"
 #include "trial_runner/core_share.h"
 #include "trial_runner/runner.h"
 #include "trial_runner/work_folder.h"
@@ -16,7 +17,9 @@
 namespace sweep {
 
 struct RunnerSetup {
-  std::string device;                // e.g. "cpu" or "cuda:0 (NVIDIA H200)", for Hello
+  std::string device;  // e.g. "cpu" or "cuda:0 (NVIDIA H200)"
+  // What every Hello says: name, host, pid, device and abilities.
+  pb::Hello hello;
   std::optional<WorkFolder> work;    // with --allow-commands; removed with it
   std::shared_ptr<CoreShare> cores;  // null unless a tuner shares the host's cores
 };

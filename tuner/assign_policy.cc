@@ -17,17 +17,22 @@ size_t After(const AssignInput& in) {
   return 0;
 }
 
-bool MayTake(const StudyLoad& s) {
-  return s.has_work && (s.max_running <= 0 || s.running < s.max_running);
+bool MayTake(const StudyLoad& s, const RunnerAbilities& runner) {
+  return s.has_work && (s.max_running <= 0 || s.running < s.max_running) && CanRun(runner, s.needs);
 }
 
 }  // namespace
+
+bool CanRun(const RunnerAbilities& runner, const RunnerNeeds& needs) {
+  if (!runner.known) return true;
+  return runner.gpus >= needs.gpus && (runner.commands || !needs.commands);
+}
 
 std::optional<int64_t> RoundRobinPolicy::Pick(const AssignInput& in) const {
   const size_t n = in.studies.size(), start = After(in);
   for (size_t k = 0; k < n; ++k) {
     const StudyLoad& s = in.studies[(start + k) % n];
-    if (MayTake(s)) return s.study_id;
+    if (MayTake(s, in.runner)) return s.study_id;
   }
   return std::nullopt;
 }
@@ -38,7 +43,7 @@ std::optional<int64_t> FairSharePolicy::Pick(const AssignInput& in) const {
   // shares to weigh.
   size_t may = 0, only = n;
   for (size_t i = 0; i < n; ++i)
-    if (MayTake(in.studies[i])) ++may, only = i;
+    if (MayTake(in.studies[i], in.runner)) ++may, only = i;
   if (may <= 1) return may ? std::optional<int64_t>(in.studies[only].study_id) : std::nullopt;
   // The pool the shares divide: at least the runners busy and this one.
   int64_t busy = 0;
@@ -50,7 +55,7 @@ std::optional<int64_t> FairSharePolicy::Pick(const AssignInput& in) const {
   for (size_t k = 0; k < n; ++k) {
     const size_t i = (start + k) % n;
     const StudyLoad& s = in.studies[i];
-    if (!MayTake(s)) continue;
+    if (!MayTake(s, in.runner)) continue;
     const double below = shares[i] - static_cast<double>(s.running);
     const double used = s.used_s / s.weight;
     // The first of equals in the turn's order wins.

@@ -12,6 +12,12 @@
 
 namespace sweep {
 
+// What a study's trials need of a runner.
+struct RunnerNeeds {
+  int gpus = 0;           // resources.gpus_per_trial (CUDA devices)
+  bool commands = false;  // a command task: a runner with --allow-commands
+};
+
 // One study, as the policy sees it.
 struct StudyLoad {
   int64_t study_id = 0;
@@ -28,13 +34,19 @@ struct StudyLoad {
   // studies equally far below their shares, the one that used less per
   // unit of weight goes first, so fractional shares even out over time.
   double used_s = 0;
+  RunnerNeeds needs;
 };
 
-// The runner to give work to. What it can run (GPUs, commands) joins here
-// when studies need it.
+// The runner to give work to, and what it can run (from its Hello).
 struct RunnerAbilities {
   std::string name;
+  bool known = false;  // false: a runner that did not say (older): anything
+  int gpus = 0;
+  bool commands = false;
 };
+
+// Whether `runner` can run a trial that needs `needs`.
+bool CanRun(const RunnerAbilities& runner, const RunnerNeeds& needs);
 
 struct AssignInput {
   // Every study, in the order they were admitted.
@@ -58,7 +70,7 @@ class AssignPolicy {
 };
 
 // Each study in turn, after the one served last, skipping studies without
-// work or at their max_running.
+// work, at their max_running, or whose trials the runner cannot run.
 class RoundRobinPolicy : public AssignPolicy {
  public:
   std::optional<int64_t> Pick(const AssignInput& in) const override;
@@ -68,11 +80,11 @@ class RoundRobinPolicy : public AssignPolicy {
 // furthest below its share (FairShares of the pool: share minus running),
 // so that as runners free up each study's runners approach its share; a
 // study without work or at its max_running is passed over, and its share
-// goes to the others. Between studies equally far below, the one that used
-// the least runner time per unit of weight goes first (shares of half a
-// runner take turns), then in turn after the study served last. (Determined's
-// fair-share scheduler fills shares the same way; taking runners back from
-// a study over its share is preemption, not this policy's.)
+// goes to the others; so does a study whose trials this runner cannot run
+// (a runner without GPUs for a study that needs them). Between studies equally far below, the one
+// that used the least runner time per unit of weight goes first (shares of half a runner take
+// turns), then in turn after the study served last. (Determined's fair-share scheduler fills shares
+// the same way; taking runners back from a study over its share is preemption, not this policy's.)
 class FairSharePolicy : public AssignPolicy {
  public:
   std::optional<int64_t> Pick(const AssignInput& in) const override;

@@ -68,6 +68,10 @@ class TrialOwner {
   virtual int64_t MaxConcurrent() const = 0;
   // Its weight in a fair share of the runners (a service study's priority).
   virtual double Weight() const { return 1; }
+  // What its trials need of a runner (GPUs, running commands).
+  virtual RunnerNeeds Needs() const { return {}; }
+  // No runner in the pool can run its trials now: `why` says what they need.
+  virtual void OnWaiting(const std::string& why) {}
   // Its name, for the reasons of decisions about other studies.
   virtual const std::string& Name() const = 0;
   // Whether it may have a trial to start (a preemption for a study without
@@ -143,12 +147,21 @@ class Dispatcher {
   // Gives idle runners trials from the owners the policy picks; a runner
   // with trials queued takes more only from the study at its back.
   void Assign();
+  // After Assign: tells each study with work that no ready runner can run
+  // (its trials need GPUs or commands none has) that it waits, once.
+  void TellWaiting();
   // With a policy that preempts, after Assign: takes runners back from
   // studies over their fair share for studies below it with work
   // (PlanPreemptions); each trial's owner agrees (TrialOwner::Preempt) and
   // its runner is told now (pb::Preempt). The runner's next trial is the
   // policy's pick once the trial ends.
   void Preempt();
+  // Asks every started trial of study `study_id` that its owner lets go
+  // (TrialOwner::Preempt, `reason`) to stop; the study pauses once none
+  // runs (`sweep pause`). Called every turn while it pauses: trials queued
+  // at a runner that start meanwhile are asked too. Returns how many were
+  // asked now.
+  int PreemptStudy(int64_t study_id, const std::string& reason);
   // Queues `env` for `runner_id`; it goes out once the commit that makes it
   // true is durable (Seal, then SendSealed).
   void Queue(const std::string& runner_id, pb::Envelope env);
@@ -169,6 +182,7 @@ class Dispatcher {
   // A runner in the pool, as `sweep runners` shows it.
   struct RunnerView {
     std::string name, host, device;
+    RunnerAbilities abilities;
     int64_t study_id = 0;  // of the trial it runs (0: idle)
     int64_t trial_id = 0;
     double since = 0;  // wall seconds: it began that trial, or joined
@@ -182,6 +196,7 @@ class Dispatcher {
     std::string name;
     std::string key;           // its authenticated CURVE public key ("" without CURVE)
     std::string host, device;  // as it said in Hello
+    RunnerAbilities abilities;  // as it said in Hello; its name too
     double joined = 0;         // wall seconds
     int64_t last_seen_ms = 0;
     int64_t last_sent_ms = 0;
@@ -202,9 +217,14 @@ class Dispatcher {
     bool started = false;
     int64_t progress_ms = 0;    // last message, or when it started
     int64_t started_us = 0;     // when it became the runner's front trial (0: not yet)
-    int64_t preempted_for = 0;  // the study its runner is being taken back for (0: none)
+    // The study its runner is being taken back for (0: none; kPausing: its
+    // own study pauses).
+    int64_t preempted_for = 0;
   };
 
+  static constexpr int64_t kPausing = -1;
+  // Tells the runner of `trial` (its front one) to stop it for a preemption.
+  void SendPreempt(const std::string& runner_id, int64_t trial, bool restart);
   // Trials at most queued at one runner ahead of its running one.
   static constexpr size_t kMaxQueuedTrials = 64;
   // Runners one key may hold at once (a key is one machine or one user).
@@ -284,6 +304,9 @@ class Dispatcher {
   // Runner-microseconds each admitted study's ended trials used (the fair
   // share's tie-break, StudyLoad::used_s); forgotten when it is dropped.
   std::unordered_map<int64_t, int64_t> used_us_;
+  // Studies told that no runner in the pool can run their trials (told
+  // once, until one can).
+  std::unordered_set<int64_t> told_waiting_;
   int64_t last_poll_ms_ = 0;
 };
 

@@ -41,7 +41,7 @@ void Dispatcher::Assign() {
     if (!o) continue;
     auto used = used_us_.find(study);
     in.studies.push_back(StudyLoad{study, true, 0, o->MaxConcurrent(), o->Weight(),
-                                   used == used_us_.end() ? 0 : 1e-6 * used->second});
+                                   used == used_us_.end() ? 0 : 1e-6 * used->second, o->Needs()});
   }
   in.runners = static_cast<int64_t>(runners_.size());
   // A study's place in in.studies (a few studies: a scan beats a map).
@@ -68,7 +68,7 @@ void Dispatcher::Assign() {
   // that study too: else the runner drains, and the study the policy wants
   // gets it when it is idle (queueing ahead must not defeat a fair share).
   auto pick = [&](const Runner& r) -> std::optional<int64_t> {
-    in.runner.name = r.name;
+    in.runner = r.abilities;
     in.last_served = last_served_;
     if (r.trials.empty()) return policy_->Pick(in);
     const StudyLoad* back = place(leases_.at(r.trials.back()).study_id);
@@ -116,6 +116,31 @@ void Dispatcher::Assign() {
         break;
       }
     }
+  }
+  TellWaiting();
+}
+
+void Dispatcher::TellWaiting() {
+  // With no runner at all, every study just waits for one.
+  bool any_ready = false;
+  for (const auto& [id, r] : runners_) any_ready = any_ready || r.ready;
+  if (!any_ready) return;
+  for (const StudyLoad& s : assign_in_.studies) {
+    if (s.running > 0 || (s.needs.gpus == 0 && !s.needs.commands)) continue;
+    TrialOwner* o = owners_ ? owners_->FindOwner(s.study_id) : nullptr;
+    if (!o || !o->HasWork()) continue;
+    bool any = false;
+    for (const auto& [id, r] : runners_) any = any || (r.ready && CanRun(r.abilities, s.needs));
+    if (any) {
+      told_waiting_.erase(s.study_id);
+      continue;
+    }
+    if (!told_waiting_.insert(s.study_id).second) continue;
+    std::string needs;
+    if (s.needs.gpus > 0) needs = std::to_string(s.needs.gpus) + " GPU(s)";
+    if (s.needs.commands) needs += std::string(needs.empty() ? "" : " and ") + "--allow-commands";
+    o->OnWaiting("waiting: no runner in the pool can run its trials (they need " + needs +
+                 "; see sweep runners)");
   }
 }
 

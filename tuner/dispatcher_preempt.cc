@@ -66,7 +66,7 @@ void Dispatcher::Preempt() {
   const int64_t pool = static_cast<int64_t>(runners_.size());
   const std::vector<PreemptionMove> moves = PlanPreemptions(loads, pool, incoming);
   if (moves.empty()) return;
-  const std::string shares = SharesText(owners_, loads, pool);
+  std::string shares;  // made for the first preemption (a move may find no runner)
   for (const PreemptionMove& m : moves) {
     TrialOwner* from = owners_->FindOwner(m.from);
     TrialOwner* to = owners_->FindOwner(m.to);
@@ -77,10 +77,13 @@ void Dispatcher::Preempt() {
     for (const auto& [id, r] : runners_) {
       if (r.trials.empty()) continue;
       const Lease& l = leases_.at(r.trials.front());
-      if (l.study_id == m.from && !l.preempted_for && l.started && l.started_us > 0)
+      if (l.study_id == m.from && !l.preempted_for && l.started && l.started_us > 0 &&
+          CanRun(r.abilities, to->Needs()))
         candidates.emplace_back(l.started_us, id);
     }
+    if (candidates.empty()) continue;  // none can run `to`'s trials (GPUs, commands)
     std::sort(candidates.rbegin(), candidates.rend());
+    if (shares.empty()) shares = SharesText(owners_, loads, pool);
     const std::string reason = "runner given to study '" + to->Name() + "' (priority " +
                                FormatDouble(to->Weight()) + "; shares " + shares + ")";
     std::string runner_id;
@@ -93,16 +96,37 @@ void Dispatcher::Preempt() {
       if (restart) break;
     }
     if (!restart) continue;  // none may be preempted: they run to their ends
-    Lease& l = leases_.at(trial);
-    l.preempted_for = m.to;
+    leases_.at(trial).preempted_for = m.to;
     LOG_INFO << "study '" << from->Name() << "': taking runner '"
              << Printable(runners_.at(runner_id).name) << "' back: " << reason;
-    pb::Envelope env;
-    env.mutable_preempt()->set_trial_id(trial);
-    env.mutable_preempt()->set_lease(l.lease);
-    env.mutable_preempt()->set_restart(*restart);
-    Queue(runner_id, std::move(env));
+    SendPreempt(runner_id, trial, *restart);
   }
+}
+
+int Dispatcher::PreemptStudy(int64_t study_id, const std::string& reason) {
+  TrialOwner* owner = owners_ ? owners_->FindOwner(study_id) : nullptr;
+  if (!owner) return 0;
+  int asked = 0;
+  for (const auto& [id, r] : runners_) {
+    if (r.trials.empty()) continue;
+    const int64_t trial = r.trials.front();
+    Lease& l = leases_.at(trial);
+    if (l.study_id != study_id || l.preempted_for || !l.started) continue;
+    std::optional<bool> restart = owner->Preempt(trial, reason);
+    if (!restart) continue;
+    l.preempted_for = kPausing;
+    SendPreempt(id, trial, *restart);
+    ++asked;
+  }
+  return asked;
+}
+
+void Dispatcher::SendPreempt(const std::string& runner_id, int64_t trial, bool restart) {
+  pb::Envelope env;
+  env.mutable_preempt()->set_trial_id(trial);
+  env.mutable_preempt()->set_lease(leases_.at(trial).lease);
+  env.mutable_preempt()->set_restart(restart);
+  Queue(runner_id, std::move(env));
 }
 
 }  // namespace sweep

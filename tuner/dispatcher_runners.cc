@@ -143,6 +143,10 @@ void Dispatcher::HandleHello(const std::string& id, const std::string& key,
   r.key = key;
   r.host = hello.host().substr(0, 256);
   r.device = hello.device().substr(0, 256);
+  r.abilities.name = name;
+  r.abilities.known = hello.has_abilities();
+  r.abilities.gpus = std::clamp(hello.abilities().gpus(), 0, 1024);
+  r.abilities.commands = hello.abilities().commands();
   if (r.joined == 0) r.joined = WallSeconds();
   r.pid = static_cast<int64_t>(hello.pid());
   // A runner whose running trial was refused drops it, and says Hello
@@ -220,6 +224,7 @@ std::vector<Dispatcher::RunnerView> Dispatcher::Pool() const {
     v.name = r.name;
     v.host = r.host;
     v.device = r.device;
+    v.abilities = r.abilities;
     v.since = r.joined;
     if (r.trials.empty()) continue;
     auto l = leases_.find(r.trials.front());

@@ -196,7 +196,10 @@ Status Server::SuspendAll(const std::string& cause, int64_t* requeued) {
   if (w.ok()) w = store_->Begin();
   for (const auto& [id, run] : studies_) {
     if (!loop_->Has(id)) continue;  // removed, or on its way out
-    *requeued += run->Suspend("interrupted", cause);
+    // A study on its way to a pause stays paused for the next service.
+    *requeued += run->pausing()
+                     ? run->Suspend("paused", cause + " while it paused", StudyStatus::kPaused)
+                     : run->Suspend("interrupted", cause);
     if (w.ok()) w = run->write_error();
   }
   if (w.ok()) w = store_->Commit();

@@ -96,6 +96,11 @@ class Server {
   Store& store() { return *store_; }
   EventLoop& loop() { return *loop_; }
   const Dispatcher& dispatcher() const { return *dispatcher_; }
+  // Asks the study's running trials to stop at their next checkpoint
+  // (Dispatcher::PreemptStudy): a service pausing it.
+  int PreemptStudy(int64_t study_id, const std::string& reason) {
+    return dispatcher_->PreemptStudy(study_id, reason);
+  }
   // How a runner on another machine joins (or that none can).
   std::string JoinHint() const;
 

@@ -108,6 +108,30 @@ StudyRun* Service::Admitted(const std::string& name) const {
   return nullptr;
 }
 
+void Service::AdvancePauses() {
+  for (auto it = pausing_.begin(); it != pausing_.end();) {
+    StudyRun* s = server_->study(it->first);
+    if (!s || leaving_.count(it->first)) {  // done or cancelled meanwhile
+      it = pausing_.erase(it);
+      continue;
+    }
+    const bool late = NowMs() - it->second.since_ms > kPauseGraceMs;
+    if (s->Counts().running == 0 || late) {
+      Leave(it->first, StudyRemoval{"paused",
+                                    "paused by " + it->second.by +
+                                        (late ? " (trials that reached no checkpoint within " +
+                                                    std::to_string(kPauseGraceMs / 60000) +
+                                                    " min went back to its queue)"
+                                              : ""),
+                                    StudyStatus::kPaused});
+      it = pausing_.erase(it);
+      continue;
+    }
+    server_->PreemptStudy(it->first, "study paused by " + it->second.by);
+    ++it;
+  }
+}
+
 Status Service::HandleRequests() {
   // Studies with nothing left to run leave the pool, stored as completed
   // (before any request of this turn could pause them); their runners go
@@ -120,6 +144,7 @@ Status Service::HandleRequests() {
                              StudyStatus::kCompleted});
     }
   }
+  AdvancePauses();
   control_->Receive([this](const std::string& client, const pb::ControlRequest& request,
                            const ControlCaller& caller) {
     replies_.emplace_back(client, Handle(request, caller));

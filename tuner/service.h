@@ -78,12 +78,25 @@ class Service {
   void Leave(int64_t study_id, StudyRemoval how);
   // kUnavailable while study `study_id` leaves in this turn.
   Status NotLeaving(int64_t study_id, const std::string& name) const;
+  // Each turn, for the studies pausing: those with no trial running leave,
+  // paused; the others' trials that started since are asked to stop too.
+  void AdvancePauses();
 
   ServiceOptions o_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<ControlSocket> control_;
   std::vector<int64_t> admitted_;  // study ids, in the order admitted
   std::set<int64_t> leaving_;      // of those, the ones removed in this turn
+  // Studies pausing (`sweep pause`): their running trials were asked to
+  // stop at their next checkpoint; each leaves, paused, once none runs, or
+  // kPauseGraceMs after the request (what still runs then goes back to its
+  // queue, to go on from its last checkpoint).
+  struct Pausing {
+    std::string by;
+    int64_t since_ms = 0;
+  };
+  std::map<int64_t, Pausing> pausing_;
+  static constexpr int64_t kPauseGraceMs = 5 * 60 * 1000;
   // Answers waiting for the end of the turn (a removal, a commit).
   std::vector<std::pair<std::string, pb::ControlReply>> replies_;
 };

@@ -109,9 +109,27 @@ Result<pb::ControlReply> Service::Pause(const std::string& name, const ControlCa
     return Status::FailedPrecondition("study '" + name + "' is not running (it is " +
                                       StudyStatusName(row.status) + ")");
   }
-  Leave(run->id(), StudyRemoval{"paused", "paused by " + user, StudyStatus::kPaused});
-  return Said("paused study '" + name + "': its running trials went back to its queue; `sweep " +
-                  "resume " + name + "` goes on",
+  if (pausing_.count(row.id))
+    return Said("study '" + name + "' is pausing already: its running trials stop at their " +
+                    "next checkpoint",
+                row.id);
+  const int64_t running = run->Counts().running;
+  if (running == 0) {
+    Leave(run->id(), StudyRemoval{"paused", "paused by " + user, StudyStatus::kPaused});
+    return Said("paused study '" + name + "'; `sweep resume " + name + "` goes on", row.id);
+  }
+  // Its trials stop at their next checkpoint; it leaves once none runs.
+  run->set_pausing("study paused by " + user);
+  pausing_[row.id] = Pausing{user, NowMs()};
+  server_->PreemptStudy(row.id, "study paused by " + user);
+  const std::string what = std::to_string(running) +
+                           " running trial(s) stop at their next checkpoint (a command without "
+                           "checkpoint folders stops now, to run again from its start)";
+  RETURN_IF_ERROR(server_->store().Begin());
+  RETURN_IF_ERROR(server_->store().AddEvent(row.id, 0, "pausing", "asked by " + user + ": " + what,
+                                            WallSeconds()));
+  return Said("pausing study '" + name + "': its " + what + ", then it is paused (`sweep " +
+                  "studies` shows it); `sweep resume " + name + "` goes on",
               row.id);
 }
 
@@ -119,7 +137,15 @@ Result<pb::ControlReply> Service::Resume(const std::string& name, const ControlC
   const std::string& user = caller.user;
   ASSIGN_OR_RETURN(Store::ServiceStudyRow row, Owned(name, caller));
   RETURN_IF_ERROR(NotLeaving(row.id, name));
-  if (Admitted(name)) return Said("study '" + name + "' runs already", row.id);
+  if (StudyRun* run = Admitted(name)) {
+    if (!pausing_.erase(row.id)) return Said("study '" + name + "' runs already", row.id);
+    // Called off: trials stopped meanwhile go on from their checkpoints.
+    run->set_pausing("");
+    RETURN_IF_ERROR(server_->store().Begin());
+    RETURN_IF_ERROR(server_->store().AddEvent(
+        row.id, 0, "resumed", "resumed by " + user + " while it paused", WallSeconds()));
+    return Said("resumed study '" + name + "' (its pause is called off)", row.id);
+  }
   if (row.status == StudyStatus::kCompleted)
     return Status::FailedPrecondition("study '" + name + "' is complete: nothing to resume");
   ASSIGN_OR_RETURN(StudyRun * run, Admit(row.spec, row.owner, row.priority, row.max_runners));
@@ -174,7 +200,7 @@ Result<pb::ControlReply> Service::ListStudies() {
   for (int64_t id : admitted_) {
     if (StudyRun* s = server_->study(id)) {
       loads.push_back(StudyLoad{id, !s->Done(), server_->dispatcher().Busy(id), s->MaxConcurrent(),
-                                s->Weight()});
+                                s->Weight(), 0, s->Needs()});
     }
   }
   std::vector<double> shares = FairShares(loads, server_->dispatcher().runners());
@@ -207,6 +233,8 @@ pb::ControlReply Service::ListRunners() {
     out->set_name(v.name);
     out->set_host(v.host);
     out->set_device(v.device);
+    out->set_gpus(v.abilities.gpus);
+    out->set_commands(v.abilities.commands);
     out->set_since(v.since);
     out->set_trial_number(-1);
     StudyRun* s = v.study_id ? server_->study(v.study_id) : nullptr;

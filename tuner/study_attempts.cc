@@ -100,15 +100,23 @@ std::optional<bool> StudyRun::Preempt(int64_t trial_id, const std::string& reaso
   if (!t || t->status != TrialStatus::kRunning || t->pausing || t->segment_ended ||
       !t->preempting.empty())
     return std::nullopt;
+  const bool no_checkpoints = study_.task().has_command() && !study_.task().command().checkpoints();
+  if (!pausing_.empty()) {  // the user's own pause, whatever `preemptible` says
+    t->preempting = pausing_;
+    return no_checkpoints;
+  }
   const pb::Preemption how = study_.resources().preemptible();
   if (how == pb::PREEMPTION_NEVER) return std::nullopt;
   // A program that writes no checkpoint folders would run to its end with
   // its runner promised away meanwhile: it is not preempted at all.
-  if (how == pb::PREEMPTION_CHECKPOINT && study_.task().has_command() &&
-      !study_.task().command().checkpoints())
-    return std::nullopt;
+  if (how == pb::PREEMPTION_CHECKPOINT && no_checkpoints) return std::nullopt;
   t->preempting = reason;
   return how == pb::PREEMPTION_RESTART;
+}
+
+void StudyRun::OnWaiting(const std::string& why) {
+  LOG_WARN << "study '" << Printable(study_.name()) << "': " << why;
+  Event(0, "waiting", why);
 }
 
 void StudyRun::Preempted(Trial* t, int64_t step) {

@@ -344,7 +344,7 @@ Trial* StudyRun::CreateTrial(const std::string& runner_name, uint64_t lease) {
 }
 
 std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, uint64_t lease) {
-  while (!draining_ && writes_.error().ok()) {
+  while (!draining_ && pausing_.empty() && writes_.error().ok()) {
     Trial* t = table_.PopQueued();
     if (t) {
       // Re-run from a checkpoint at a decision step: it will not report that

@@ -81,6 +81,12 @@ class StudyRun : public TrialOwner {
   }
   // When nothing new should start (Ctrl-C): NextAssign returns nothing.
   void set_draining(bool draining) { draining_ = draining; }
+  // A service pauses it (`sweep pause`): nothing new starts, and its
+  // running trials agree to any preemption, at their next checkpoint, or
+  // now, to run again from their start, for a command without checkpoint
+  // folders. `reason` ("" again: not pausing) goes into their decisions.
+  void set_pausing(const std::string& reason) { pausing_ = reason; }
+  bool pausing() const { return !pausing_.empty(); }
 
   // TrialOwner.
   void OnStarted(int64_t trial_id) override;
@@ -107,8 +113,12 @@ class StudyRun : public TrialOwner {
     return max_concurrent_ == 0 ? max_runners_ : std::min(max_concurrent_, max_runners_);
   }
   double Weight() const override { return priority_; }
+  RunnerNeeds Needs() const override {
+    return {study_.resources().gpus_per_trial(), study_.task().has_command()};
+  }
+  void OnWaiting(const std::string& why) override;
   const std::string& Name() const override { return study_.name(); }
-  bool HasWork() const override { return !draining_ && !Done(); }
+  bool HasWork() const override { return !draining_ && pausing_.empty() && !Done(); }
   std::optional<bool> Preempt(int64_t trial_id, const std::string& reason) override;
   int64_t StallMs() const override { return stall_ms_; }
 
@@ -178,6 +188,7 @@ class StudyRun : public TrialOwner {
   double priority_ = 1;         // SetShare
   int64_t max_runners_ = 0;     // SetShare; 0: no cap
   bool draining_ = false;
+  std::string pausing_;  // set_pausing
   // Each piece of the study's state with its owner:
   TrialTable table_;                       // the trials and their statuses
   std::unique_ptr<Scheduler> scheduler_;   // the algorithm

@@ -72,6 +72,15 @@ Status Tuner::Setup() {
         "--gpus lists " + std::to_string(o_.gpus.size()) + " devices but the study needs " +
         std::to_string(study.resources().gpus_per_trial()) + " per trial");
   }
+  // Local runners without --gpus train on the CPU, and a runner is given
+  // only trials it can run: they would never get one.
+  if (o_.gpus.empty() && o_.local_runners != 0 && study.resources().has_gpus_per_trial()) {
+    return Status::InvalidArgument(
+        "resources.gpus_per_trial: the study trains on " +
+        std::to_string(study.resources().gpus_per_trial()) +
+        " GPU(s) a trial, but local runners train on the CPU unless --gpus lists devices: pass "
+        "--gpus (e.g. --gpus 0,1), or --local-runners 0 and runners started with --backend cuda");
+  }
   ServerOptions so;
   so.db_path = o_.db_path;
   so.bind = o_.bind;

@@ -11,16 +11,25 @@
 #  3. dispatch: bench/dispatch's workload (N instant trials x 10 reports, 2
 #     runners) through `sweep serve` + `sweep submit` against `sweep run`,
 #     alternating, REPEAT rounds: the loop's rate, first trial started to
-#     last trial ended, from the database.
-# Usage: bench/service/run.sh   Env: DURATION=120 REPEAT=5 N=10000 PARTS="1 2 3"
+#     last trial ended, from the database;
+#  4. scale: RUNNERS simulated runners (build/bench/fake_runners: CURVE
+#     DEALER sockets running instant trials) and STUDIES studies for
+#     DURATION seconds: the service's CPU and peak RSS, messages/s, p50/p99
+#     from a runner asking to it holding a trial, and whether every trial
+#     the service acknowledged is in the database.
+# Usage: bench/service/run.sh
+#   Env: DURATION=120 REPEAT=5 N=10000 RUNNERS=1000 STUDIES=20 PARTS="1 2 3 4"
 # Prints a report; paste it into bench/RESULTS.md with `lscpu`'s model.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DURATION="${DURATION:-120}"
 REPEAT="${REPEAT:-5}"
 N="${N:-10000}"
-PARTS="${PARTS:-1 2 3}"
+PARTS="${PARTS:-1 2 3 4}"
+RUNNERS="${RUNNERS:-1000}"
+STUDIES="${STUDIES:-20}"
 scripts/build.sh >/dev/null
+cmake --build build --target fake_runners >/dev/null
 S="$PWD/build/cli/sweep"
 work="$(mktemp -d)"
 serve_pid=""
@@ -130,7 +139,7 @@ done
 stop_serve
 fi
 
-echo "-- 3. dispatch: $N instant trials x 10 reports, 2 runners (trials/s, first start to last end)"
+[[ " $PARTS " == *" 3 "* ]] && echo "-- 3. dispatch: $N instant trials x 10 reports, 2 runners (trials/s, first start to last end)"
 rate() {
   python3 - "$1" <<'PY'
 import sqlite3, sys
@@ -150,3 +159,45 @@ for i in $(seq "$REPEAT"); do
   r=$(rate "$work/run$i.db"); s=$(rate "$work/serve$i.db")
   echo "  round $i: sweep run $r/s, sweep serve $s/s: $(python3 -c "print(f'{$s / $r:.3f}')")x"
 done
+
+if [[ " $PARTS " == *" 4 "* ]]; then
+echo "-- 4. scale: $RUNNERS simulated runners (instant trials, one report each), $STUDIES studies, ${DURATION} s"
+keys="$work/keys"
+"$S" keys new tuner --dir "$keys" >/dev/null
+list=""
+for k in $(seq 0 $(( (RUNNERS + 199) / 200 - 1 ))); do  # a key holds 256 runners at most
+  "$S" keys new "fake$k" --role runner --dir "$keys" >/dev/null
+  list="$list${list:+,}$keys/runners/fake$k.key"
+done
+db="$work/scale.db"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$S" serve --db "$db" --local-runners 0 --keys "$keys" --bind "tcp://127.0.0.1:$port" \
+  --max-connections $(( RUNNERS + 64 )) > "$work/serve.log" 2>&1 &
+serve_pid=$!
+until "$S" runners --db "$db" >/dev/null 2>&1; do sleep 0.1; done
+for i in $(seq "$STUDIES"); do
+  "$S" submit "$(study "s$i" 100000000 1 0)" --db "$db" --priority $(( i % 4 + 1 )) >/dev/null
+done
+ticks() { awk '{print $14 + $15}' "/proc/$serve_pid/stat"; }
+cpu0=$(ticks)
+build/bench/fake_runners --connect "tcp://127.0.0.1:$port" --server-key "$keys/tuner.pub" \
+  --keys "$list" --runners "$RUNNERS" --seconds "$DURATION" > "$work/fake.json"
+cpu1=$(ticks)
+rss=$(awk '/VmHWM/ {print $2}' "/proc/$serve_pid/status")
+stop_serve
+python3 - "$db" "$work/fake.json" "$cpu0" "$cpu1" "$rss" "$(getconf CLK_TCK)" <<'PY'
+import json, sqlite3, sys
+db, fake, cpu0, cpu1, rss, tck = sys.argv[1], json.load(open(sys.argv[2])), *map(float, sys.argv[3:])
+c = sqlite3.connect(db)
+by = dict(c.execute("SELECT status, count(*) FROM trials GROUP BY status"))
+cpu = (cpu1 - cpu0) / tck / fake["seconds"]
+print(f"  service: CPU {cpu:.2f} cores, peak RSS {rss / 1024:.0f} MiB")
+print(f"  runners' side: {fake['messages_per_s']:.0f} messages/s, {fake['finals_acked'] / fake['seconds']:.0f} "
+      f"trials/s acknowledged; asking to holding a trial p50 {fake['wait_ms_p50']:.2f} ms, "
+      f"p99 {fake['wait_ms_p99']:.2f} ms, max {fake['wait_ms_max']:.1f} ms ({fake['waits']} waits)")
+print(f"  rejects {fake['rejects']}, reregisters {fake['reregisters']}, protocol errors {fake['protocol_errors']}")
+done = by.get("completed", 0)
+print(f"  database: {done} completed, by status {by}; acknowledged finals {fake['finals_acked']}: "
+      + ("none lost" if done >= fake["finals_acked"] and by.get("running", 0) == 0 else "LOST OR STUCK"))
+PY
+fi

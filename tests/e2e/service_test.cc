@@ -111,11 +111,20 @@ TEST(E2eServiceTest, ItsOwnerSubmitsPausesResumesSetsAndCancelsStudiesFromTheCli
   EXPECT_NE(out.find("\"owner\": \"" + user + "\""), std::string::npos) << out;
   EXPECT_NE(out.find("\"priority\": 3"), std::string::npos) << out;
 
-  // Pause: a's trials stop running, and none start while it is paused.
+  // Pause: a's running trials stop at their next checkpoint (a step of
+  // 40 ms), then it is paused, and none start while it is.
+  ASSERT_TRUE(WaitFor([&] { return Count(db, "a", "running") > 0; }, 30000));
   ASSERT_EQ(RunSweep({"pause", "a", "--db", db}, &out), 0) << out;
-  EXPECT_NE(out.find("paused study 'a'"), std::string::npos) << out;
-  EXPECT_EQ(StudyStatus(db, "a"), "paused");
+  EXPECT_NE(out.find("pausing study 'a'"), std::string::npos) << out;
+  EXPECT_NE(out.find("stop at their next checkpoint"), std::string::npos) << out;
+  ASSERT_TRUE(WaitFor([&] { return StudyStatus(db, "a") == "paused"; }, 10000)) << service.Log();
   EXPECT_EQ(Count(db, "a", "running"), 0);
+  EXPECT_GE(QueryInt(db,
+                     "SELECT count(*) FROM decisions d JOIN trials t ON t.id = d.trial_id JOIN "
+                     "studies s ON s.id = t.study_id WHERE s.name = 'a' AND d.decision = "
+                     "'preempt' AND d.reason LIKE '%study paused by " +
+                         user + "; it goes on from its checkpoint there'"),
+            1);
   const int64_t done_paused = Count(db, "a", "completed");
   usleep(600000);
   EXPECT_EQ(Count(db, "a", "completed"), done_paused) << "a paused study ran trials";
@@ -155,6 +164,16 @@ TEST(E2eServiceTest, ItsOwnerSubmitsPausesResumesSetsAndCancelsStudiesFromTheCli
   // a runs to its end; the service keeps running, now idle.
   ASSERT_TRUE(WaitFor([&] { return StudyStatus(db, "a") == "completed"; }, 60000)) << service.Log();
   EXPECT_EQ(Count(db, "a", "completed"), 16);
+  // A pause is not an attempt, and no step ran twice.
+  EXPECT_EQ(QueryInt(db,
+                     "SELECT max(attempts) FROM trials t JOIN studies s ON s.id = t.study_id "
+                     "WHERE s.name = 'a'"),
+            1);
+  EXPECT_EQ(QueryInt(db,
+                     "SELECT count(*) FROM (SELECT r.trial_id, r.step FROM reports r JOIN trials "
+                     "t ON t.id = r.trial_id JOIN studies s ON s.id = t.study_id WHERE s.name "
+                     "= 'a' GROUP BY r.trial_id, r.step HAVING count(*) > 1)"),
+            0);
   // A script's read-write connection, opened and closed beside the idle
   // service, leaves its WAL alone. (The first sync used to open and close
   // the database file, dropping the service's SQLite locks: the script's
@@ -168,6 +187,43 @@ TEST(E2eServiceTest, ItsOwnerSubmitsPausesResumesSetsAndCancelsStudiesFromTheCli
   EXPECT_NE(out.find("stopped the service"), std::string::npos) << out;
   EXPECT_EQ(service.Wait(20000), 0) << service.Log();
   EXPECT_EQ(StudyStatus(db, "b"), "cancelled") << "a stop changed a cancelled study";
+}
+
+TEST(E2eServiceTest, RunnersGetOnlyTrialsTheyCanRunAndAStudyNoneCanRunSaysSo) {
+  TempDir dir;
+  const std::string db = dir.File("s.db");
+  // Two GPUs a trial: the service's CPU runners can run none of its trials,
+  // however high its priority, and the other study has them all.
+  const std::string gpu =
+      dir.Write("gpu.yaml",
+                "name: gpu\nobjective: {metric: val_accuracy, goal: maximize}\n"
+                "task: {train: {dataset: fashion-mnist, model: mlp, epochs: 1}}\n"
+                "algorithm: {type: random, max_trials: 4}\nresources: {gpus_per_trial: 2}\n"
+                "parameters:\n  lr: {type: float, min: 0.001, max: 0.1, log: true}\n");
+  const std::string cpu = dir.Write("cpu.yaml", StudyYaml("cpu", 8, 3));
+  Process service(ServeArgs(db), dir.File("serve.log"));
+  ASSERT_TRUE(ServiceUp(db)) << service.Log();
+  std::string out;
+  ASSERT_EQ(RunSweep({"runners", "--db", db, "--format", "json"}, &out), 0) << out;
+  EXPECT_NE(out.find("\"gpus\": 0"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"commands\": \"yes\""), std::string::npos) << out;
+  ASSERT_EQ(RunSweep({"submit", gpu, "--db", db, "--priority", "10"}, &out), 0) << out;
+  ASSERT_EQ(RunSweep({"submit", cpu, "--db", db}, &out), 0) << out;
+  ASSERT_TRUE(WaitFor([&] { return StudyStatus(db, "cpu") == "completed"; }, 60000))
+      << service.Log();
+  EXPECT_EQ(Count(db, "cpu", "completed"), 8);
+  EXPECT_EQ(QueryInt(db,
+                     "SELECT count(*) FROM trials t JOIN studies s ON s.id = t.study_id "
+                     "WHERE s.name = 'gpu' AND t.status != 'queued'"),
+            0)
+      << "a CPU runner was given a trial that needs two GPUs";
+  EXPECT_EQ(StudyStatus(db, "gpu"), "running");
+  ASSERT_EQ(RunSweep({"why", "--study", "gpu", "--db", db}, &out), 0) << out;
+  EXPECT_NE(out.find("waiting: no runner in the pool can run its trials (they need 2 GPU(s)"),
+            std::string::npos)
+      << out;
+  ASSERT_EQ(RunSweep({"stop", "--db", db}, &out), 0) << out;
+  EXPECT_EQ(service.Wait(20000), 0) << service.Log();
 }
 
 TEST(E2eServiceTest, KilledWithSigkillAndStartedAgainItGoesOnAsIfUninterrupted) {

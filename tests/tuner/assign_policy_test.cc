@@ -117,6 +117,41 @@ TEST(FairSharePolicyTest, TiesGoInTurn) {
   EXPECT_EQ(p.Pick(Input(s, 3)), 1);
 }
 
+TEST(CanRunTest, ARunnerGetsOnlyTrialsItCanRun) {
+  RunnerAbilities cpu{"cpu", true, 0, false}, gpus{"g", true, 2, true}, old{"old"};
+  RunnerNeeds none, one_gpu{1, false}, four_gpus{4, false}, command{0, true};
+  EXPECT_TRUE(CanRun(cpu, none));
+  EXPECT_FALSE(CanRun(cpu, one_gpu));
+  EXPECT_FALSE(CanRun(cpu, command));
+  EXPECT_TRUE(CanRun(gpus, one_gpu));
+  EXPECT_FALSE(CanRun(gpus, four_gpus));
+  EXPECT_TRUE(CanRun(gpus, command));
+  // A runner from before abilities said nothing: anything, as before.
+  EXPECT_TRUE(CanRun(old, four_gpus));
+  EXPECT_TRUE(CanRun(old, command));
+}
+
+TEST(FairSharePolicyTest, AStudyTheRunnerCannotServeLeavesItToTheOthers) {
+  FairSharePolicy fair;
+  RoundRobinPolicy rr;
+  // Study 1 needs a GPU and is far below its share; a CPU runner goes to 2.
+  std::vector<StudyLoad> s = {{1, true, 0, 0, 10}, {2, true, 3, 0, 1}};
+  s[0].needs.gpus = 1;
+  AssignInput in = Input(s);
+  in.runner = RunnerAbilities{"cpu", true, 0, true};
+  in.runners = 4;
+  EXPECT_EQ(fair.Pick(in), 2);
+  EXPECT_EQ(rr.Pick(in), 2);
+  in.runner.gpus = 1;
+  EXPECT_EQ(fair.Pick(in), 1);
+  EXPECT_EQ(rr.Pick(in), 1);
+  // No study it can run: none, though both have work.
+  in.studies[1].needs.commands = true;
+  in.runner = RunnerAbilities{"plain", true, 0, false};
+  EXPECT_EQ(fair.Pick(in), std::nullopt);
+  EXPECT_EQ(rr.Pick(in), std::nullopt);
+}
+
 TEST(FairSharesTest, ProgressiveFillingWithCapsAndIdleStudies) {
   auto near = [](const std::vector<double>& got, const std::vector<double>& want) {
     ASSERT_EQ(got.size(), want.size());
