@@ -57,6 +57,7 @@ Result<std::string> Api::Get(const std::string& path, double now, bool* cacheabl
     return w.Take();
   }
   if (parts.size() == 2 && parts[1] == "studies") return StudiesJson(*reader_, now);
+  if (parts.size() == 2 && parts[1] == "pool") return PoolJson(*reader_, now);
   if (parts.size() == 3 && parts[1] == "trials") {
     int64_t id = Id(parts[2]);
     if (id < 0) return not_found;

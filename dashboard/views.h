@@ -29,6 +29,12 @@ Result<std::string> ImportanceJson(Reader& reader, int64_t study_id);
 Result<std::string> RungsJson(Reader& reader, int64_t study_id);
 Result<std::string> LineageJson(Reader& reader, int64_t study_id);
 
+// views_pool.cc: a service's pool: studies with owner, priority, runners
+// and share, the latest runs on each runner, the latest preemptions.
+Result<std::string> PoolJson(Reader& reader, double now);
+inline constexpr size_t kPoolRuns = 2000;
+inline constexpr size_t kPoolPreemptions = 500;
+
 // Learning curves send at most this many points in all (a study of 10,000
 // trials of 50 reports gets 6 per trial), and a trial's page this many per
 // metric.

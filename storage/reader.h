@@ -134,6 +134,24 @@ struct TrialStatusRow {
 };
 
 // A decision with the trial it is about, for views over a whole study.
+// A trial's latest run on a runner, for the dashboard's pool view (the
+// database keeps each trial's latest run only).
+struct RunnerRun {
+  std::string runner;
+  int64_t study_id = 0, trial_id = 0, number = 0;
+  TrialStatus status = TrialStatus::kRunning;
+  double started_at = 0;
+  std::optional<double> ended_at;
+};
+
+// A preemption (decision `preempt`), on the runner its trial ran on last.
+struct PreemptionView {
+  int64_t study_id = 0, trial_id = 0, number = 0;
+  std::string runner;
+  double at = 0;
+  std::string reason;
+};
+
 struct StudyDecision {
   int64_t trial_id = 0;
   int64_t number = 0;
@@ -209,6 +227,10 @@ class Reader {
   Result<std::vector<ReportPoint>> TrialReports(int64_t trial_id);
   // Every decision on the study's trials, in the order they were taken.
   Result<std::vector<StudyDecision>> StudyDecisions(int64_t study_id);
+  // reader_pool.cc: the `limit` latest trial runs on any runner (every
+  // study), and the `limit` latest preemptions, newest first.
+  Result<std::vector<RunnerRun>> RecentRuns(size_t limit);
+  Result<std::vector<PreemptionView>> RecentPreemptions(size_t limit);
   // Changes whenever another connection (the tuner) commits; a cheap way to
   // tell that a view is out of date (SQLite's PRAGMA data_version).
   Result<int64_t> DataVersion();

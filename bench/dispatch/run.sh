@@ -17,7 +17,10 @@
 #      OPTUNA5_VENV=bench/.venv-optuna5, AUTH_COMPARE=1 (adds a sweep run with
 #      --insecure: the cost of runner authentication), BASELINE_SWEEP=PATH
 #      (another build's sweep binary, run in the same rounds as
-#      "sweep-baseline" and "sweep-baseline-max8": the cost of a change).
+#      "sweep-baseline" and "sweep-baseline-max8": the cost of a change),
+#      SERVE=1 (adds "sweep-serve": the same study through `sweep serve` with
+#      2 local runners and `sweep submit`, from the service's start to its
+#      stop, and "serve-loop", first trial started to last ended).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R="${R:-10}"
@@ -72,6 +75,28 @@ if label in ("sweep", "sweep-baseline"):
 PY
 }
 
+serve_once() {  # N: the study of sweep_once through a service
+  local n=$1
+  rm -f "$work"/serve.db*
+  start=$(date +%s.%N)
+  build/cli/sweep serve --db "$work/serve.db" --local-runners 2 >/dev/null 2>"$work/serve.log" &
+  local pid=$!
+  until build/cli/sweep runners --db "$work/serve.db" 2>/dev/null | grep -q local-1; do sleep 0.02; done
+  build/cli/sweep submit "$work/study.yaml" --db "$work/serve.db" --wait >/dev/null
+  build/cli/sweep stop --db "$work/serve.db" >/dev/null
+  wait "$pid"
+  end=$(date +%s.%N)
+  reports=$(build/cli/sweep query "SELECT count(*) FROM reports" --db "$work/serve.db" --format csv | tail -1)
+  loop=$(build/cli/sweep query "SELECT max(ended_at) - min(started_at) FROM trials" --db "$work/serve.db" --format csv | tail -1)
+  python3 - "$n" "$R" "$start" "$end" "$reports" "$loop" <<'PY'
+import sys
+n, r, s, e, reps, loop = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
+assert reps == n * r, f"expected {n*r} durable reports, found {reps}"
+print(f"sweep-serve {n} {r} {e - s:.3f} {n/(e - s):.1f} {n*r/(e - s):.1f}")
+print(f"serve-loop {n} {r} {loop:.3f} {n/loop:.1f} {n*r/loop:.1f}")
+PY
+}
+
 for round in $(seq "$REPEAT"); do
 for n in "${sizes[@]}"; do
   sweep_once "$n" sweep ""
@@ -88,6 +113,10 @@ for n in "${sizes[@]}"; do
     esac
   done
   sweep_once "$n" sweep-max8 ", max_concurrent: 8"
+  if [ "${SERVE:-0}" = 1 ]; then
+    sweep_once "$n" sweep ""  # writes the study file serve_once submits
+    serve_once "$n"
+  fi
   if [ -n "${BASELINE_SWEEP:-}" ]; then
     sweep_once "$n" sweep-baseline "" "" "$BASELINE_SWEEP"
     sweep_once "$n" sweep-baseline-max8 ", max_concurrent: 8" "" "$BASELINE_SWEEP"

@@ -1,13 +1,14 @@
 // fake_runners: many simulated runners in one process, for bench/service's
 // scale part. Each is an authenticated (CURVE) DEALER socket that speaks the
-// runner protocol (docs/protocol.md) and runs instant trials: on an Assign
-// it sends Started, one Report and a completed Final at once. It measures,
+// runner protocol (docs/protocol.md) and runs trials of --trial-ms (0:
+// instant): Started when one begins, one Report and a completed Final when
+// it ends. It measures,
 // from the runner's side, the time from asking for work (its Hello, or the
 // Final of its last trial when nothing else waits at it) to holding the
 // next Assign, and counts every message and every trial the service
 // acknowledged.
 // Usage: fake_runners --connect EP --server-key FILE --keys K1.key,K2.key,...
-//          --runners N --seconds S
+//          --runners N --seconds S [--trial-ms MS]
 // Prints one JSON object when done.
 #include <zmq.h>
 
@@ -30,13 +31,16 @@ struct Fake {
   std::string name;
   std::deque<pb::Assign> queued;  // Assigns not yet run
   int64_t asked_us = 0;           // when it last asked with nothing queued (0: not asking)
+  int64_t due_ms = -1;            // when the front trial (started) ends; -1: none started
+  bool joined = false;            // had its first Assign
   int64_t last_beat_ms = 0;
 };
 
 struct Totals {
   int64_t sent = 0, received = 0, assigns = 0, finals_acked = 0, rejects = 0, reregisters = 0;
   int64_t protocol_errors = 0, shutdowns = 0;
-  std::vector<double> wait_ms;  // asking to holding an Assign
+  std::vector<double> wait_ms;  // asking (a trial ended, nothing queued) to holding an Assign
+  std::vector<double> join_ms;  // the first Hello to the first Assign (all connect at once)
 };
 
 void Send(Fake& f, pb::Envelope* env, Totals* t) {
@@ -55,14 +59,21 @@ void Hello(Fake& f, Totals* t) {
   f.asked_us = NowUs();
 }
 
-// Runs the trial at the front: Started, one Report, Final.
-void RunFront(Fake& f, Totals* t) {
-  const pb::Assign a = std::move(f.queued.front());
-  f.queued.pop_front();
+// Starts the trial at the front: Started.
+void StartFront(Fake& f, int64_t trial_ms, Totals* t) {
+  const pb::Assign& a = f.queued.front();
   pb::Envelope started;
   started.mutable_started()->set_trial_id(a.trial_id());
   started.mutable_started()->set_lease(a.lease());
   Send(f, &started, t);
+  f.due_ms = NowMs() + trial_ms;
+}
+
+// Ends the trial at the front: one Report, Final.
+void EndFront(Fake& f, Totals* t) {
+  const pb::Assign a = std::move(f.queued.front());
+  f.queued.pop_front();
+  f.due_ms = -1;
   const double value = static_cast<double>(a.trial_id() % 1000) / 1000;
   pb::Envelope report;
   report.mutable_report()->set_trial_id(a.trial_id());
@@ -88,7 +99,9 @@ void Handle(Fake& f, const pb::Envelope& env, Totals* t) {
     case pb::Envelope::kAssign:
       ++t->assigns;
       if (f.asked_us > 0 && f.queued.empty())
-        t->wait_ms.push_back(static_cast<double>(NowUs() - f.asked_us) / 1000);
+        (f.joined ? t->wait_ms : t->join_ms)
+            .push_back(static_cast<double>(NowUs() - f.asked_us) / 1000);
+      f.joined = true;
       f.asked_us = 0;
       f.queued.push_back(env.assign());
       break;
@@ -97,13 +110,17 @@ void Handle(Fake& f, const pb::Envelope& env, Totals* t) {
       break;
     case pb::Envelope::kReject:
       ++t->rejects;
-      std::erase_if(f.queued, [&](const pb::Assign& a) {
-        return a.trial_id() == env.reject().trial_id() && a.lease() == env.reject().lease();
-      });
+      for (size_t i = 0; i < f.queued.size(); ++i) {
+        if (f.queued[i].trial_id() != env.reject().trial_id()) continue;
+        if (i == 0) f.due_ms = -1;
+        f.queued.erase(f.queued.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
       break;
     case pb::Envelope::kReregister:
       ++t->reregisters;
       f.queued.clear();
+      f.due_ms = -1;
       Hello(f, t);
       break;
     case pb::Envelope::kError:
@@ -126,6 +143,7 @@ double Percentile(std::vector<double> v, double q) {
 int Main(int argc, char** argv) {
   std::string endpoint, server_key_file, key_files;
   int runners = 1000, heartbeat_ms = 1000;
+  int64_t trial_ms = 0;
   double seconds = 60;
   CLI::App app{"simulated runners for bench/service"};
   app.add_option("--connect", endpoint)->required();
@@ -135,6 +153,7 @@ int Main(int argc, char** argv) {
   app.add_option("--runners", runners);
   app.add_option("--seconds", seconds);
   app.add_option("--heartbeat-ms", heartbeat_ms);
+  app.add_option("--trial-ms", trial_ms, "how long each trial runs (0: instant)");
   CLI11_PARSE(app, argc, argv);
   auto server_key = ReadCurvePublicFile(server_key_file);
   if (!server_key.ok()) return fprintf(stderr, "%s\n", server_key.status().message().c_str()), 2;
@@ -170,7 +189,7 @@ int Main(int argc, char** argv) {
   const int64_t start_ms = NowMs(), end_ms = start_ms + static_cast<int64_t>(seconds * 1000);
   char buf[1 << 16];
   while (NowMs() < end_ms) {
-    if (zmq_poll(items.data(), static_cast<int>(items.size()), 10) < 0) break;
+    if (zmq_poll(items.data(), static_cast<int>(items.size()), trial_ms > 0 ? 1 : 10) < 0) break;
     const int64_t now_ms = NowMs();
     for (size_t i = 0; i < fakes.size(); ++i) {
       Fake& f = fakes[i];
@@ -181,10 +200,19 @@ int Main(int argc, char** argv) {
           if (env.ok()) Handle(f, *env, &t);
         }
       }
-      while (!f.queued.empty()) RunFront(f, &t);
+      while (!f.queued.empty()) {
+        if (f.due_ms < 0) StartFront(f, trial_ms, &t);
+        if (NowMs() < f.due_ms) break;
+        EndFront(f, &t);
+      }
       if (now_ms - f.last_beat_ms >= heartbeat_ms) {
         pb::Envelope beat;
-        beat.mutable_heartbeat();
+        if (f.due_ms >= 0) {
+          beat.mutable_heartbeat()->set_busy_trial(f.queued.front().trial_id());
+          beat.mutable_heartbeat()->set_lease(f.queued.front().lease());
+        } else {
+          beat.mutable_heartbeat();
+        }
         Send(f, &beat, &t);
         f.last_beat_ms = now_ms;
       }
@@ -197,13 +225,15 @@ int Main(int argc, char** argv) {
       "{\"runners\": %d, \"seconds\": %.1f, \"sent\": %lld, \"received\": %lld, "
       "\"messages_per_s\": %.0f, \"assigns\": %lld, \"finals_acked\": %lld, \"rejects\": %lld, "
       "\"reregisters\": %lld, \"protocol_errors\": %lld, \"shutdowns\": %lld, "
-      "\"wait_ms_p50\": %.2f, \"wait_ms_p99\": %.2f, \"wait_ms_max\": %.2f, \"waits\": %zu}\n",
+      "\"wait_ms_p50\": %.2f, \"wait_ms_p99\": %.2f, \"wait_ms_max\": %.2f, \"waits\": %zu, "
+      "\"join_ms_p50\": %.2f, \"join_ms_max\": %.2f, \"joins\": %zu}\n",
       runners, elapsed, static_cast<long long>(t.sent), static_cast<long long>(t.received),
       static_cast<double>(t.sent + t.received) / elapsed, static_cast<long long>(t.assigns),
       static_cast<long long>(t.finals_acked), static_cast<long long>(t.rejects),
       static_cast<long long>(t.reregisters), static_cast<long long>(t.protocol_errors),
       static_cast<long long>(t.shutdowns), Percentile(t.wait_ms, 0.5), Percentile(t.wait_ms, 0.99),
-      Percentile(t.wait_ms, 1.0), t.wait_ms.size());
+      Percentile(t.wait_ms, 1.0), t.wait_ms.size(), Percentile(t.join_ms, 0.5),
+      Percentile(t.join_ms, 1.0), t.join_ms.size());
   return 0;
 }
 

@@ -14,11 +14,11 @@
 #     last trial ended, from the database;
 #  4. scale: RUNNERS simulated runners (build/bench/fake_runners: CURVE
 #     DEALER sockets running instant trials) and STUDIES studies for
-#     DURATION seconds: the service's CPU and peak RSS, messages/s, p50/p99
+#     DURATION seconds, trials of TRIAL_MS (0: instant): the service's CPU and peak RSS, messages/s, p50/p99
 #     from a runner asking to it holding a trial, and whether every trial
 #     the service acknowledged is in the database.
 # Usage: bench/service/run.sh
-#   Env: DURATION=120 REPEAT=5 N=10000 RUNNERS=1000 STUDIES=20 PARTS="1 2 3 4"
+#   Env: DURATION=120 REPEAT=5 N=10000 RUNNERS=1000 STUDIES=20 TRIAL_MS=0 PARTS="1 2 3 4"
 # Prints a report; paste it into bench/RESULTS.md with `lscpu`'s model.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,6 +28,7 @@ N="${N:-10000}"
 PARTS="${PARTS:-1 2 3 4}"
 RUNNERS="${RUNNERS:-1000}"
 STUDIES="${STUDIES:-20}"
+TRIAL_MS="${TRIAL_MS:-0}"
 scripts/build.sh >/dev/null
 cmake --build build --target fake_runners >/dev/null
 S="$PWD/build/cli/sweep"
@@ -161,7 +162,7 @@ for i in $(seq "$REPEAT"); do
 done
 
 if [[ " $PARTS " == *" 4 "* ]]; then
-echo "-- 4. scale: $RUNNERS simulated runners (instant trials, one report each), $STUDIES studies, ${DURATION} s"
+echo "-- 4. scale: $RUNNERS simulated runners (trials of $TRIAL_MS ms, one report each), $STUDIES studies, ${DURATION} s"
 keys="$work/keys"
 "$S" keys new tuner --dir "$keys" >/dev/null
 list=""
@@ -181,7 +182,7 @@ done
 ticks() { awk '{print $14 + $15}' "/proc/$serve_pid/stat"; }
 cpu0=$(ticks)
 build/bench/fake_runners --connect "tcp://127.0.0.1:$port" --server-key "$keys/tuner.pub" \
-  --keys "$list" --runners "$RUNNERS" --seconds "$DURATION" > "$work/fake.json"
+  --keys "$list" --runners "$RUNNERS" --seconds "$DURATION" --trial-ms "$TRIAL_MS" > "$work/fake.json"
 cpu1=$(ticks)
 rss=$(awk '/VmHWM/ {print $2}' "/proc/$serve_pid/status")
 stop_serve
@@ -194,7 +195,9 @@ cpu = (cpu1 - cpu0) / tck / fake["seconds"]
 print(f"  service: CPU {cpu:.2f} cores, peak RSS {rss / 1024:.0f} MiB")
 print(f"  runners' side: {fake['messages_per_s']:.0f} messages/s, {fake['finals_acked'] / fake['seconds']:.0f} "
       f"trials/s acknowledged; asking to holding a trial p50 {fake['wait_ms_p50']:.2f} ms, "
-      f"p99 {fake['wait_ms_p99']:.2f} ms, max {fake['wait_ms_max']:.1f} ms ({fake['waits']} waits)")
+      f"p99 {fake['wait_ms_p99']:.2f} ms, max {fake['wait_ms_max']:.1f} ms ({fake['waits']} waits); "
+      f"joining (all at once) to the first trial p50 {fake['join_ms_p50']:.0f} ms, max {fake['join_ms_max']:.0f} ms "
+      f"({fake['joins']} runners)")
 print(f"  rejects {fake['rejects']}, reregisters {fake['reregisters']}, protocol errors {fake['protocol_errors']}")
 done = by.get("completed", 0)
 print(f"  database: {done} completed, by status {by}; acknowledged finals {fake['finals_acked']}: "

@@ -170,6 +170,58 @@ class BrowserTest(unittest.TestCase, PageChecks):
             self.check_trial_page(page, tid)
             self.assertTrue(all(u.startswith(d.url) for u in page.requests), page.requests)
 
+    def test_a_services_pool_shows_its_studies_and_who_held_each_runner(self):
+        # A real service: a priority-1 study holds both runners when a
+        # priority-10 one arrives and takes them at the next checkpoint.
+        db = os.path.join(self.tmp.name, "pool.db")
+        serve = subprocess.Popen([SWEEP, "serve", "--db", db, "--local-runners", "2",
+                                  "--heartbeat-ms", "200"], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.time() + 30
+            while "local-1" not in helpers.run(SWEEP, "runners", "--db", db, check=False).stdout:
+                self.assertLess(time.time(), deadline, "the service did not start")
+                time.sleep(0.1)
+            for name, priority, trials, steps, ms in (("low", 1, 6, 6, 150), ("high", 10, 2, 2, 50)):
+                path = os.path.join(self.tmp.name, name + ".yaml")
+                with open(path, "w") as f:
+                    f.write("name: %s\nobjective: {metric: value, goal: minimize}\n"
+                            "task: {synthetic: {function: curve, steps: %d, step_ms: %d}}\n"
+                            "algorithm: {type: random, max_trials: %d}\nparameters:\n"
+                            "  x1: {type: float, min: 0, max: 1}\n" % (name, steps, ms, trials))
+                helpers.run(SWEEP, "submit", path, "--db", db, "--priority", str(priority))
+                while name == "low" and not helpers.query(
+                        db, "SELECT count(*) FROM trials WHERE status='running'")[0][0]:
+                    self.assertLess(time.time(), deadline + 30)
+                    time.sleep(0.05)
+            while helpers.query(db, "SELECT count(*) FROM studies WHERE status='completed'")[0][0] < 2:
+                self.assertLess(time.time(), deadline + 90, "the studies did not complete")
+                time.sleep(0.2)
+        finally:
+            helpers.run(SWEEP, "stop", "--db", db, check=False)
+            serve.wait(timeout=30)
+        with helpers.Dashboard(SWEEP, db) as d:
+            pool = d.json("/api/pool")
+            studies = {s["name"]: s for s in pool["studies"]}
+            self.assertEqual(sorted(studies), ["high", "low"])
+            self.assertEqual(studies["high"]["priority"], 10)
+            self.assertEqual(studies["low"]["owner"], helpers.query(db, "SELECT owner FROM studies "
+                                                                    "WHERE name='low'")[0][0])
+            self.assertEqual({r["runner"] for r in pool["runs"]}, {"local-0", "local-1"})
+            self.assertEqual(len(pool["runs"]), 8)
+            self.assertGreaterEqual(len(pool["preemptions"]), 1)
+            self.assertIn("runner given to study 'high'", pool["preemptions"][0]["reason"])
+            page = self.page(d.url)
+            self.assertEqual(page.errors, [])
+            self.assertIn("pool", views(page))
+            names = page.eval("[...document.querySelectorAll('section[data-view=pool] "
+                              "tbody a')].map(a => a.textContent)")
+            self.assertEqual(sorted(names), ["high", "low"])
+            self.assertGreater(canvas_colors(page, "pool"), 8)
+            # The first point the chart can show a tip for is a preemption.
+            self.assertRegex(hover_tip(page, "pool"),
+                             r"^low trial \d+: paused at step \d+: runner given to study 'high'")
+
     def test_a_trial_that_ends_while_the_page_is_open_appears_without_a_reload(self):
         db = os.path.join(self.tmp.name, "live.db")
         yaml = os.path.join(self.tmp.name, "slow.yaml")

@@ -1,0 +1,48 @@
+// The Reader's reads across every study of a service's database: who held
+// each runner lately, and the preemptions (the dashboard's pool view).
+#include "storage/reader.h"
+#include "storage/sqlite_util.h"
+
+namespace sweep {
+
+Result<std::vector<RunnerRun>> Reader::RecentRuns(size_t limit) {
+  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
+                                         "SELECT runner, study_id, id, number, status, started_at, "
+                                         "ended_at FROM trials WHERE started_at IS NOT NULL AND "
+                                         "runner IS NOT NULL ORDER BY started_at DESC LIMIT ?1"));
+  s.Bind(1, static_cast<int64_t>(limit));
+  std::vector<RunnerRun> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    RunnerRun r;
+    r.runner = s.Text(0);
+    r.study_id = s.Int(1);
+    r.trial_id = s.Int(2);
+    r.number = s.Int(3);
+    r.status = ParseTrialStatus(s.Text(4)).value_or(TrialStatus::kRunning);
+    r.started_at = s.Double(5);
+    if (!s.IsNull(6)) r.ended_at = s.Double(6);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Result<std::vector<PreemptionView>> Reader::RecentPreemptions(size_t limit) {
+  ASSIGN_OR_RETURN(Stmt s,
+                   Stmt::Prepare(db_.get(),
+                                 "SELECT t.study_id, t.id, t.number, coalesce(t.runner, ''), "
+                                 "d.at, d.reason FROM decisions d JOIN trials t ON t.id = "
+                                 "d.trial_id WHERE d.decision = 'preempt' ORDER BY d.id "
+                                 "DESC LIMIT ?1"));
+  s.Bind(1, static_cast<int64_t>(limit));
+  std::vector<PreemptionView> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(PreemptionView{s.Int(0), s.Int(1), s.Int(2), s.Text(3), s.Double(4), s.Text(5)});
+  }
+  return out;
+}
+
+}  // namespace sweep
