@@ -115,93 +115,48 @@ const Views = (() => {
     el.append(section("studies", `Studies (${data.studies.length})`,
       data.studies.length ? table(cols, data.studies, studiesState) : h("p", { text: "No studies in this database yet." })));
     // A service's database (`sweep serve`): its pool too.
-    if (data.studies.some((s) => s.owner !== null)) pool(await api('/api/pool'), el);
+    if (data.studies.some((s) => s.owner !== null)) pool(await api("/api/pool"), el);
   }
 
-  const PALETTE =
-      ['#1b9e77', '#d95f02', '#7570b3', '#e7298a', '#66a61e', '#e6ab02', '#a6761d', '#666666'];
+  const PALETTE = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666"];
   const poolState = {};
   // The studies with owner, priority, cap, the runners they hold and their
   // fair share of the busy runners; and which study held each runner, with
   // the preemptions marked.
   function pool(p, el) {
     const cols = [
-      {
-        label: 'study',
-        key: (s) => s.name,
-        cell: (s) => h('a', {href: `#/study/${s.id}`, text: s.name})
-      },
-      {label: 'owner', key: (s) => s.owner, cell: (s) => s.owner || '—'},
-      {
-        label: 'status',
-        key: (s) => s.status,
-        cell: (s) => h('span', {class: `state ${s.status}`, text: s.status})
-      },
-      {label: 'priority', key: (s) => s.priority},
-      {
-        label: 'max runners',
-        key: (s) => s.max_runners,
-        cell: (s) => (s.max_runners ? String(s.max_runners) : '—')
-      },
-      {label: 'runners', key: (s) => s.runners},
-      {
-        label: 'share',
-        key: (s) => s.share,
-        cell: (s) => (s.share === null ? '—' : num(Number(s.share.toFixed(2))))
-      },
-      {label: 'queued', key: (s) => s.queued},
-      {label: 'finished', key: (s) => s.finished},
+      { label: "study", key: (s) => s.name, cell: (s) => h("a", { href: `#/study/${s.id}`, text: s.name }) },
+      { label: "owner", key: (s) => s.owner, cell: (s) => s.owner || "—" },
+      { label: "status", key: (s) => s.status, cell: (s) => h("span", { class: `state ${s.status}`, text: s.status }) },
+      { label: "priority", key: (s) => s.priority },
+      { label: "max runners", key: (s) => s.max_runners, cell: (s) => (s.max_runners ? String(s.max_runners) : "—") },
+      { label: "runners", key: (s) => s.runners },
+      { label: "share", key: (s) => s.share, cell: (s) => (s.share === null ? "—" : num(Number(s.share.toFixed(2)))) },
+      { label: "queued", key: (s) => s.queued },
+      { label: "finished", key: (s) => s.finished },
     ];
-    const box = h('div', {});
-    el.append(section(
-        'pool', `Pool (${p.busy_runners} runners busy)`, table(cols, p.studies, poolState), box));
+    const box = h("div", {});
+    el.append(section("pool", `Pool (${p.busy_runners} runners busy)`, table(cols, p.studies, poolState), box));
     const runs = p.runs;
-    if (!runs.length) return box.append(h('p', {text: 'No trial has started yet.'}));
+    if (!runs.length) return box.append(h("p", { text: "No trial has started yet." }));
     const t0 = runs.reduce((m, r) => Math.min(m, r.started_at), Infinity);
     const runners = [...new Set(runs.map((r) => r.runner))].sort();
     const lane = new Map(runners.map((r, i) => [r, i]));
     const colour = new Map(p.studies.map((s, i) => [s.id, PALETTE[i % PALETTE.length]]));
     const end = (r) => r.ended_at || p.now;
     const marks = p.preemptions.filter((m) => lane.has(m.runner) && m.at >= t0);
-    Plot.chart(box, {
-      height: Math.min(600, 80 + 24 * runners.length),
-      xLabel: 'seconds since the first run shown',
-      yLabel: 'runner',
-      x: {},
-      y: {type: 'category', categories: runners},
-      series: [
-        {
-          kind: 'segments',
-          width: 8,
-          x1: runs.map((r) => r.started_at - t0),
-          x2: runs.map((r) => end(r) - t0),
-          y1: runs.map((r) => lane.get(r.runner)),
-          y2: runs.map((r) => lane.get(r.runner)),
-          colors: runs.map((r) => colour.get(r.study_id) || '#999'),
-          tip: (i) => {
-            const r = runs[i];
-            return `${r.study} trial ${r.number} on ${r.runner}: ${r.status}, ${
-                (end(r) - r.started_at).toFixed(1)} s`;
-          }
-        },
-        {
-          kind: 'points',
-          shape: 'x',
-          radius: 6,
-          color: '#b2182b',
-          x: marks.map((m) => m.at - t0),
-          y: marks.map((m) => lane.get(m.runner)),
-          tip: (i) => `${marks[i].study} trial ${marks[i].number}: ${marks[i].reason}`
-        },
-      ]
-    });
-    box.append(h(
-        'p', {class: 'legend'},
-        'Which study held each runner: each trial\'s latest run, coloured by study (',
-        p.studies.map(
-            (s, i) =>
-                h('span', {style: `color:${colour.get(s.id)}`, text: (i ? ', ' : '') + s.name})),
-        '); a red × is a preemption, where the trial was paused to give its runner to another study (hover for the reason). A preempted trial\'s run before the preemption is not kept: it shows from its × only.'));
+    Plot.chart(box, { height: Math.min(600, 80 + 24 * runners.length), xLabel: "seconds since the first run shown", yLabel: "runner",
+      x: {}, y: { type: "category", categories: runners }, series: [
+        { kind: "segments", width: 8, x1: runs.map((r) => r.started_at - t0), x2: runs.map((r) => end(r) - t0),
+          y1: runs.map((r) => lane.get(r.runner)), y2: runs.map((r) => lane.get(r.runner)),
+          colors: runs.map((r) => colour.get(r.study_id) || "#999"),
+          tip: (i) => { const r = runs[i]; return `${r.study} trial ${r.number} on ${r.runner}: ${r.status}, ${(end(r) - r.started_at).toFixed(1)} s`; } },
+        { kind: "points", shape: "x", radius: 6, color: "#b2182b", x: marks.map((m) => m.at - t0), y: marks.map((m) => lane.get(m.runner)),
+          tip: (i) => `${marks[i].study} trial ${marks[i].number}: ${marks[i].reason}` },
+      ] });
+    box.append(h("p", { class: "legend" }, "Which study held each runner: each trial's latest run, coloured by study (",
+      p.studies.map((s, i) => h("span", { style: `color:${colour.get(s.id)}`, text: (i ? ", " : "") + s.name })),
+      "); a red × is a preemption, where the trial was paused to give its runner to another study (hover for the reason). A preempted trial's run before the preemption is not kept: it shows from its × only."));
   }
 
   function kv(rows) {
