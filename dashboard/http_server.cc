@@ -7,6 +7,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <iterator>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -28,19 +29,18 @@ class ConnectionCounts {
  public:
   explicit ConnectionCounts(const HttpLimits& limits) : limits_(limits) {}
 
-  // An empty reason when `address` may open one more.
-  std::string Admit(const std::string& address) {
+  enum class Verdict { kAdmitted, kAddressFull, kTotalFull };
+  // Whether `address` may open one more; `over_total`: even past the total
+  // (a waiting connection was just closed to make room).
+  Verdict Admit(const std::string& address, bool over_total) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (total_ >= limits_.max_connections)
-      return "the dashboard has " + std::to_string(total_) + " connections open, its most";
-    int& mine = per_address_[address];
-    if (mine >= limits_.max_per_address) {
-      return "your address has " + std::to_string(mine) + " connections open, the most one " +
-             "address may";
-    }
-    ++mine;
+    auto it = per_address_.find(address);
+    const int mine = it == per_address_.end() ? 0 : it->second;
+    if (mine >= limits_.max_per_address) return Verdict::kAddressFull;
+    if (total_ >= limits_.max_connections && !over_total) return Verdict::kTotalFull;
+    ++per_address_[address];
     ++total_;
-    return "";
+    return Verdict::kAdmitted;
   }
 
   void Release(const std::string& address) {
@@ -59,14 +59,25 @@ class ConnectionCounts {
 
 }  // namespace
 
+namespace {
+class Session;
+}  // namespace
+
 struct HttpServer::Impl {
   Impl(HttpHandler h, int workers_count, HttpLimits l)
       : handler(std::move(h)), limits(l), counts(limits), workers(workers_count) {}
   void Accept();
+  // At the total cap: closes the connection that has waited longest for
+  // its request (idle, or sending slowly), so that a full dashboard still
+  // takes a new client. False when none waits.
+  bool EvictOldestWaiting();
 
   const HttpHandler handler;
   const HttpLimits limits;
   ConnectionCounts counts;  // outlives the sessions the io_context still holds
+  // The sessions waiting for a request, oldest first (io thread only).
+  std::map<uint64_t, std::weak_ptr<Session>> waiting;
+  uint64_t wait_seq = 0;
   asio::io_context io{1};
   tcp::acceptor acceptor{io};
   asio::steady_timer retry{io};  // accepting again after running out of descriptors
@@ -83,9 +94,21 @@ class Session : public std::enable_shared_from_this<Session> {
         limits_(server->limits),
         address_(std::move(address)),
         buffer_(limits_.max_header_bytes + limits_.max_body_bytes + 1024) {}
-  ~Session() { server_->counts.Release(address_); }
+  ~Session() {
+    if (wait_id_) server_->waiting.erase(wait_id_);
+    server_->counts.Release(address_);
+  }
+
+  // Closed to make room: its read ends with an error and it goes.
+  void Evict() {
+    wait_id_ = 0;
+    beast::error_code ignored;
+    stream_.socket().close(ignored);
+  }
 
   void Read() {
+    wait_id_ = ++server_->wait_seq;
+    server_->waiting[wait_id_] = weak_from_this();
     parser_.emplace();
     parser_->header_limit(limits_.max_header_bytes);
     parser_->body_limit(limits_.max_body_bytes);
@@ -97,6 +120,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
  private:
   void OnRead(beast::error_code ec) {
+    if (wait_id_) server_->waiting.erase(std::exchange(wait_id_, 0));
     if (ec == http::error::header_limit || ec == http::error::buffer_overflow)
       return Refuse(431, "the request's line and headers pass " +
                              std::to_string(limits_.max_header_bytes) + " bytes");
@@ -141,7 +165,11 @@ class Session : public std::enable_shared_from_this<Session> {
           answer->SetError(500, std::string("the dashboard failed: ") + e.what());
         }
       }
-      asio::post(self->stream_.get_executor(), [self, answer] { self->Write(answer, false); });
+      // An answer that refuses (401, 403, 405, ...) ends the connection: a
+      // client without the token cannot hold one open with requests.
+      const bool close = answer->status >= 400;
+      asio::post(self->stream_.get_executor(),
+                 [self, answer, close] { self->Write(answer, close); });
     });
   }
 
@@ -151,6 +179,7 @@ class Session : public std::enable_shared_from_this<Session> {
     auto answer = std::make_shared<HttpAnswer>();
     answer->SetError(status, why);
     head_ = false;
+    linger_ = true;
     Write(answer, true);
   }
 
@@ -185,7 +214,7 @@ class Session : public std::enable_shared_from_this<Session> {
     res_.reset();
     answer_.reset();
     if (ec) return;
-    if (!again) return Close();
+    if (!again) return linger_ ? Linger() : Close();
     Read();
   }
 
@@ -193,6 +222,21 @@ class Session : public std::enable_shared_from_this<Session> {
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
     stream_.close();
+  }
+
+  // After refusing a request whose bytes were not all read: the answer is
+  // sent and the sending side shut, and what the client still sends is
+  // read and dropped (at most 2 s) before the close, so that the close does
+  // not reset the connection and lose the answer on its way.
+  void Linger() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(std::chrono::seconds(2));
+    stream_.async_read_some(asio::buffer(drain_),
+                            [self = shared_from_this()](beast::error_code ec, size_t) {
+                              if (ec) return self->stream_.close();
+                              self->Linger();
+                            });
   }
 
   using Response = http::response<http::span_body<const char>>;
@@ -204,6 +248,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::string_body>> parser_;
   bool head_ = false;
   bool keep_alive_ = false;
+  bool linger_ = false;   // refused mid-request: Linger before the close
+  uint64_t wait_id_ = 0;  // its key in server_->waiting while it waits
+  char drain_[4096];
   std::shared_ptr<HttpAnswer> answer_;  // what res_'s body points into
   std::optional<Response> res_;
   std::optional<http::response_serializer<http::span_body<const char>>> serializer_;
@@ -225,27 +272,56 @@ void RefuseConnection(tcp::socket socket, const std::string& why) {
   socket.close(ignored);
 }
 
+// Who a connection counts against: its address, or for IPv6 its /64 (one
+// host commonly holds a whole /64).
+std::string Peer(const tcp::socket& socket) {
+  beast::error_code ec;
+  tcp::endpoint peer = socket.remote_endpoint(ec);
+  if (ec) return "";
+  asio::ip::address a = peer.address();
+  if (!a.is_v6() || a.to_v6().is_v4_mapped()) return a.to_string();
+  asio::ip::address_v6::bytes_type b = a.to_v6().to_bytes();
+  std::fill(b.begin() + 8, b.end(), 0);
+  return asio::ip::address_v6(b).to_string() + "/64";
+}
+
 }  // namespace
+
+bool HttpServer::Impl::EvictOldestWaiting() {
+  while (!waiting.empty()) {
+    std::shared_ptr<Session> s = waiting.begin()->second.lock();
+    waiting.erase(waiting.begin());
+    if (!s) continue;
+    s->Evict();
+    return true;
+  }
+  return false;
+}
 
 void HttpServer::Impl::Accept() {
   acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
-    if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space) {
-      // Out of descriptors: the connections open now must end first.
+    if (ec) {
+      // Out of descriptors or memory, or another error: accepting again at
+      // once would spin this thread, which every connection needs.
       retry.expires_after(std::chrono::milliseconds(100));
       retry.async_wait([this](beast::error_code) { Accept(); });
       return;
     }
-    if (!ec) {
-      beast::error_code peer_error;
-      tcp::endpoint peer = socket.remote_endpoint(peer_error);
-      std::string address = peer_error ? "" : peer.address().to_string();
-      std::string refused = counts.Admit(address);
-      if (refused.empty()) {
-        std::make_shared<Session>(std::move(socket), this, address)->Read();
-      } else {
-        RefuseConnection(std::move(socket), refused);
-      }
+    const std::string address = Peer(socket);
+    using V = ConnectionCounts::Verdict;
+    V verdict = counts.Admit(address, false);
+    if (verdict == V::kTotalFull && EvictOldestWaiting()) verdict = counts.Admit(address, true);
+    if (verdict == V::kAdmitted) {
+      std::make_shared<Session>(std::move(socket), this, address)->Read();
+    } else if (verdict == V::kAddressFull) {
+      RefuseConnection(std::move(socket), "your address has " +
+                                              std::to_string(limits.max_per_address) +
+                                              " connections open, the most one address may");
+    } else {
+      RefuseConnection(std::move(socket), "the dashboard has " +
+                                              std::to_string(limits.max_connections) +
+                                              " connections open and none idle, its most");
     }
     Accept();
   });

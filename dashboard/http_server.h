@@ -2,8 +2,11 @@
 // reads and writes every connection, a pool of worker threads answers the
 // requests (HttpHandler). A service's dashboard is reached by a team, so it
 // stays up under hostile clients, with or without the token:
-//  - connections are capped per address and in all; one over a cap gets a
-//    503 and is closed at once;
+//  - connections are capped per address (an IPv6 /64 counts as one) and
+//    in all; one over its address's cap gets a 503 and is closed at once;
+//    at the total cap, the connection that has waited longest for its
+//    request is closed to make room (so a full dashboard still takes a
+//    new client), and only when none waits is the newcomer refused;
 //  - a request (head and body) must arrive whole within request_timeout of
 //    the server starting to wait for it, so a client sending a byte every
 //    few seconds is closed like an idle one; an idle keep-alive connection
@@ -12,7 +15,11 @@
 //    the body in bytes (413), before anything else is read or checked;
 //  - a request that waited queue_timeout for a worker is answered 503
 //    without being worked on, and an answer must be written within
-//    write_timeout.
+//    write_timeout;
+//  - an answer that refuses (4xx, 5xx) ends its connection, so a client
+//    without the token cannot keep one open; a request refused before it
+//    was read whole is answered, then drained for up to 2 s before the
+//    close, so the answer is not lost to a reset.
 // Nothing here knows the dashboard; server.cc wires it to the handler.
 #pragma once
 

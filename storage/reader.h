@@ -133,7 +133,6 @@ struct TrialStatusRow {
   TrialStatus status = TrialStatus::kQueued;
 };
 
-// A decision with the trial it is about, for views over a whole study.
 // A trial's latest run on a runner, for the dashboard's pool view (the
 // database keeps each trial's latest run only).
 struct RunnerRun {
@@ -152,6 +151,7 @@ struct PreemptionView {
   std::string reason;
 };
 
+// A decision with the trial it is about, for views over a whole study.
 struct StudyDecision {
   int64_t trial_id = 0;
   int64_t number = 0;

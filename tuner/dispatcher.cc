@@ -341,6 +341,7 @@ TrialOwner* Dispatcher::RecordKeeper(int64_t trial_id) const {
 
 void Dispatcher::DropStudy(int64_t study_id, const std::string& reason) {
   used_us_.erase(study_id);
+  told_waiting_.erase(study_id);
   std::vector<int64_t> dropped;
   for (const auto& [trial_id, l] : leases_)
     if (l.study_id == study_id) dropped.push_back(trial_id);

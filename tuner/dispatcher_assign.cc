@@ -121,6 +121,10 @@ void Dispatcher::Assign() {
 }
 
 void Dispatcher::TellWaiting() {
+  bool any_needs = false;
+  for (const StudyLoad& s : assign_in_.studies)
+    any_needs = any_needs || s.needs.gpus > 0 || s.needs.commands;
+  if (!any_needs) return;
   // With no runner at all, every study just waits for one.
   bool any_ready = false;
   for (const auto& [id, r] : runners_) any_ready = any_ready || r.ready;

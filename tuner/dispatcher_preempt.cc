@@ -30,10 +30,15 @@ std::string SharesText(TrialOwners* owners, const std::vector<StudyLoad>& loads,
 
 void Dispatcher::Preempt() {
   if (!owners_ || !policy_->Preempts() || owners_->OwnerOrder().size() < 2) return;
-  // No runner may sit idle while a study waits: with one idle, the studies
-  // below their share had nothing to give it this turn.
-  for (const auto& [id, r] : runners_)
-    if (r.ready && r.trials.empty()) return;
+  // No runner may sit idle while a study waits: with one idle that could
+  // run a study with work, that study had nothing to give it this turn.
+  // (An idle runner that none of them can use, a CPU runner beside GPU
+  // studies, stops nothing.)
+  for (const auto& [id, r] : runners_) {
+    if (!r.ready || !r.trials.empty()) continue;
+    for (const StudyLoad& s : assign_in_.studies)
+      if (s.has_work && CanRun(r.abilities, s.needs)) return;
+  }
   // The studies as Assign left them (has_work false for one that had no
   // trial to give), each's runners, and those already coming to it.
   std::vector<StudyLoad> loads;
@@ -43,7 +48,9 @@ void Dispatcher::Preempt() {
     if (!o) continue;
     loads.push_back(s);
     loads.back().running = 0;
-    loads.back().has_work = s.has_work && o->HasWork();
+    // A study no runner in the pool can run (TellWaiting) takes no share:
+    // runners taken back for it would find no trial they can run.
+    loads.back().has_work = s.has_work && o->HasWork() && !told_waiting_.count(s.study_id);
     incoming.push_back(0);
   }
   auto place = [&](int64_t study) -> size_t {

@@ -127,7 +127,7 @@ void Service::AdvancePauses() {
       it = pausing_.erase(it);
       continue;
     }
-    server_->PreemptStudy(it->first, "study paused by " + it->second.by);
+    server_->PreemptStudy(it->first, PauseReason(it->second.by));
     ++it;
   }
 }

@@ -101,6 +101,9 @@ class Service {
   std::vector<std::pair<std::string, pb::ControlReply>> replies_;
 };
 
+// What a paused trial's decision says paused it: "study paused by USER".
+inline std::string PauseReason(const std::string& user) { return "study paused by " + user; }
+
 // The service's command: runs until Ctrl-C or `sweep stop`. Exit code: 0
 // stopped, 1 an error.
 int RunService(const ServiceOptions& o);

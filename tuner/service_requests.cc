@@ -119,15 +119,19 @@ Result<pb::ControlReply> Service::Pause(const std::string& name, const ControlCa
     return Said("paused study '" + name + "'; `sweep resume " + name + "` goes on", row.id);
   }
   // Its trials stop at their next checkpoint; it leaves once none runs.
-  run->set_pausing("study paused by " + user);
-  pausing_[row.id] = Pausing{user, NowMs()};
-  server_->PreemptStudy(row.id, "study paused by " + user);
+  // Stored paused now, so a service killed meanwhile does not take it up
+  // again.
   const std::string what = std::to_string(running) +
                            " running trial(s) stop at their next checkpoint (a command without "
                            "checkpoint folders stops now, to run again from its start)";
-  RETURN_IF_ERROR(server_->store().Begin());
-  RETURN_IF_ERROR(server_->store().AddEvent(row.id, 0, "pausing", "asked by " + user + ": " + what,
-                                            WallSeconds()));
+  Store& store = server_->store();
+  RETURN_IF_ERROR(store.Begin());
+  RETURN_IF_ERROR(store.SetStudyStatus(row.id, StudyStatus::kPaused, WallSeconds()));
+  RETURN_IF_ERROR(
+      store.AddEvent(row.id, 0, "pausing", "paused by " + user + ": " + what, WallSeconds()));
+  pausing_[row.id] = Pausing{user, NowMs()};
+  run->set_pausing(PauseReason(user));
+  server_->PreemptStudy(row.id, PauseReason(user));
   return Said("pausing study '" + name + "': its " + what + ", then it is paused (`sweep " +
                   "studies` shows it); `sweep resume " + name + "` goes on",
               row.id);
@@ -141,9 +145,11 @@ Result<pb::ControlReply> Service::Resume(const std::string& name, const ControlC
     if (!pausing_.erase(row.id)) return Said("study '" + name + "' runs already", row.id);
     // Called off: trials stopped meanwhile go on from their checkpoints.
     run->set_pausing("");
-    RETURN_IF_ERROR(server_->store().Begin());
-    RETURN_IF_ERROR(server_->store().AddEvent(
-        row.id, 0, "resumed", "resumed by " + user + " while it paused", WallSeconds()));
+    Store& store = server_->store();
+    RETURN_IF_ERROR(store.Begin());
+    RETURN_IF_ERROR(store.SetStudyStatus(row.id, StudyStatus::kRunning, WallSeconds()));
+    RETURN_IF_ERROR(store.AddEvent(row.id, 0, "resumed", "resumed by " + user + " while it paused",
+                                   WallSeconds()));
     return Said("resumed study '" + name + "' (its pause is called off)", row.id);
   }
   if (row.status == StudyStatus::kCompleted)

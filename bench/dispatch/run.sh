@@ -44,8 +44,8 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "tool N R seconds trials/s reports/s"
-sweep_once() {  # N, label, extra algorithm fields, extra `sweep run` flags, binary
-  local n=$1 label=$2 extra=$3 flags=${4:-} bin=${5:-build/cli/sweep}
+write_study() {  # N, extra algorithm fields
+  local n=$1 extra=$2
   cat > "$work/study.yaml" <<YAML
 name: dispatch
 objective: {metric: value, goal: minimize}
@@ -57,6 +57,10 @@ parameters:
   x1: {type: float, min: -5, max: 10}
   x2: {type: float, min: 0, max: 15}
 YAML
+}
+sweep_once() {  # N, label, extra algorithm fields, extra `sweep run` flags, binary
+  local n=$1 label=$2 extra=$3 flags=${4:-} bin=${5:-build/cli/sweep}
+  write_study "$n" "$extra"
   rm -f "$work"/sweep.db*
   start=$(date +%s.%N)
   # shellcheck disable=SC2086
@@ -114,7 +118,7 @@ for n in "${sizes[@]}"; do
   done
   sweep_once "$n" sweep-max8 ", max_concurrent: 8"
   if [ "${SERVE:-0}" = 1 ]; then
-    sweep_once "$n" sweep ""  # writes the study file serve_once submits
+    write_study "$n" ""
     serve_once "$n"
   fi
   if [ -n "${BASELINE_SWEEP:-}" ]; then
@@ -122,6 +126,6 @@ for n in "${sizes[@]}"; do
     sweep_once "$n" sweep-baseline-max8 ", max_concurrent: 8" "" "$BASELINE_SWEEP"
   fi
   # What CURVE authentication costs: the same run without it.
-  [ "${AUTH_COMPARE:-0}" = 1 ] && sweep_once "$n" sweep-insecure "" --insecure
+  if [ "${AUTH_COMPARE:-0}" = 1 ]; then sweep_once "$n" sweep-insecure "" --insecure; fi
 done
 done

@@ -69,9 +69,10 @@ def attack(args, started):
     sel = selectors.DefaultSelector()
     opened, refused = [], 0
     count = 1 if args.mode == "headers" else args.connections
-    for _ in range(count):
+    sources = args.source.split(",")
+    for i in range(count):
         try:
-            s = connect(args.host, args.port, args.source)
+            s = connect(args.host, args.port, sources[i % len(sources)])
         except OSError:
             refused += 1
             continue
@@ -134,7 +135,8 @@ def main():
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--host-header", default="127.0.0.1")
     p.add_argument("--token", default="")
-    p.add_argument("--source", default="", help="source address of the attack's sockets")
+    p.add_argument("--source", default="",
+                   help="source addresses of the attack's sockets, comma-separated, in turn")
     p.add_argument("--probe-source", default="", help="source address of the probes")
     p.add_argument("--connections", type=int, default=16)
     p.add_argument("--interval", type=float, default=2.0)

@@ -132,6 +132,44 @@ class LoopbackTest(Attacks, unittest.TestCase):
         cls.dash.stop()
         cls.tmp.cleanup()
 
+    def test_a_full_dashboard_makes_room_for_a_new_client(self):
+        # 300 idle connections from ten addresses, each under its own cap,
+        # pass the total (256): the longest waiting are closed to make room.
+        sources = ",".join("127.0.0.%d" % i for i in range(11, 21))
+        result = load("idle", self.port, source=sources, connections=300, seconds=6,
+                      probe_source="127.0.0.1")
+        self.assertEqual(result["opened"], 300)
+        self.assertNotIn("HTTP/1.1 503 Service Unavailable", result["answers"])
+        self.assertGreaterEqual(len(result["closed_after_s"]), 300 - 256)
+        self.assertLessEqual(result["still_open"], 256)
+        self.assert_all_probes_answered(result)
+
+    def test_a_refusal_ends_its_connection(self):
+        with socket.create_connection((self.host, self.port), timeout=10) as s:
+            s.sendall(b"POST /api/studies HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n")
+            data = b""
+            while True:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break  # closed by the server: the refusal kept nothing open
+                data += chunk
+        self.assertTrue(data.startswith(b"HTTP/1.1 405 "), data[:100])
+        self.assertIn(b"Connection: close", data)
+        # HEAD: the length of the answer GET would give, and no body.
+        with socket.create_connection((self.host, self.port), timeout=10) as s:
+            s.sendall(b"HEAD /api/version HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            data = b""
+            while True:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        self.assertTrue(head.startswith(b"HTTP/1.1 200 "), head)
+        self.assertIn(b"Content-Length: ", head)
+        self.assertGreater(int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0]), 10)
+        self.assertEqual(body, b"")
+
     def test_too_many_headers_and_a_body_are_refused(self):
         head = b"GET /api/version HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         few = b"".join(b"X-%d: y\r\n" % i for i in range(60))

@@ -117,8 +117,10 @@ TEST(E2eServiceTest, ItsOwnerSubmitsPausesResumesSetsAndCancelsStudiesFromTheCli
   ASSERT_EQ(RunSweep({"pause", "a", "--db", db}, &out), 0) << out;
   EXPECT_NE(out.find("pausing study 'a'"), std::string::npos) << out;
   EXPECT_NE(out.find("stop at their next checkpoint"), std::string::npos) << out;
-  ASSERT_TRUE(WaitFor([&] { return StudyStatus(db, "a") == "paused"; }, 10000)) << service.Log();
-  EXPECT_EQ(Count(db, "a", "running"), 0);
+  // Stored paused at once (a service killed now would not take it up);
+  // its trials stop within a step.
+  EXPECT_EQ(StudyStatus(db, "a"), "paused");
+  EXPECT_TRUE(WaitFor([&] { return Count(db, "a", "running") == 0; }, 10000)) << service.Log();
   EXPECT_GE(QueryInt(db,
                      "SELECT count(*) FROM decisions d JOIN trials t ON t.id = d.trial_id JOIN "
                      "studies s ON s.id = t.study_id WHERE s.name = 'a' AND d.decision = "
@@ -218,6 +220,8 @@ TEST(E2eServiceTest, RunnersGetOnlyTrialsTheyCanRunAndAStudyNoneCanRunSaysSo) {
             0)
       << "a CPU runner was given a trial that needs two GPUs";
   EXPECT_EQ(StudyStatus(db, "gpu"), "running");
+  // Nor was a runner taken from 'cpu' for it (it could not have used one).
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM decisions WHERE decision = 'preempt'"), 0);
   ASSERT_EQ(RunSweep({"why", "--study", "gpu", "--db", db}, &out), 0) << out;
   EXPECT_NE(out.find("waiting: no runner in the pool can run its trials (they need 2 GPU(s)"),
             std::string::npos)
