@@ -2,6 +2,7 @@
 #include "tuner/control_socket.h"
 
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/control_wire.h"
@@ -20,14 +21,39 @@ Status SetUp(ZmqSocket* sock) {
 
 }  // namespace
 
+Status ReadControlKeys(RemoteControl* remote) {
+  remote->clients.clear();
+  remote->admins.clear();
+  struct stat st;
+  const std::string clients = remote->keys_dir + "/clients", admins = remote->keys_dir + "/admins";
+  if (stat(clients.c_str(), &st) == 0) {
+    ASSIGN_OR_RETURN(remote->clients, ReadCurveNamedKeys(clients));
+  }
+  if (stat(admins.c_str(), &st) == 0) {
+    ASSIGN_OR_RETURN(remote->admins, ReadCurveNamedKeys(admins));
+  }
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<ControlSocket>> ControlSocket::Bind(
     const std::optional<RemoteControl>& remote) {
   std::unique_ptr<ControlSocket> c(new ControlSocket());
   c->auth_ = remote;
   if (remote) {
     ASSIGN_OR_RETURN(c->zap_, ZapHandler::Start(c->ctx_, "client"));
-    for (const auto& [key, name] : remote->clients) c->zap_->Allow(key);
-    for (const auto& [key, name] : remote->admins) c->zap_->Allow(key);
+    RemoteControl* auth = &*c->auth_;
+    RETURN_IF_ERROR(c->zap_->SetReload([auth]() -> Result<std::set<std::string>> {
+      if (!auth->keys_dir.empty()) {
+        RemoteControl fresh = *auth;
+        RETURN_IF_ERROR(ReadControlKeys(&fresh));
+        auth->clients = std::move(fresh.clients);
+        auth->admins = std::move(fresh.admins);
+      }
+      std::set<std::string> keys;
+      for (const auto& [key, name] : auth->clients) keys.insert(key);
+      for (const auto& [key, name] : auth->admins) keys.insert(key);
+      return keys;
+    }));
     ASSIGN_OR_RETURN(c->remote_, ZmqSocket::Open(c->ctx_, ZMQ_ROUTER));
     RETURN_IF_ERROR(SetUp(&c->remote_));
     RETURN_IF_ERROR(c->remote_.SetInt(ZMQ_CURVE_SERVER, 1, "ZMQ_CURVE_SERVER"));

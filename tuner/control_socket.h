@@ -34,10 +34,17 @@ struct ControlCaller {
 // The TCP control endpoint, with CURVE.
 struct RemoteControl {
   std::string endpoint;
-  CurveKeyPair server;                         // the service's (tuner.key)
+  CurveKeyPair server;  // the service's (tuner.key)
+  // DIR/clients/NAME.pub and DIR/admins/NAME.pub, read at Bind and again as
+  // clients connect (at most once a second): a key made while the service
+  // runs is let in, a deleted one refused from then on.
+  std::string keys_dir;
   std::map<std::string, std::string> clients;  // public key -> user name
   std::map<std::string, std::string> admins;
 };
+
+// Reads `remote->keys_dir`'s clients and admins into `remote`.
+Status ReadControlKeys(RemoteControl* remote);
 
 class ControlSocket {
  public:

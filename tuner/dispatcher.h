@@ -12,9 +12,11 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -127,6 +129,11 @@ class Dispatcher {
   // With CURVE: admits runners holding the secret of `public_key_z85`.
   void AllowKey(const std::string& public_key_z85) {
     if (zap_) zap_->Allow(public_key_z85);
+  }
+  // With CURVE: admits the keys `read` returns, read again as runners
+  // connect (ZapHandler::SetReload).
+  Status AllowKeysFrom(std::function<Result<std::set<std::string>>()> read) {
+    return zap_ ? zap_->SetReload(std::move(read)) : Status::Ok();
   }
   // Connections the ZAP handler refused (no key, or a key not allowed).
   int64_t refused() const { return zap_ ? zap_->refused() : 0; }

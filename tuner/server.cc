@@ -18,6 +18,22 @@
 #include "tuner/warm_start.h"
 
 namespace sweep {
+namespace {
+
+// The runner keys in a keys folder: DIR/*.pub but the tuner's, and
+// DIR/runners/*.pub (`sweep keys new NAME --role runner`); clients' and
+// admins' keys, in their own folders, never admit a runner.
+Result<std::set<std::string>> ReadRunnerKeys(const std::string& dir) {
+  ASSIGN_OR_RETURN(auto keys, ReadCurveAllowList(dir, "tuner.pub"));
+  struct stat st;
+  if (stat((dir + "/runners").c_str(), &st) == 0) {
+    ASSIGN_OR_RETURN(auto runners, ReadCurveAllowList(dir + "/runners", ""));
+    keys.insert(runners.begin(), runners.end());
+  }
+  return keys;
+}
+
+}  // namespace
 
 namespace {
 
@@ -91,7 +107,12 @@ Status Server::Setup() {
   // that one can take over the first one's endpoint (an ipc:// file).
   ASSIGN_OR_RETURN(store_, Store::Open(o_.db_path, std::move(lock)));
   ASSIGN_OR_RETURN(dispatcher_, Dispatcher::Listen(d));
-  for (const auto& k : allowed) dispatcher_->AllowKey(k);
+  // Read again as runners connect: a runner key made while the tuner runs
+  // is admitted, a deleted one refused from then on.
+  if (!o_.insecure && !o_.keys_dir.empty()) {
+    RETURN_IF_ERROR(
+        dispatcher_->AllowKeysFrom([dir = o_.keys_dir] { return ReadRunnerKeys(dir); }));
+  }
   if (d.curve) server_public_key_ = d.curve->public_key;
   // Without a private socket, local runners need the bound endpoint and
   // keys the dispatcher admits: they start now, while the study opens (their
@@ -236,15 +257,7 @@ Status Server::LoadKeys(DispatcherOptions* d, std::set<std::string>* allowed) {
   }
   ASSIGN_OR_RETURN(CurveKeyPair k, ReadCurveSecretFile(o_.keys_dir + "/tuner.key"));
   d->curve = k;
-  ASSIGN_OR_RETURN(*allowed, ReadCurveAllowList(o_.keys_dir, "tuner.pub"));
-  // A service's folder keeps runners' keys in runners/ (`sweep keys new
-  // NAME --role runner`); clients' and admins' keys, in their own folders,
-  // never admit a runner.
-  struct stat st;
-  if (stat((o_.keys_dir + "/runners").c_str(), &st) == 0) {
-    ASSIGN_OR_RETURN(auto runners, ReadCurveAllowList(o_.keys_dir + "/runners", ""));
-    allowed->insert(runners.begin(), runners.end());
-  }
+  ASSIGN_OR_RETURN(*allowed, ReadRunnerKeys(o_.keys_dir));
   LOG_INFO << "admitting runners with the " << allowed->size() << " public keys in " << o_.keys_dir;
   return Status::Ok();
 }

@@ -54,13 +54,8 @@ Result<std::optional<RemoteControl>> Service::RemoteKeys() const {
   RemoteControl r;
   r.endpoint = o_.control;
   ASSIGN_OR_RETURN(r.server, ReadCurveSecretFile(dir + "/tuner.key"));
-  struct stat st;
-  if (stat((dir + "/clients").c_str(), &st) == 0) {
-    ASSIGN_OR_RETURN(r.clients, ReadCurveNamedKeys(dir + "/clients"));
-  }
-  if (stat((dir + "/admins").c_str(), &st) == 0) {
-    ASSIGN_OR_RETURN(r.admins, ReadCurveNamedKeys(dir + "/admins"));
-  }
+  r.keys_dir = dir;
+  RETURN_IF_ERROR(ReadControlKeys(&r));
   LOG_INFO << "control endpoint " << o_.control << ": " << r.clients.size() << " clients and "
            << r.admins.size() << " admins in " << dir;
   return std::optional<RemoteControl>(std::move(r));

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "common/clock.h"
 #include "common/log.h"
 
 namespace sweep {
@@ -66,11 +67,12 @@ void ZapHandler::Serve(const std::function<bool(const std::string& z85)>& over_c
     }
     char z85[41];
     zmq_z85_encode(z85, reinterpret_cast<const uint8_t*>(f[6].data()), 32);
-    if (allowed_.count(z85) && over_cap(z85)) {
+    MaybeReload();
+    if (Allowed(z85) && over_cap(z85)) {
       Reply(sock_.get(), request_id, "400", "too many connections", "");
       continue;
     }
-    if (allowed_.count(z85)) {
+    if (Allowed(z85)) {
       Reply(sock_.get(), request_id, "200", "OK", z85);
       continue;
     }
@@ -82,6 +84,27 @@ void ZapHandler::Serve(const std::function<bool(const std::string& z85)>& over_c
     }
     Reply(sock_.get(), request_id, "400", "key not allowed", "");
   }
+}
+
+Status ZapHandler::SetReload(std::function<Result<std::set<std::string>>()> read) {
+  read_ = std::move(read);
+  ASSIGN_OR_RETURN(loaded_, read_());
+  last_read_ms_ = NowMs();
+  return Status::Ok();
+}
+
+void ZapHandler::MaybeReload() {
+  if (!read_ || NowMs() - last_read_ms_ < 1000) return;
+  last_read_ms_ = NowMs();
+  auto keys = read_();
+  if (!keys.ok()) {
+    LOG_WARN << "the " << who_ << " keys could not be read again; the keys read last stay: "
+             << keys.status().message();
+    return;
+  }
+  if (*keys != loaded_)
+    LOG_INFO << who_ << " keys read again: " << keys->size() << " (were " << loaded_.size() << ")";
+  loaded_ = std::move(*keys);
 }
 
 }  // namespace sweep

@@ -25,7 +25,14 @@ class ZapHandler {
   static Result<std::unique_ptr<ZapHandler>> Start(const ZmqContext& ctx,
                                                    const std::string& who = "runner");
 
-  void Allow(const std::string& public_key_z85) { allowed_.insert(public_key_z85); }
+  // Admits `public_key_z85` for good (a local runner's fresh key).
+  void Allow(const std::string& public_key_z85) { fixed_.insert(public_key_z85); }
+  // Keys from a folder: `read` runs now and again, at most once a second,
+  // when a handshake comes, so keys written into the folder while the
+  // tuner runs (`sweep keys new`) are admitted and keys deleted from it are
+  // refused from then on (connections already open stay). When a read
+  // fails, the keys read last stay.
+  Status SetReload(std::function<Result<std::set<std::string>>()> read);
   void* socket() const { return sock_.get(); }
   // Answers every request waiting on the socket. An allowed key is still
   // refused when `over_cap(key)` says so (the tuner holds as many
@@ -35,9 +42,14 @@ class ZapHandler {
 
  private:
   ZapHandler() = default;
+  bool Allowed(const std::string& z85) const { return fixed_.count(z85) || loaded_.count(z85); }
+  void MaybeReload();
   ZmqSocket sock_;
   std::string who_;
-  std::set<std::string> allowed_;
+  std::set<std::string> fixed_;   // Allow's
+  std::set<std::string> loaded_;  // SetReload's, as read last
+  std::function<Result<std::set<std::string>>()> read_;
+  int64_t last_read_ms_ = 0;
   int64_t refused_ = 0;
 };
 

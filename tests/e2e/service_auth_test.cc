@@ -104,6 +104,20 @@ TEST(E2eServiceAuthTest, ClientsActOnTheirOwnStudiesAdminsOnAnyAndOtherKeysAreRe
   EXPECT_EQ(out.find("thief"), std::string::npos) << out;
   thief.Signal(SIGTERM);
   thief.Wait(10000);
+
+  // Keys are read again as clients connect: a user added while the
+  // service runs may act (on her own studies), and once her key is
+  // deleted she is refused again.
+  ASSERT_EQ(RunSweep({"keys", "new", "dave", "--role", "client", "--dir", keys}, &out), 0) << out;
+  const std::string dave = keys + "/clients/dave.key";
+  sleep(1);  // keys are read at most once a second
+  ASSERT_EQ(RunSweep(Concat({"studies", "--format", "csv"}, as(dave)), &out, 30000), 0) << out;
+  EXPECT_NE(RunSweep(Concat({"pause", "mine"}, as(dave)), &out, 30000), 0);
+  EXPECT_NE(out.find("study 'mine' belongs to 'alice'"), std::string::npos) << out;
+  ASSERT_EQ(unlink((keys + "/clients/dave.pub").c_str()), 0);
+  sleep(1);
+  EXPECT_NE(RunSweep(Concat({"studies"}, as(dave)), &out, 30000), 0);
+  EXPECT_NE(out.find("refused this client's key"), std::string::npos) << out;
   service.Signal(SIGTERM);
   EXPECT_EQ(service.Wait(20000), 0) << service.Log();
 }
