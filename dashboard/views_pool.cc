@@ -20,7 +20,7 @@ Result<std::string> PoolJson(Reader& reader, double now) {
   std::map<int64_t, int64_t> holding;
   std::set<std::string> busy;
   for (const RunnerRun& r : runs) {
-    if (r.status != TrialStatus::kRunning) continue;
+    if (r.preempted || r.status != TrialStatus::kRunning) continue;
     ++holding[r.study_id];
     busy.insert(r.runner);
   }
@@ -67,7 +67,7 @@ Result<std::string> PoolJson(Reader& reader, double now) {
     w.BeginObject().Key("runner").String(r.runner);
     study(w, r.study_id);
     w.Key("trial").Int(r.trial_id).Key("number").Int(r.number);
-    w.Key("status").String(TrialStatusName(r.status));
+    w.Key("status").String(r.preempted ? "preempted" : TrialStatusName(r.status));
     w.Key("started_at").Number(r.started_at).Key("ended_at").Number(r.ended_at);
     w.EndObject();
   }

@@ -133,12 +133,13 @@ struct TrialStatusRow {
   TrialStatus status = TrialStatus::kQueued;
 };
 
-// A trial's latest run on a runner, for the dashboard's pool view (the
-// database keeps each trial's latest run only).
+// A trial's run on a runner, for the dashboard's pool view: its latest
+// (its row in trials), or one a preemption or a pause cut short.
 struct RunnerRun {
   std::string runner;
   int64_t study_id = 0, trial_id = 0, number = 0;
-  TrialStatus status = TrialStatus::kRunning;
+  TrialStatus status = TrialStatus::kRunning;  // the trial's, for its latest run
+  bool preempted = false;                      // a run cut short
   double started_at = 0;
   std::optional<double> ended_at;
 };

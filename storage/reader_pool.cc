@@ -6,10 +6,13 @@
 namespace sweep {
 
 Result<std::vector<RunnerRun>> Reader::RecentRuns(size_t limit) {
-  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
-                                         "SELECT runner, study_id, id, number, status, started_at, "
-                                         "ended_at FROM trials WHERE started_at IS NOT NULL AND "
-                                         "runner IS NOT NULL ORDER BY started_at DESC LIMIT ?1"));
+  ASSIGN_OR_RETURN(
+      Stmt s, Stmt::Prepare(db_.get(),
+                            "SELECT runner, study_id, id, number, status, started_at, ended_at, 0 "
+                            "FROM trials WHERE started_at IS NOT NULL AND runner IS NOT NULL "
+                            "UNION ALL SELECT p.runner, t.study_id, t.id, t.number, t.status, "
+                            "p.started_at, p.ended_at, 1 FROM preempted_runs p JOIN trials t ON "
+                            "t.id = p.trial_id ORDER BY 6 DESC LIMIT ?1"));
   s.Bind(1, static_cast<int64_t>(limit));
   std::vector<RunnerRun> out;
   while (true) {
@@ -23,6 +26,7 @@ Result<std::vector<RunnerRun>> Reader::RecentRuns(size_t limit) {
     r.status = ParseTrialStatus(s.Text(4)).value_or(TrialStatus::kRunning);
     r.started_at = s.Double(5);
     if (!s.IsNull(6)) r.ended_at = s.Double(6);
+    r.preempted = s.Int(7) != 0;
     out.push_back(std::move(r));
   }
   return out;
@@ -31,10 +35,11 @@ Result<std::vector<RunnerRun>> Reader::RecentRuns(size_t limit) {
 Result<std::vector<PreemptionView>> Reader::RecentPreemptions(size_t limit) {
   ASSIGN_OR_RETURN(Stmt s,
                    Stmt::Prepare(db_.get(),
-                                 "SELECT t.study_id, t.id, t.number, coalesce(t.runner, ''), "
-                                 "d.at, d.reason FROM decisions d JOIN trials t ON t.id = "
-                                 "d.trial_id WHERE d.decision = 'preempt' ORDER BY d.id "
-                                 "DESC LIMIT ?1"));
+                                 "SELECT t.study_id, t.id, t.number, coalesce((SELECT p.runner "
+                                 "FROM preempted_runs p WHERE p.trial_id = d.trial_id AND "
+                                 "p.ended_at = d.at LIMIT 1), t.runner, ''), d.at, d.reason "
+                                 "FROM decisions d JOIN trials t ON t.id = d.trial_id WHERE "
+                                 "d.decision = 'preempt' ORDER BY d.id DESC LIMIT ?1"));
   s.Bind(1, static_cast<int64_t>(limit));
   std::vector<PreemptionView> out;
   while (true) {

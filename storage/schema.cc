@@ -124,6 +124,17 @@ CREATE TABLE service(
   control TEXT NOT NULL,
   started_at REAL NOT NULL);
 )sql",
+      // 8: the runs a preemption or a pause cut short (a trial's latest run
+      // is its row in trials): who held each runner before, for the
+      // dashboard's pool view.
+      R"sql(
+CREATE TABLE preempted_runs(
+  trial_id INTEGER NOT NULL REFERENCES trials(id),
+  runner TEXT NOT NULL,
+  started_at REAL NOT NULL,
+  ended_at REAL NOT NULL);
+CREATE INDEX preempted_runs_trial ON preempted_runs(trial_id);
+)sql",
   };
   return kMigrations;
 }

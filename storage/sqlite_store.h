@@ -23,7 +23,7 @@
 namespace sweep {
 
 // The schema version this build writes; see docs/schema.md.
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 struct TrialRecord {
   int64_t id = 0;
@@ -157,6 +157,10 @@ class Store {
   // Forgets a trial's latest checkpoint (its file is being removed); its
   // history stays.
   Status DropCheckpoint(int64_t trial_id);
+  // The run of `trial_id` now in its row (runner, started_at), cut short at
+  // `ended_at` by a preemption: kept in preempted_runs before the trial is
+  // re-queued (sqlite_store_service.cc).
+  Status AddPreemptedRun(int64_t trial_id, double ended_at);
   Status AddDecision(int64_t trial_id, int64_t step, const std::string& decision,
                      const std::string& reason, double now);
   // What an algorithm saw, in commit order: reports of `metric`, committed

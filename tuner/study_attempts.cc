@@ -126,7 +126,9 @@ void StudyRun::Preempted(Trial* t, int64_t step) {
   const std::string why = "paused at step " + std::to_string(step) + ": " + t->preempting +
                           (from_checkpoint ? "; it goes on from its checkpoint there"
                                            : "; it runs again from its start");
-  Write(store_->AddDecision(t->id, step, "preempt", why, Stamp()));
+  const double at = Stamp();
+  Write(store_->AddPreemptedRun(t->id, at));
+  Write(store_->AddDecision(t->id, step, "preempt", why, at));
   Event(t->id, "preempted", why);
   t->last_step = step;
   t->attempt_open = true;

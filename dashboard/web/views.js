@@ -145,18 +145,23 @@ const Views = (() => {
     const colour = new Map(p.studies.map((s, i) => [s.id, PALETTE[i % PALETTE.length]]));
     const end = (r) => r.ended_at || p.now;
     const marks = p.preemptions.filter((m) => lane.has(m.runner) && m.at >= t0);
+    // A run cut short ends at its ×: hovering either shows the reason.
+    const why = new Map(p.preemptions.map((m) => [`${m.trial} ${m.at}`, m.reason]));
     Plot.chart(box, { height: Math.min(600, 80 + 24 * runners.length), xLabel: "seconds since the first run shown", yLabel: "runner",
       x: {}, y: { type: "category", categories: runners }, series: [
         { kind: "segments", width: 8, x1: runs.map((r) => r.started_at - t0), x2: runs.map((r) => end(r) - t0),
           y1: runs.map((r) => lane.get(r.runner)), y2: runs.map((r) => lane.get(r.runner)),
           colors: runs.map((r) => colour.get(r.study_id) || "#999"),
-          tip: (i) => { const r = runs[i]; return `${r.study} trial ${r.number} on ${r.runner}: ${r.status}, ${(end(r) - r.started_at).toFixed(1)} s`; } },
+          tip: (i) => {
+            const r = runs[i], reason = r.status === "preempted" && why.get(`${r.trial} ${r.ended_at}`);
+            return reason ? `${r.study} trial ${r.number}: ${reason}` : `${r.study} trial ${r.number} on ${r.runner}: ${r.status}, ${(end(r) - r.started_at).toFixed(1)} s`;
+          } },
         { kind: "points", shape: "x", radius: 6, color: "#b2182b", x: marks.map((m) => m.at - t0), y: marks.map((m) => lane.get(m.runner)),
           tip: (i) => `${marks[i].study} trial ${marks[i].number}: ${marks[i].reason}` },
       ] });
     box.append(h("p", { class: "legend" }, "Which study held each runner: each trial's latest run, coloured by study (",
       p.studies.map((s, i) => h("span", { style: `color:${colour.get(s.id)}`, text: (i ? ", " : "") + s.name })),
-      "); a red × is a preemption, where the trial was paused to give its runner to another study (hover for the reason). A preempted trial's run before the preemption is not kept: it shows from its × only."));
+      "); a red × is a preemption, where a trial was stopped at a checkpoint to give its runner to another study or for a pause (hover for the reason)."));
   }
 
   function kv(rows) {

@@ -208,8 +208,14 @@ class BrowserTest(unittest.TestCase, PageChecks):
             self.assertEqual(studies["low"]["owner"], helpers.query(db, "SELECT owner FROM studies "
                                                                     "WHERE name='low'")[0][0])
             self.assertEqual({r["runner"] for r in pool["runs"]}, {"local-0", "local-1"})
-            self.assertEqual(len(pool["runs"]), 8)
+            # Each trial's latest run, and each run a preemption cut short,
+            # ending where its preemption was decided.
+            cut = [r for r in pool["runs"] if r["status"] == "preempted"]
+            self.assertEqual(len(pool["runs"]) - len(cut), 8)
             self.assertGreaterEqual(len(pool["preemptions"]), 1)
+            self.assertEqual(sorted((r["trial"], r["ended_at"]) for r in cut),
+                             sorted((p["trial"], p["at"]) for p in pool["preemptions"]))
+            self.assertTrue(all(r["study"] == "low" for r in cut), cut)
             self.assertIn("runner given to study 'high'", pool["preemptions"][0]["reason"])
             page = self.page(d.url)
             self.assertEqual(page.errors, [])

@@ -137,6 +137,14 @@ TEST(E2eServiceTest, ItsOwnerSubmitsPausesResumesSetsAndCancelsStudiesFromTheCli
         CellText(Query(db, "SELECT status FROM trials WHERE id = " + std::to_string(id))[0][0]);
     if (status == "completed") continue;
     EXPECT_EQ(status, "queued") << "trial id " << id;
+    // The run it cut short is kept, for the dashboard's pool view.
+    EXPECT_EQ(QueryInt(db,
+                       "SELECT count(*) FROM preempted_runs p JOIN decisions d ON d.trial_id = "
+                       "p.trial_id AND d.at = p.ended_at WHERE d.reason LIKE '%study paused by%' "
+                       "AND p.trial_id = " +
+                           std::to_string(id)),
+              1)
+        << "trial id " << id;
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM decisions WHERE trial_id = " + std::to_string(id) +
                                " AND decision = 'preempt' AND reason LIKE '%study paused by " +
                                user + "; it goes on from its checkpoint there'"),
