@@ -67,8 +67,8 @@ Result<DeletedStudy> DeleteStudy(Store& store, int64_t study_id) {
   }
   RETURN_IF_ERROR(store.Begin());
   Status st = Status::Ok();
-  for (const char* table :
-       {"reports", "decisions", "checkpoints", "checkpoint_history", "trial_logs"}) {
+  for (const char* table : {"reports", "decisions", "checkpoints", "checkpoint_history",
+                            "trial_logs", "preempted_runs"}) {
     st = Run(db, std::string("DELETE FROM ") + table + " WHERE trial_id IN " + trials, study_id);
     if (!st.ok()) break;
   }

@@ -406,6 +406,8 @@ TEST(E2eServiceTest,
                                     "reason LIKE '%runner given to study ''hi'' (priority 10%'");
   EXPECT_GE(preempts, 1);
   ASSERT_EQ(RunSweep({"why", "lo", "0", "--db", db}, &out), 0) << out;
+  // Each preemption kept the run it cut short.
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM preempted_runs"), preempts);
   service.Signal(SIGTERM);
   EXPECT_EQ(service.Wait(20000), 0) << service.Log();
   const std::string alone = dir.File("alone.db");
@@ -419,6 +421,10 @@ TEST(E2eServiceTest,
                      "SELECT count(*) FROM reports r JOIN trials t ON t.id = r.trial_id JOIN "
                      "studies s ON s.id = t.study_id WHERE s.name='lo' AND r.metric='value'"),
             4 * 20);
+  // A study with preempted runs deletes whole (they go with its trials).
+  ASSERT_EQ(RunSweep({"delete", "lo", "--db", db, "--yes"}, &out), 0) << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM preempted_runs"), 0);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM studies WHERE name = 'lo'"), 0);
 }
 
 }  // namespace
