@@ -226,12 +226,16 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // After refusing a request whose bytes were not all read: the answer is
   // sent and the sending side shut, and what the client still sends is
-  // read and dropped (at most 2 s) before the close, so that the close does
-  // not reset the connection and lose the answer on its way.
+  // read and dropped (2 s in all, however much it sends) before the close,
+  // so that the close does not reset the connection and lose the answer on
+  // its way.
   void Linger() {
-    beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.expires_after(std::chrono::seconds(2));
+    if (!lingering_) {
+      lingering_ = true;
+      beast::error_code ignored;
+      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      stream_.expires_after(std::chrono::seconds(2));
+    }
     stream_.async_read_some(asio::buffer(drain_),
                             [self = shared_from_this()](beast::error_code ec, size_t) {
                               if (ec) return self->stream_.close();
@@ -249,6 +253,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool head_ = false;
   bool keep_alive_ = false;
   bool linger_ = false;   // refused mid-request: Linger before the close
+  bool lingering_ = false;  // Linger's deadline is set
   uint64_t wait_id_ = 0;  // its key in server_->waiting while it waits
   char drain_[4096];
   std::shared_ptr<HttpAnswer> answer_;  // what res_'s body points into
