@@ -31,8 +31,9 @@ Result<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
     return Status::FailedPrecondition(path + ": database schema version " +
                                       std::to_string(version) + " is older than this sweep's (" +
                                       std::to_string(latest) +
-                                      "); resume the study once with this sweep's `sweep run` to "
-                                      "upgrade it");
+                                      "); to upgrade it, resume a study in it once with this "
+                                      "sweep's `sweep run`, or start this sweep's `sweep serve` "
+                                      "on it");
   }
   return r;
 }
