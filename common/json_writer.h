@@ -32,6 +32,7 @@ class JsonWriter {
     AppendJsonString(&out_, v);
     return *this;
   }
+  JsonWriter& StringOrNull(const std::optional<std::string>& v) { return v ? String(*v) : Null(); }
   JsonWriter& Number(double v) { return Raw(JsonNumber(v)); }
   JsonWriter& Number(std::optional<double> v) { return v ? Number(*v) : Null(); }
   JsonWriter& Int(int64_t v) { return Raw(std::to_string(v)); }

@@ -252,9 +252,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::string_body>> parser_;
   bool head_ = false;
   bool keep_alive_ = false;
-  bool linger_ = false;   // refused mid-request: Linger before the close
+  bool linger_ = false;     // refused mid-request: Linger before the close
   bool lingering_ = false;  // Linger's deadline is set
-  uint64_t wait_id_ = 0;  // its key in server_->waiting while it waits
+  uint64_t wait_id_ = 0;    // its key in server_->waiting while it waits
   char drain_[4096];
   std::shared_ptr<HttpAnswer> answer_;  // what res_'s body points into
   std::optional<Response> res_;

@@ -46,12 +46,7 @@ Result<std::string> PoolJson(Reader& reader, double now) {
   w.Key("studies").BeginArray();
   for (const StudySummary& s : studies) {
     w.BeginObject().Key("id").Int(s.ref.id).Key("name").String(s.ref.name);
-    w.Key("owner");
-    if (s.owner) {
-      w.String(*s.owner);
-    } else {
-      w.Null();
-    }
+    w.Key("owner").StringOrNull(s.owner);
     w.Key("priority").Number(s.priority).Key("max_runners").Int(s.max_runners);
     w.Key("status").String(StudyStatusName(s.status));
     w.Key("runners").Int(holding[s.ref.id]);

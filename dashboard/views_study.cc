@@ -38,12 +38,7 @@ void WriteSummary(JsonWriter& w, const StudySummary& s, std::optional<int64_t> t
   w.Key("best").Number(s.best);
   w.Key("trials_per_s").Number(TrialsPerSecond(s, live, now));
   w.Key("created_at").Number(s.created_at).Key("updated_at").Number(s.updated_at);
-  w.Key("owner");  // submitted to a service; null otherwise
-  if (s.owner) {
-    w.String(*s.owner);
-  } else {
-    w.Null();
-  }
+  w.Key("owner").StringOrNull(s.owner);  // submitted to a service; null otherwise
   w.Key("priority").Number(s.priority).Key("max_runners").Int(s.max_runners);
 }
 

@@ -16,6 +16,8 @@ namespace sweep {
 struct RunnerNeeds {
   int gpus = 0;           // resources.gpus_per_trial (CUDA devices)
   bool commands = false;  // a command task: a runner with --allow-commands
+  // Whether any runner can run it.
+  bool None() const { return gpus == 0 && !commands; }
 };
 
 // One study, as the policy sees it.

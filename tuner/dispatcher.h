@@ -201,10 +201,10 @@ class Dispatcher {
  private:
   struct Runner {
     std::string name;
-    std::string key;           // its authenticated CURVE public key ("" without CURVE)
-    std::string host, device;  // as it said in Hello
+    std::string key;            // its authenticated CURVE public key ("" without CURVE)
+    std::string host, device;   // as it said in Hello
     RunnerAbilities abilities;  // as it said in Hello; its name too
-    double joined = 0;         // wall seconds
+    double joined = 0;          // wall seconds
     int64_t last_seen_ms = 0;
     int64_t last_sent_ms = 0;
     // Trials assigned to this runner: the front one runs, the rest wait.
@@ -222,8 +222,8 @@ class Dispatcher {
     std::string runner;    // routing id
     int64_t study_id = 0;  // its owner's
     bool started = false;
-    int64_t progress_ms = 0;    // last message, or when it started
-    int64_t started_us = 0;     // when it became the runner's front trial (0: not yet)
+    int64_t progress_ms = 0;  // last message, or when it started
+    int64_t started_us = 0;   // when it became the runner's front trial (0: not yet)
     // The study its runner is being taken back for (0: none; kPausing: its
     // own study pauses).
     int64_t preempted_for = 0;

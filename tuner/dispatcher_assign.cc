@@ -121,16 +121,15 @@ void Dispatcher::Assign() {
 }
 
 void Dispatcher::TellWaiting() {
-  bool any_needs = false;
-  for (const StudyLoad& s : assign_in_.studies)
-    any_needs = any_needs || s.needs.gpus > 0 || s.needs.commands;
-  if (!any_needs) return;
+  if (std::all_of(assign_in_.studies.begin(), assign_in_.studies.end(),
+                  [](const StudyLoad& s) { return s.needs.None(); }))
+    return;
   // With no runner at all, every study just waits for one.
   bool any_ready = false;
   for (const auto& [id, r] : runners_) any_ready = any_ready || r.ready;
   if (!any_ready) return;
   for (const StudyLoad& s : assign_in_.studies) {
-    if (s.running > 0 || (s.needs.gpus == 0 && !s.needs.commands)) continue;
+    if (s.running > 0 || s.needs.None()) continue;
     TrialOwner* o = owners_ ? owners_->FindOwner(s.study_id) : nullptr;
     if (!o || !o->HasWork()) continue;
     bool any = false;

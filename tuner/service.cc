@@ -2,7 +2,6 @@
 // restart where the last one stopped, and its command's loop and signals.
 #include "tuner/service.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>

@@ -53,17 +53,23 @@ def rss_peak_kib(pid):
     raise AssertionError("no VmHWM")
 
 
-def raw_request(host, port, text):
-    """The first line the server answers to bytes `text`, or ''."""
+def answer(host, port, text, whole=False):
+    """What the server answers to bytes `text`: its first line, or with
+    `whole` every byte until it closes the connection."""
     with socket.create_connection((host, port), timeout=10) as s:
         s.sendall(text)
         data = b""
-        while b"\r\n" not in data:
+        while whole or b"\r\n" not in data:
             chunk = s.recv(4096)
             if not chunk:
-                break
+                break  # closed by the server
             data += chunk
-    return data.split(b"\r\n", 1)[0].decode("latin-1")
+    return data if whole else data.split(b"\r\n", 1)[0].decode("latin-1")
+
+
+def raw_request(host, port, text):
+    """The first line the server answers to bytes `text`, or ''."""
+    return answer(host, port, text)
 
 
 def server_pid(dash):
@@ -145,25 +151,14 @@ class LoopbackTest(Attacks, unittest.TestCase):
         self.assert_all_probes_answered(result)
 
     def test_a_refusal_ends_its_connection(self):
-        with socket.create_connection((self.host, self.port), timeout=10) as s:
-            s.sendall(b"POST /api/studies HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n")
-            data = b""
-            while True:
-                chunk = s.recv(4096)
-                if not chunk:
-                    break  # closed by the server: the refusal kept nothing open
-                data += chunk
+        # Read until the server closes: the refusal kept nothing open.
+        data = answer(self.host, self.port, b"POST /api/studies HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      b"Content-Length: 0\r\n\r\n", whole=True)
         self.assertTrue(data.startswith(b"HTTP/1.1 405 "), data[:100])
         self.assertIn(b"Connection: close", data)
         # HEAD: the length of the answer GET would give, and no body.
-        with socket.create_connection((self.host, self.port), timeout=10) as s:
-            s.sendall(b"HEAD /api/version HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            data = b""
-            while True:
-                chunk = s.recv(4096)
-                if not chunk:
-                    break
-                data += chunk
+        data = answer(self.host, self.port, b"HEAD /api/version HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      b"Connection: close\r\n\r\n", whole=True)
         head, _, body = data.partition(b"\r\n\r\n")
         self.assertTrue(head.startswith(b"HTTP/1.1 200 "), head)
         self.assertIn(b"Content-Length: ", head)
