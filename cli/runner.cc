@@ -33,6 +33,15 @@ class RunnerCommand : public Command {
                 "authenticated by --server-key");
     c->add_option("--work-dir", o_.work_dir,
                   "Folder for command trials' files (default: $TMPDIR or /tmp)");
+    c->add_option("--exit-when-idle", o_.exit_when_idle_s,
+                  "Leave after this many seconds without a trial (0: never), so that a "
+                  "scheduler's allocation is not held idle")
+        ->check(CLI::Range(0, 86400 * 365));
+    c->add_option("--leave-within", o_.leave_within_s,
+                  "After SIGTERM or SIGUSR1, leave once the running trial has checkpointed, "
+                  "or after this many seconds")
+        ->check(CLI::Range(0, 86400))
+        ->capture_default_str();
     c->add_option("--key", key_file_, "This runner's key file (NAME.key, mode 0600)");
     // For the local runners a tuner starts: hidden (no group).
     c->add_option("--key-fd", key_fd_, "Keys on an inherited descriptor (local runners)")

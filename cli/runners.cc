@@ -24,14 +24,23 @@ class RunnersCommand : public Command {
     auto reply = CallService(address_, std::move(request));
     if (!reply.ok()) return Fail(reply.status());
     Table t;
-    t.columns = {"name", "host", "device", "gpus", "commands", "study", "trial", "for_s"};
+    // for_s: how long it has run its trial (or, idle, since it joined);
+    // idle_s: how long in all it had no trial since it joined.
+    t.columns = {"name",  "host",  "device", "gpus",   "commands", "slurm_job",
+                 "study", "trial", "for_s",  "idle_s", "state"};
     const double now = WallSeconds();
+    auto tenths = [](double s) { return Cell(std::round(std::max(0.0, s) * 10) / 10); };
     for (const pb::ServiceRunner& r : reply->runners()) {
+      const bool busy = !r.study().empty();
       t.rows.push_back({r.name(), r.host(), r.device(), Cell(static_cast<int64_t>(r.gpus())),
                         Cell(std::string(r.commands() ? "yes" : "no")),
-                        r.study().empty() ? Cell(std::monostate{}) : Cell(r.study()),
+                        r.slurm_job().empty() ? Cell(std::monostate{}) : Cell(r.slurm_job()),
+                        busy ? Cell(r.study()) : Cell(std::monostate{}),
                         r.trial_number() < 0 ? Cell(std::monostate{}) : Cell(r.trial_number()),
-                        Cell(std::round(std::max(0.0, now - r.since()) * 10) / 10)});
+                        tenths(now - r.since()), tenths(r.idle_s()),
+                        Cell(std::string(r.leaving() ? "leaving"
+                                         : busy      ? "busy"
+                                                     : "idle"))});
     }
     auto format = ParseFormat(format_);
     if (!format.ok()) return Fail(format.status());

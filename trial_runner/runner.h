@@ -42,13 +42,21 @@ struct RunnerOptions {
   // Command trials run only with this, and only for an authenticated tuner.
   bool allow_commands = false;
   std::string work_dir;  // where command attempts get folders (default: $TMPDIR or /tmp)
+  // Leave after this many seconds without a trial (0: never), so that a
+  // scheduler's allocation is not held idle.
+  int exit_when_idle_s = 0;
+  // After SIGTERM or SIGUSR1 the running trial checkpoints at its next step;
+  // the runner leaves once the tuner has it, or after this many seconds
+  // (under Slurm's default KillWait of 30 s, after which SIGKILL comes).
+  int leave_within_s = 25;
 };
 
 // Resolves --backend/--gpus into what the train task uses, or says why not.
 // `description` gets e.g. "cuda:0 (NVIDIA H200)" or "cpu".
 Status ResolveTrainDevice(const RunnerOptions& o, std::string* description);
 
-// Runs until the tuner says Shutdown (returns 0) or a fatal error (non-zero).
+// Runs until the tuner says Shutdown (returns 0), the runner leaves (0 when
+// idle, 128 + the signal), or a fatal error (non-zero).
 int RunRunner(const RunnerOptions& options);
 
 }  // namespace sweep

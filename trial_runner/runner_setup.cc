@@ -17,16 +17,38 @@ namespace sweep {
 
 namespace {
 std::atomic<int> g_stop_signal{0};
-void OnStopSignal(int sig) { g_stop_signal = sig; }
+std::atomic<int> g_stop_signals{0};
+void OnStopSignal(int sig) {
+  g_stop_signal = sig;
+  ++g_stop_signals;
+}
+
+// An environment variable's value, "" when unset.
+std::string Env(const char* name) {
+  const char* v = getenv(name);
+  return v ? v : "";
+}
 }  // namespace
 
 int StopSignal() { return g_stop_signal.load(); }
+int StopSignalCount() { return g_stop_signals.load(); }
+
+std::string SlurmJob() {
+  std::string array = Env("SLURM_ARRAY_JOB_ID"), task = Env("SLURM_ARRAY_TASK_ID");
+  std::string id = !array.empty() && !task.empty() ? array + "_" + task : Env("SLURM_JOB_ID");
+  // Digits and '_' only: it goes into names and the tuner's records.
+  if (id.size() > 40 || id.find_first_not_of("0123456789_") != std::string::npos) return "";
+  return id;
+}
 
 void CatchStopSignals() {
   struct sigaction sa {};
   sa.sa_handler = OnStopSignal;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, nullptr);
+  // Slurm's warning before a job's end (sbatch --signal=B:USR1@T, scancel
+  // --signal=USR1): leave the same way.
+  sigaction(SIGUSR1, &sa, nullptr);
   struct sigaction old {};
   // Local runners ignore SIGINT (the tuner handles Ctrl-C for them).
   if (sigaction(SIGINT, nullptr, &old) == 0 && old.sa_handler != SIG_IGN)
@@ -66,6 +88,8 @@ Result<RunnerSetup> SetUpRunner(const RunnerOptions& o) {
   setup.hello.set_host(host);
   setup.hello.set_pid(getpid());
   setup.hello.set_device(setup.device);
+  setup.hello.set_slurm_job(SlurmJob());
+  setup.hello.set_exit_when_idle_s(o.exit_when_idle_s);
   const TrainDevice& device = CurrentTrainDevice();
   setup.hello.mutable_abilities()->set_backend(device.cuda ? "cuda" : "cpu");
   setup.hello.mutable_abilities()->set_gpus(device.cuda ? static_cast<int>(device.gpus.size()) : 0);
@@ -79,6 +103,7 @@ Result<RunnerSetup> SetUpRunner(const RunnerOptions& o) {
 }
 
 std::string DefaultRunnerName() {
+  if (std::string job = SlurmJob(); !job.empty()) return "slurm-" + job;
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   return std::string(host) + "-" + std::to_string(getpid());

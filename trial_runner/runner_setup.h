@@ -26,14 +26,20 @@ struct RunnerSetup {
 
 // Or the first thing that stops the runner from starting (exit code 2).
 Result<RunnerSetup> SetUpRunner(const RunnerOptions& o);
-// A runner's name when --name is not given: HOST-PID.
+// A runner's name when --name is not given: slurm-JOB in a Slurm job
+// (SlurmJob()), else HOST-PID.
 std::string DefaultRunnerName();
+// The Slurm job this process runs in: "1234", or "1234_5" for task 5 of
+// array job 1234 (the name squeue and scancel take); "" outside Slurm.
+std::string SlurmJob();
 
-// SIGTERM (the tuner stopping its local runners, a scheduler ending a job)
-// and SIGINT (Ctrl-C, unless ignored, as local runners do): the runner
-// leaves its loop when StopSignal() says one came, so its work folder is
-// removed and its programs are ended on the way out.
+// SIGTERM (the tuner stopping its local runners, a scheduler ending a job),
+// SIGUSR1 (Slurm's warning before a job ends) and SIGINT (Ctrl-C, unless
+// ignored, as local runners do): the runner leaves (runner_leaving.cc):
+// its trial checkpoints, its work folder is removed and its programs are
+// ended on the way out.
 void CatchStopSignals();
-int StopSignal();  // 0, or the signal that came
+int StopSignal();       // 0, or the last signal that came
+int StopSignalCount();  // how many came
 
 }  // namespace sweep

@@ -274,6 +274,9 @@ void Dispatcher::Handle(const std::string& id, const std::string& key, const voi
       }
       break;
     }
+    case pb::Envelope::kLeaving:
+      HandleLeaving(id, env->leaving());
+      return;
     case pb::Envelope::kHeartbeat: {
       // A runner that still works on a trial whose lease expired (it was
       // frozen, or partitioned away) is told to drop it.
@@ -385,7 +388,10 @@ void Dispatcher::EndLease(int64_t trial_id, Runner* r) {
   if (!r) return;
   auto& q = r->trials;
   q.erase(std::remove(q.begin(), q.end(), trial_id), q.end());
-  if (started_us > 0) r->last_trial_us = std::max<int64_t>(1, NowUs() - started_us);
+  if (started_us > 0) {
+    r->last_trial_us = std::max<int64_t>(1, NowUs() - started_us);
+    r->busy_us += r->last_trial_us;
+  }
   if (!q.empty()) {  // the next one starts now
     auto next = leases_.find(q.front());
     if (next != leases_.end()) {

@@ -49,6 +49,16 @@ class TrialOwner {
   // the trial was presumed hung); `cause` says what happened.
   virtual void OnReleased(int64_t trial_id, bool started, const std::string& cause,
                           bool runner_died) = 0;
+  // The runner of this running trial is leaving (a scheduler takes its node
+  // back; `why` says so): the trial checkpoints at its next step and stops
+  // there, and goes on elsewhere as the same attempt (a Final CANCELLED).
+  virtual void OnRunnerLeaving(int64_t trial_id, const std::string& why) {}
+  // The runner went (or was lost after it said it would) before the trial
+  // stopped: the trial goes back to its queue as the same attempt, from its
+  // last checkpoint. Never an attempt.
+  virtual void OnRunnerLeft(int64_t trial_id, const std::string& why) {
+    OnReleased(trial_id, true, why, true);
+  }
   // The runner lost this tuner for a while, went on running the trial, and
   // re-attached it from connection `runner_id` (its lease still held):
   // the owner tells it, with an Ack, which step it has committed.
@@ -182,6 +192,10 @@ class Dispatcher {
   void LoseRunnerByPid(pid_t pid, const std::string& how);
   // Tells every runner to exit.
   void Shutdown(const std::string& reason);
+  // After Assign: an idle runner that leaves when idle (--exit-when-idle)
+  // and that no admitted study can use (a CPU runner beside GPU studies) is
+  // told to go now, so its allocation is not held idle.
+  void SendAwayUseless();
 
   // Poll wakes also when `zmq_socket` (another socket of this process: a
   // service's control socket) is readable.
@@ -193,6 +207,9 @@ class Dispatcher {
     int64_t study_id = 0;  // of the trial it runs (0: idle)
     int64_t trial_id = 0;
     double since = 0;  // wall seconds: it began that trial, or joined
+    std::string slurm_job;  // as it said in Hello ("" outside Slurm)
+    double idle_s = 0;      // seconds without a trial since it joined
+    bool leaving = false;   // it said it goes: it gets nothing more
   };
   std::vector<RunnerView> Pool() const;
   // Runners busy with study `study_id`'s trials (their front trial is its).
@@ -216,6 +233,13 @@ class Dispatcher {
     // it says Hello): if it ended that trial before it heard, it has
     // nothing to stop and is asked, once, to register again.
     uint64_t taken_back = 0;
+    std::string slurm_job;     // as it said in Hello ("" outside Slurm)
+    int exit_when_idle_s = 0;  // as it said in Hello
+    // It said Leaving (a signal): not ready again; `leave_reason` is what its
+    // trial's preemption says ("runner slurm-12_3 was preempted by Slurm").
+    bool leaving = false;
+    std::string leave_reason;
+    int64_t busy_us = 0;  // how long its ended trials ran here
   };
   struct Lease {
     uint64_t lease = 0;
@@ -230,6 +254,7 @@ class Dispatcher {
   };
 
   static constexpr int64_t kPausing = -1;
+  static constexpr int64_t kLeaving = -2;  // its runner goes (Lease::preempted_for)
   // Tells the runner of `trial` (its front one) to stop it for a preemption.
   void SendPreempt(const std::string& runner_id, int64_t trial, bool restart);
   // Trials at most queued at one runner ahead of its running one.
@@ -247,6 +272,8 @@ class Dispatcher {
   Status Bind();
   void Handle(const std::string& id, const std::string& key, const void* data, size_t size);
   void HandleHello(const std::string& id, const std::string& key, const pb::Hello& hello);
+  // dispatcher_leaving.cc: the runner goes (a signal), or is gone.
+  void HandleLeaving(const std::string& id, const pb::Leaving& leaving);
   // Whether `hello` holds a valid lease of a trial at one of `holders`.
   bool ProvesAny(const pb::Hello& hello, const std::vector<std::string>& holders) const;
   // The lease of a trial message, if it is valid and from its holder; else
@@ -257,7 +284,8 @@ class Dispatcher {
   void EndLease(int64_t trial_id, Runner* r);
   bool SendNow(const std::string& id, pb::Envelope* env);
   void LoseRunner(const std::string& id, const std::string& cause);
-  // Everything assigned to the runner goes back to its owners.
+  // Everything assigned to the runner goes back to its owners (a leaving
+  // runner's running trial as the same attempt: TrialOwner::OnRunnerLeft).
   void ReleaseTrials(Runner* r, const std::string& cause, bool runner_died);
   void CheckLiveness();
   // Adds a gap in which this process did not run (over one heartbeat) to

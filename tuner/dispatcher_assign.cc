@@ -118,6 +118,7 @@ void Dispatcher::Assign() {
     }
   }
   TellWaiting();
+  SendAwayUseless();
 }
 
 void Dispatcher::TellWaiting() {

@@ -147,6 +147,8 @@ void Dispatcher::HandleHello(const std::string& id, const std::string& key,
   r.abilities.known = hello.has_abilities();
   r.abilities.gpus = std::clamp(hello.abilities().gpus(), 0, 1024);
   r.abilities.commands = hello.abilities().commands();
+  r.slurm_job = hello.slurm_job().substr(0, 40);
+  r.exit_when_idle_s = std::max(0, hello.exit_when_idle_s());
   if (r.joined == 0) r.joined = WallSeconds();
   r.pid = static_cast<int64_t>(hello.pid());
   // A runner whose running trial was refused drops it, and says Hello
@@ -181,8 +183,13 @@ void Dispatcher::ReleaseTrials(Runner* r, const std::string& cause, bool runner_
     if (l == leases_.end()) continue;
     Lease lease = l->second;
     leases_.erase(l);
-    if (TrialOwner* owner = OwnerOf(lease))
+    TrialOwner* owner = OwnerOf(lease);
+    if (!owner) continue;
+    if (r->leaving && lease.started) {
+      owner->OnRunnerLeft(*it, r->leave_reason);
+    } else {
       owner->OnReleased(*it, lease.started, cause, runner_died);
+    }
   }
 }
 
@@ -226,13 +233,19 @@ std::vector<Dispatcher::RunnerView> Dispatcher::Pool() const {
     v.device = r.device;
     v.abilities = r.abilities;
     v.since = r.joined;
-    if (r.trials.empty()) continue;
-    auto l = leases_.find(r.trials.front());
-    if (l == leases_.end()) continue;
-    v.study_id = l->second.study_id;
-    v.trial_id = l->first;
-    if (l->second.started_us > 0)
-      v.since = now - static_cast<double>(now_us - l->second.started_us) / 1e6;
+    v.slurm_job = r.slurm_job;
+    v.leaving = r.leaving;
+    double busy_s = 1e-6 * static_cast<double>(r.busy_us);
+    auto l = r.trials.empty() ? leases_.end() : leases_.find(r.trials.front());
+    if (l != leases_.end()) {
+      v.study_id = l->second.study_id;
+      v.trial_id = l->first;
+      if (l->second.started_us > 0) {
+        v.since = now - static_cast<double>(now_us - l->second.started_us) / 1e6;
+        busy_s += now - v.since;
+      }
+    }
+    v.idle_s = std::max(0.0, now - r.joined - busy_s);
   }
   return out;
 }

@@ -242,6 +242,9 @@ pb::ControlReply Service::ListRunners() {
     out->set_gpus(v.abilities.gpus);
     out->set_commands(v.abilities.commands);
     out->set_since(v.since);
+    out->set_slurm_job(v.slurm_job);
+    out->set_idle_s(v.idle_s);
+    out->set_leaving(v.leaving);
     out->set_trial_number(-1);
     StudyRun* s = v.study_id ? server_->study(v.study_id) : nullptr;
     if (!s) continue;

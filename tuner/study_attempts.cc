@@ -47,6 +47,34 @@ void StudyRun::OnReattached(int64_t trial_id, const std::string& runner_id) {
             std::to_string(t->last_step));
 }
 
+void StudyRun::OnRunnerLeaving(int64_t trial_id, const std::string& why) {
+  Trial* t = table_.Find(trial_id);
+  if (!t || t->status != TrialStatus::kRunning || t->segment_ended) return;
+  // Its Final (CANCELLED, at its next checkpoint) makes it Preempted; a
+  // preemption or pause already under way keeps its own reason.
+  if (t->preempting.empty()) t->preempting = why;
+  Event(t->id, "runner_leaving",
+        why + ": the trial stops at its next checkpoint and goes on on another runner");
+}
+
+void StudyRun::OnRunnerLeft(int64_t trial_id, const std::string& why) {
+  Trial* t = table_.Find(trial_id);
+  if (!t || t->status != TrialStatus::kRunning) return;
+  // Not an attempt: the scheduler took the runner, the trial did nothing
+  // wrong. It goes on as the same attempt from its last checkpoint.
+  const std::string text =
+      "paused at step " + std::to_string(t->last_step) + ": " + why +
+      " before the trial's next checkpoint; it goes on from " +
+      (t->checkpoint_path.empty() ? std::string("its start")
+                                  : "its checkpoint at step " + std::to_string(t->checkpoint_step));
+  const double at = Stamp();
+  Write(store_->AddPreemptedRun(t->id, at));
+  Write(store_->AddDecision(t->id, t->last_step, "preempt", text, at));
+  Event(t->id, "preempted", text);
+  t->attempt_open = true;
+  Requeue(t, t->attempts, TrialTable::Where::kFront);
+}
+
 void StudyRun::LoseAttempt(Trial* t, const std::string& cause, bool runner_died) {
   std::string reason = runner_died ? "runner lost (" + cause + ")" : cause;
   Event(t->id, "attempt_lost", "attempt " + std::to_string(t->attempts) + ": " + reason);

@@ -97,6 +97,8 @@ class StudyRun : public TrialOwner {
   void OnReleased(int64_t trial_id, bool started, const std::string& cause,
                   bool runner_died) override;
   void OnReattached(int64_t trial_id, const std::string& runner_id) override;
+  void OnRunnerLeaving(int64_t trial_id, const std::string& why) override;
+  void OnRunnerLeft(int64_t trial_id, const std::string& why) override;
   bool Owns(int64_t trial_id) const override { return table_.all().count(trial_id) > 0; }
   void OnRejected(int64_t trial_id, const std::string& what, const std::string& reason) override;
   std::optional<pb::Assign> NextAssign(const std::string& runner_name, uint64_t lease) override;
