@@ -34,6 +34,23 @@ class ServeCommand : public Command {
                 "No runner authentication: anyone who reaches --bind may join");
     c->add_option("--max-connections", s.max_connections, "Connections held open at most")
         ->check(CLI::Range(1, 1000000));
+    LaunchOptions& l = o_.launch;
+    c->add_option("--launcher", l.launcher,
+                  "Ask the cluster for runners as the studies need them (docs/slurm.md)")
+        ->check(CLI::IsMember({"slurm"}));
+    c->add_option("--launch-max", l.max_runners, "With --launcher: runner jobs at once, at most")
+        ->check(CLI::Range(1, 100000));
+    c->add_option("--launch-args", l.sbatch_args,
+                  "With --launcher: more sbatch options, e.g. \"-p gpu -t 4:00:00\"");
+    c->add_option("--launch-idle", l.idle_s,
+                  "With --launcher: a runner leaves after this many seconds without a trial")
+        ->check(CLI::Range(1, 86400 * 7))
+        ->capture_default_str();
+    c->add_option("--launch-dir", l.dir,
+                  "With --launcher: the runners' key and output, on a file system the nodes see "
+                  "(default: ~/.sweep/slurm/DB-HASH)");
+    c->add_flag("--launch-allow-commands", l.allow_commands,
+                "With --launcher: its runners run command trials (--allow-commands)");
     c->add_option("--heartbeat-ms", s.heartbeat_ms, "Heartbeat interval")
         ->check(CLI::Range(50, 60000))
         ->capture_default_str();
@@ -43,6 +60,12 @@ class ServeCommand : public Command {
   int Run(const CommandContext& context) override {
     if (trials_per_gpu_->count() > 0 && o_.server.gpus.empty()) {
       fprintf(stderr, "sweep: --trials-per-gpu does nothing without --gpus; add --gpus LIST\n");
+      return kExitUsage;
+    }
+    if (o_.launch.launcher.empty() &&
+        (o_.launch.max_runners > 0 || !o_.launch.sbatch_args.empty() || !o_.launch.dir.empty() ||
+         o_.launch.allow_commands)) {
+      fprintf(stderr, "sweep: the --launch-* options need --launcher slurm\n");
       return kExitUsage;
     }
     Status st = CheckEndpoint(o_.server.bind).Wrap("--bind");

@@ -49,6 +49,7 @@ Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format 
   if (service_db) {
     for (const char* c : {"owner", "priority", "max_runners", "runners", "share"})
       t.columns.push_back(c);
+    if (format != Format::kTable) t.columns.push_back("waiting");
     if (pid) live = LiveServiceStudies(db);
   }
   std::string hints;
@@ -80,6 +81,10 @@ Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format 
     const bool in = l != live.end() && l->second.state() == "running";
     row.push_back(in ? Cell(l->second.runners()) : none);
     row.push_back(in ? Cell(l->second.share()) : none);
+    // Why it has no runners: a line under the table, or a column.
+    const std::string waiting = in ? l->second.waiting() : "";
+    if (format != Format::kTable) row.push_back(waiting.empty() ? none : Cell(waiting));
+    if (!waiting.empty()) hints += EscapeControl("study '" + s.ref.name + "' is " + waiting) + "\n";
   }
   std::string out = FormatRows(t, format);
   if (format == Format::kTable) out += hints;
@@ -123,10 +128,11 @@ class StudiesCommand : public Command {
     if (!reply.ok()) return Fail(reply.status());
     Table t;
     t.columns = {"id",      "name",  "status", "owner",   "priority", "max_runners",
-                 "runners", "share", "queued", "running", "finished"};
+                 "runners", "share", "queued", "running", "finished", "waiting"};
     for (const pb::ServiceStudy& s : reply->studies()) {
       t.rows.push_back({s.id(), s.name(), s.state(), s.owner(), s.priority(), s.max_runners(),
-                        s.runners(), s.share(), s.queued(), s.running(), s.finished()});
+                        s.runners(), s.share(), s.queued(), s.running(), s.finished(),
+                        s.waiting().empty() ? Cell(std::monostate{}) : Cell(s.waiting())});
     }
     fputs(FormatRows(t, *format).c_str(), stdout);
     return 0;

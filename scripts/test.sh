@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 # zsh and groff-base: the zsh completion and the man page's tests.
 # python3-sklearn: the real tables the data tests and examples read (its
 # datasets/data/*.csv); iproute2: the dashboard's test across network
-# namespaces (`ip netns`).
-scripts/install-deps.sh chromium zsh groff-base python3-sklearn iproute2
+# namespaces (`ip netns`); slurm-wlm and munge: the Slurm launcher's tests
+# against a one-node cluster (label `slurm`, scripts/slurm/one-node-cluster.sh).
+scripts/install-deps.sh chromium zsh groff-base python3-sklearn iproute2 slurm-wlm munge
 scripts/build.sh
 ctest --test-dir build --output-on-failure --timeout 600 "$@"

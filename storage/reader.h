@@ -152,6 +152,14 @@ struct PreemptionView {
   std::string reason;
 };
 
+// Something a service's launcher did (table launches).
+struct LaunchView {
+  double at = 0;
+  std::string kind, job;
+  int64_t gpus = 0;
+  std::string detail;
+};
+
 // A decision with the trial it is about, for views over a whole study.
 struct StudyDecision {
   int64_t trial_id = 0;
@@ -232,6 +240,9 @@ class Reader {
   // study), and the `limit` latest preemptions, newest first.
   Result<std::vector<RunnerRun>> RecentRuns(size_t limit);
   Result<std::vector<PreemptionView>> RecentPreemptions(size_t limit);
+  // The `limit` latest launcher events (sweep serve --launcher), newest
+  // first.
+  Result<std::vector<LaunchView>> RecentLaunches(size_t limit);
   // Changes whenever another connection (the tuner) commits; a cheap way to
   // tell that a view is out of date (SQLite's PRAGMA data_version).
   Result<int64_t> DataVersion();

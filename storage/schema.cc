@@ -135,6 +135,17 @@ CREATE TABLE preempted_runs(
   ended_at REAL NOT NULL);
 CREATE INDEX preempted_runs_trial ON preempted_runs(trial_id);
 )sql",
+      // 9: what a service's launcher did (sweep serve --launcher slurm):
+      // runner jobs submitted, started, cancelled, ended, or refused.
+      R"sql(
+CREATE TABLE launches(
+  id INTEGER PRIMARY KEY,
+  at REAL NOT NULL,
+  kind TEXT NOT NULL,
+  job TEXT NOT NULL,
+  gpus INTEGER NOT NULL,
+  detail TEXT NOT NULL);
+)sql",
   };
   return kMigrations;
 }

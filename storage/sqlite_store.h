@@ -23,7 +23,7 @@
 namespace sweep {
 
 // The schema version this build writes; see docs/schema.md.
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 struct TrialRecord {
   int64_t id = 0;
@@ -161,6 +161,10 @@ class Store {
   // `ended_at` by a preemption: kept in preempted_runs before the trial is
   // re-queued (sqlite_store_service.cc).
   Status AddPreemptedRun(int64_t trial_id, double ended_at);
+  // Something a service's launcher did (table launches): `kind` submitted,
+  // running, cancelled, ended, refused or adopted, of scheduler job `job`.
+  Status AddLaunch(double at, const std::string& kind, const std::string& job, int gpus,
+                   const std::string& detail);
   Status AddDecision(int64_t trial_id, int64_t step, const std::string& decision,
                      const std::string& reason, double now);
   // What an algorithm saw, in commit order: reports of `metric`, committed

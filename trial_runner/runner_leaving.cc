@@ -3,7 +3,8 @@
 // tuner, which gives it nothing more; its running trial checkpoints at its
 // next step and stops (the trial goes on elsewhere from there, as the same
 // attempt); the runner ends once the tuner has acknowledged that, or
-// --leave-within seconds after the signal. A second signal ends it at once.
+// --leave-within seconds after the signal. A second signal (2 s or more
+// after the first) ends it at once.
 // With --exit-when-idle S a runner with no trial for S seconds leaves too,
 // so an allocation is not held idle.
 #include <string.h>
@@ -15,12 +16,19 @@
 
 namespace sweep {
 
+namespace {
+// Signals this soon after the first are the same request.
+constexpr int64_t kSameSignalMs = 2000;
+}  // namespace
+
 int RunnerLoop::CheckLeaving(int64_t now) {
   if (int signals = StopSignalCount(); signals != signals_seen_) {
     signals_seen_ = signals;
     const int sig = StopSignal();
     // A local runner's tuner takes its trials back itself; a second signal
-    // means "now".
+    // means "now", unless it came with the first (`scancel JOB` signals
+    // every process of the job, and the job script passes it on again).
+    if (leaving_signal_ != 0 && now - leaving_since_ms_ < kSameSignalMs) return -1;
     if (leaving_signal_ != 0 || o_.private_tuner) {
       LOG_INFO << "stopping on " << strsignal(sig);
       if (leaving_signal_ == 0) leaving_signal_ = sig;

@@ -103,6 +103,10 @@ class Server {
   }
   // How a runner on another machine joins (or that none can).
   std::string JoinHint() const;
+  // With CURVE: the public key runners pin ("" with --insecure), and
+  // admitting one more runner key (a launcher's runners).
+  const std::string& public_key() const { return server_public_key_; }
+  void AllowRunnerKey(const std::string& public_key_z85) { dispatcher_->AllowKey(public_key_z85); }
 
  private:
   explicit Server(const ServerOptions& o) : o_(o) {}

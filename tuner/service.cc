@@ -29,6 +29,7 @@ Result<std::unique_ptr<Service>> Service::Start(const ServiceOptions& o) {
   RETURN_IF_ERROR(store.SetService(getpid(), s->control_->endpoint()));
   RETURN_IF_ERROR(s->Readmit());
   RETURN_IF_ERROR(s->server_->loop().Flush());
+  RETURN_IF_ERROR(s->StartLauncher());
   return s;
 }
 
@@ -139,6 +140,7 @@ Status Service::HandleRequests() {
     }
   }
   AdvancePauses();
+  FeedLauncher();
   control_->Receive([this](const std::string& client, const pb::ControlRequest& request,
                            const ControlCaller& caller) {
     replies_.emplace_back(client, Handle(request, caller));
@@ -203,6 +205,10 @@ Status Service::Turn(bool draining) {
 }
 
 Status Service::Stop(const std::string& reason) {
+  if (launcher_) {
+    launcher_->Stop();  // its pending jobs are cancelled
+    if (server_->store().Begin().ok()) StoreLaunchEvents();
+  }
   // Stored interrupted: the next service takes them up again.
   int64_t requeued = 0;
   Status w = server_->SuspendAll(reason, &requeued);

@@ -21,6 +21,7 @@
 #include "proto/sweep.pb.h"
 #include "tuner/control_socket.h"
 #include "tuner/server.h"
+#include "tuner/slurm_launcher.h"
 
 namespace sweep {
 
@@ -29,6 +30,8 @@ struct ServiceOptions {
   // A TCP endpoint for clients on other machines; needs server.keys_dir,
   // whose clients/ and admins/ hold their public keys.
   std::string control;
+  // Runners asked of Slurm as the studies need them (docs/slurm.md).
+  LaunchOptions launch;
 };
 
 class Service {
@@ -81,6 +84,14 @@ class Service {
   // Each turn, for the studies pausing: those with no trial running leave,
   // paused; the others' trials that started since are asked to stop too.
   void AdvancePauses();
+  // service_launch.cc: starts the launcher (--launcher slurm).
+  Status StartLauncher();
+  // Each turn: what the launcher did goes into the database (a refusal also
+  // to the studies it leaves without runners), and, twice a second, it is
+  // told how many runners the studies lack, by the GPUs a trial needs.
+  void FeedLauncher();
+  // The launcher's events, stored (writes only; the turn commits).
+  void StoreLaunchEvents();
 
   ServiceOptions o_;
   std::unique_ptr<Server> server_;
@@ -99,6 +110,11 @@ class Service {
   static constexpr int64_t kPauseGraceMs = 5 * 60 * 1000;
   // Answers waiting for the end of the turn (a removal, a commit).
   std::vector<std::pair<std::string, pb::ControlReply>> replies_;
+  std::unique_ptr<SlurmLauncher> launcher_;
+  int64_t last_fed_ms_ = 0;
+  // By GPUs: the last refusal the studies were told of (told again only
+  // when it changes).
+  std::map<int, std::string> refusals_told_;
 };
 
 // What a paused trial's decision says paused it: "study paused by USER".

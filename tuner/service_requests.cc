@@ -228,6 +228,7 @@ Result<pb::ControlReply> Service::ListStudies() {
     out->set_queued(c.queued);
     out->set_running(c.running);
     out->set_finished(c.completed + c.failed + c.stopped);
+    out->set_waiting(run->waiting());
   }
   return r;
 }
@@ -251,6 +252,16 @@ pb::ControlReply Service::ListRunners() {
     out->set_study(s->study().name());
     auto t = s->trials().all().find(v.trial_id);
     if (t != s->trials().all().end()) out->set_trial_number(t->second.number);
+  }
+  if (launcher_) {
+    for (const LaunchedJob& j : launcher_->Jobs()) {
+      pb::ServiceJob* out = r.add_jobs();
+      out->set_job(j.job);
+      out->set_gpus(j.gpus);
+      out->set_state(j.state);
+      out->set_reason(j.reason);
+      out->set_submitted_at(j.submitted_at);
+    }
   }
   return r;
 }

@@ -145,6 +145,7 @@ std::optional<bool> StudyRun::Preempt(int64_t trial_id, const std::string& reaso
 void StudyRun::OnWaiting(const std::string& why) {
   LOG_WARN << "study '" << Printable(study_.name()) << "': " << why;
   Event(0, "waiting", why);
+  waiting_ = why;
 }
 
 void StudyRun::Preempted(Trial* t, int64_t step) {

@@ -2,6 +2,7 @@
 // (tuner/progress.h), and each running trial's last step and objective,
 // written once per commit for the readers (sweep trials, the dashboard).
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "common/clock.h"
@@ -62,6 +63,20 @@ void StudyRun::WriteProgress() {
     if (t) Write(store_->SetProgress(id, t->last_step, t->last_objective));
   }
   progress_dirty_.clear();
+}
+
+int64_t StudyRun::RunnersWanted() const {
+  const ProgressCounts c = Counts();
+  int64_t want = c.running;
+  if (HasWork()) {
+    // Without a planned count (a time budget) it could use any number.
+    want = c.planned
+               ? want + c.queued +
+                     std::max<int64_t>(0, *c.planned - static_cast<int64_t>(table_.all().size()))
+               : std::numeric_limits<int32_t>::max();
+  }
+  if (const int64_t cap = MaxConcurrent(); cap > 0) want = std::min(want, cap);
+  return want;
 }
 
 }  // namespace sweep

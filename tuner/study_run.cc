@@ -151,7 +151,7 @@ void StudyRun::Move(Trial* t, TrialStatus to, TrialTable::Where where) {
   if (auto orphan = table_.Transition(t, to, where)) checkpoint_files_.RemoveNow(*orphan);
 }
 
-void StudyRun::OnStarted(int64_t trial_id) {}
+void StudyRun::OnStarted(int64_t trial_id) { waiting_.clear(); }
 
 Trial* StudyRun::Running(int64_t trial_id, uint64_t lease) {
   Trial* t = table_.Find(trial_id);

@@ -87,6 +87,13 @@ class StudyRun : public TrialOwner {
   // folders. `reason` ("" again: not pausing) goes into their decisions.
   void set_pausing(const std::string& reason) { pausing_ = reason; }
   bool pausing() const { return !pausing_.empty(); }
+  // In a service: how many runners its trials could use now (those running
+  // and queued, and those its algorithm has yet to propose, within its
+  // caps): what a launcher asks the cluster for (study_progress.cc).
+  int64_t RunnersWanted() const;
+  // Why none of its trials can run now, as OnWaiting said ("" once one
+  // starts): `sweep studies` shows it.
+  const std::string& waiting() const { return waiting_; }
 
   // TrialOwner.
   void OnStarted(int64_t trial_id) override;
@@ -191,6 +198,7 @@ class StudyRun : public TrialOwner {
   int64_t max_runners_ = 0;     // SetShare; 0: no cap
   bool draining_ = false;
   std::string pausing_;  // set_pausing
+  std::string waiting_;  // OnWaiting's, until a trial starts
   // Each piece of the study's state with its owner:
   TrialTable table_;                       // the trials and their statuses
   std::unique_ptr<Scheduler> scheduler_;   // the algorithm

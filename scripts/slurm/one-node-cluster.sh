@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A one-node Slurm cluster in a temporary folder, for the Slurm launcher's
-# tests and benchmarks (issue 42, not built yet: nothing uses this script
-# so far): munged, slurmctld and slurmd on private ports and sockets,
-# nothing in /etc touched. Needs root and Debian's slurm-wlm and munge.
+# tests (tests/slurm/) and benchmark (bench/slurm/): munged, slurmctld and
+# slurmd on private ports and sockets, nothing in /etc touched. Needs root
+# and Debian's slurm-wlm and munge.
 # Tried on Debian 12 (Slurm 22.05): the node is idle 0.3 s after start, a
 # job runs, and `scancel --signal=USR1 --batch JOB` reaches its batch shell.
 # Usage: scripts/slurm/one-node-cluster.sh start DIR   (prints `export SLURM_CONF=...`)

@@ -274,7 +274,8 @@ TEST_F(StoreFixture, Version6OpensThePausedTrialsAttempts) {
       sqlite3_exec(db,
                    "ALTER TABLE trials DROP COLUMN attempt_open; ALTER TABLE studies DROP COLUMN "
                    "owner; ALTER TABLE studies DROP COLUMN priority; ALTER TABLE studies "
-                   "DROP COLUMN max_runners; DROP TABLE service; DROP TABLE preempted_runs; "
+                   "DROP COLUMN max_runners; DROP TABLE service; DROP TABLE preempted_runs; DROP "
+                   "TABLE launches; "
                    "PRAGMA user_version=5",
                    nullptr, nullptr, nullptr),
       SQLITE_OK);
