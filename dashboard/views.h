@@ -30,10 +30,18 @@ Result<std::string> RungsJson(Reader& reader, int64_t study_id);
 Result<std::string> LineageJson(Reader& reader, int64_t study_id);
 
 // views_pool.cc: a service's pool: studies with owner, priority, runners
-// and share, the latest runs on each runner, the latest preemptions.
+// and share, the latest runs on each runner, the latest preemptions, and
+// the runner jobs its launcher got from Slurm.
 Result<std::string> PoolJson(Reader& reader, double now);
+// The pool's `jobs`: each runner job of `launches` (newest first) with its
+// state, when it ran, and how long of that its runner (slurm-JOB, busy in
+// `runs`) had no trial.
+void WriteLaunchedJobs(JsonWriter& w, const std::vector<LaunchView>& launches,
+                       const std::vector<RunnerRun>& runs, double now);
 inline constexpr size_t kPoolRuns = 2000;
 inline constexpr size_t kPoolPreemptions = 500;
+// The launcher's latest events the pool view reads (its runner jobs).
+inline constexpr size_t kPoolLaunches = 1000;
 
 // Learning curves send at most this many points in all (a study of 10,000
 // trials of 50 reports gets 6 per trial), and a trial's page this many per

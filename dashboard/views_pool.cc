@@ -1,6 +1,8 @@
 // /api/pool: a service's pool (docs/dashboard.md): every study with its
 // owner, priority, cap, the runners its trials hold now and its fair share
-// of those runners, who held each runner lately, and the preemptions.
+// of those runners, who held each runner lately, the preemptions, and the
+// runner jobs a launcher got from Slurm (each job's runner, how long it ran
+// and how long of that it had no trial).
 #include <map>
 #include <set>
 
@@ -13,6 +15,7 @@ Result<std::string> PoolJson(Reader& reader, double now) {
   ASSIGN_OR_RETURN(auto studies, reader.StudySummaries(now));
   ASSIGN_OR_RETURN(auto runs, reader.RecentRuns(kPoolRuns));
   ASSIGN_OR_RETURN(auto preemptions, reader.RecentPreemptions(kPoolPreemptions));
+  ASSIGN_OR_RETURN(auto launches, reader.RecentLaunches(kPoolLaunches));
   std::map<int64_t, std::string> names;
   for (const StudySummary& s : studies) names[s.ref.id] = s.ref.name;
   // The runners busy now, and each study's: what the shares divide (the
@@ -74,8 +77,49 @@ Result<std::string> PoolJson(Reader& reader, double now) {
     w.Key("at").Number(p.at).Key("reason").String(p.reason);
     w.EndObject();
   }
+  w.EndArray().Key("jobs").BeginArray();
+  WriteLaunchedJobs(w, launches, runs, now);
   w.EndArray().EndObject();
   return w.Take();
+}
+
+void WriteLaunchedJobs(JsonWriter& w, const std::vector<LaunchView>& launches,
+                       const std::vector<RunnerRun>& runs, double now) {
+  struct Job {
+    int64_t gpus = 0;
+    double submitted_at = 0;
+    std::optional<double> running_at, ended_at;
+    bool cancelled = false;
+  };
+  std::map<std::string, Job> jobs;
+  for (auto it = launches.rbegin(); it != launches.rend(); ++it) {  // oldest first
+    if (it->job.empty()) continue;
+    Job& j = jobs[it->job];
+    j.gpus = it->gpus;
+    if (it->kind == "submitted" || it->kind == "adopted") j.submitted_at = it->at;
+    if (it->kind == "running") j.running_at = it->at;
+    if (it->kind == "ended") j.ended_at = it->at;
+    if (it->kind == "cancelled") j.cancelled = true;
+  }
+  // A job's runner is slurm-JOB: its busy time is its runs' (while it ran).
+  std::map<std::string, double> busy;
+  for (const RunnerRun& r : runs) busy[r.runner] += r.ended_at.value_or(now) - r.started_at;
+  for (const auto& [id, j] : jobs) {
+    const std::string runner = "slurm-" + id;
+    const std::string state = j.ended_at ? (j.cancelled && !j.running_at ? "cancelled" : "ended")
+                              : j.running_at ? "running"
+                                             : "pending";
+    w.BeginObject().Key("job").String(id).Key("runner").String(runner).Key("gpus").Int(j.gpus);
+    w.Key("state").String(state).Key("submitted_at").Number(j.submitted_at);
+    w.Key("running_at").Number(j.running_at).Key("ended_at").Number(j.ended_at);
+    std::optional<double> ran, idle;
+    if (j.running_at) {
+      ran = j.ended_at.value_or(now) - *j.running_at;
+      idle = std::max(0.0, *ran - busy[runner]);
+    }
+    w.Key("ran_s").Number(ran).Key("idle_s").Number(idle);
+    w.EndObject();
+  }
 }
 
 }  // namespace sweep

@@ -162,6 +162,23 @@ const Views = (() => {
     box.append(h("p", { class: "legend" }, "Which study held each runner: each trial's latest run, coloured by study (",
       p.studies.map((s, i) => h("span", { style: `color:${colour.get(s.id)}`, text: (i ? ", " : "") + s.name })),
       "); a red × is a preemption, where a trial was stopped at a checkpoint to give its runner to another study or for a pause (hover for the reason)."));
+    if (p.jobs.length) slurmJobs(p.jobs, el);
+  }
+
+  const jobsState = {};
+  // The runner jobs a launcher got from Slurm (sweep serve --launcher slurm).
+  function slurmJobs(jobs, el) {
+    const secs = (v) => (v === null ? "—" : num(Number(v.toFixed(1))));
+    const cols = [
+      { label: "job", key: (j) => Number(j.job) || j.job },
+      { label: "runner", key: (j) => j.runner },
+      { label: "gpus", key: (j) => j.gpus },
+      { label: "state", key: (j) => j.state, cell: (j) => h("span", { class: `state ${j.state}`, text: j.state }) },
+      { label: "ran (s)", key: (j) => j.ran_s, cell: (j) => secs(j.ran_s) },
+      { label: "idle (s)", key: (j) => j.idle_s, cell: (j) => secs(j.idle_s) },
+    ];
+    el.append(section("slurm-jobs", `Slurm runner jobs (${jobs.length})`, table(cols, jobs, jobsState),
+      h("p", { class: "legend", text: "Each job's runner (slurm-JOB), how long it ran, and how long of that it had no trial (it leaves after --launch-idle)." })));
   }
 
   function kv(rows) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <memory>
 #include <set>
 #include <string>
@@ -43,7 +44,7 @@ std::string StudyYaml(const std::string& name, int trials, int steps, int step_m
          "1}\n";
 }
 
-// The service's runner jobs in the queue now.
+// The runner jobs in the queue now (array tasks by their own ids).
 std::set<std::string> QueuedJobs() {
   std::set<std::string> jobs;
   const std::string out = Shell("squeue --noheader --format=%i");
@@ -53,7 +54,11 @@ std::set<std::string> QueuedJobs() {
     if (end == std::string::npos) end = out.size();
     std::string id = out.substr(at, end - at);
     id.erase(std::remove(id.begin(), id.end(), ' '), id.end());
-    if (!id.empty() && std::all_of(id.begin(), id.end(), ::isdigit)) jobs.insert(id);
+    if (!id.empty() && std::all_of(id.begin(), id.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '[' || c == ']' ||
+                 c == '-';
+        }))
+      jobs.insert(id);
     at = end + 1;
   }
   return jobs;
@@ -160,6 +165,30 @@ TEST_F(SlurmTest, AStudyRunsOnSlurmRunnersOnlyAndTheQueueEmptiesOnceTheyAreIdle)
   ASSERT_EQ(RunSweep({"runners", "--db", db, "--launches"}, &out), 0) << out;
   EXPECT_NE(out.find("submitted"), std::string::npos) << out;
   EXPECT_NE(out.find("ended"), std::string::npos) << out;
+  // The dashboard's pool view lists the jobs, each with its runner and how
+  // long it ran and sat idle.
+  Process dashboard({"dashboard", "--db", db, "--bind", "127.0.0.1:0"}, dir.File("dash.log"));
+  std::string url;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        const std::string log = dashboard.Log();
+        const size_t at = log.find("http://127.0.0.1:");
+        if (at == std::string::npos) return false;
+        url = log.substr(at, log.find_first_of(" \n", at) - at);
+        return true;
+      },
+      20000))
+      << dashboard.Log();
+  const std::string pool = Shell(
+      "python3 -c 'import sys, urllib.request; "
+      "print(urllib.request.urlopen(sys.argv[1] + \"api/pool\").read().decode())' " +
+      url);
+  const std::string job = CellText(Query(db, "SELECT job FROM launches LIMIT 1")[0][0]);
+  EXPECT_NE(pool.find("{\"job\":\"" + job + "\",\"runner\":\"slurm-" + job +
+                      "\",\"gpus\":0,\"state\":\"ended\""),
+            std::string::npos)
+      << pool;
+  EXPECT_NE(pool.find("\"idle_s\":"), std::string::npos) << pool;
 }
 
 TEST_F(SlurmTest, RunnerJobsSignalledBySlurmHandTheirTrialsOnWithoutAnAttempt) {
@@ -250,6 +279,45 @@ TEST_F(SlurmTest, LaunchMaxHoldsAcrossStudiesAndAGpuStudyOnACpuClusterSaysWhy) {
   EXPECT_GE(QueryInt(db, "SELECT count(*) FROM launches WHERE kind='refused' AND gpus=1"), 1);
   ASSERT_EQ(RunSweep({"why", "--study", "g", "--db", db}, &out), 0) << out;
   EXPECT_NE(out.find("sbatch refused a runner with 1 GPU(s)"), std::string::npos) << out;
+}
+
+TEST_F(SlurmTest, TheJobScriptRunsAnArrayOfRunnersNamedByTheirTasksThatLeaveWhenIdle) {
+  // Without the launcher: a service with keys, and the array a user submits.
+  TempDir dir;
+  const std::string db = dir.File("s.db"), keys = dir.File("keys");
+  std::string out;
+  ASSERT_EQ(RunSweep({"keys", "new", "tuner", "--dir", keys}, &out), 0) << out;
+  ASSERT_EQ(RunSweep({"keys", "new", "slurm", "--role", "runner", "--dir", keys}, &out), 0) << out;
+  Process service(
+      {"serve", "--db", db, "--local-runners", "0", "--keys", keys, "--heartbeat-ms", "250"},
+      dir.File("serve.log"));
+  std::string endpoint;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        const std::string log = service.Log();
+        const size_t at = log.find("runners join at ");
+        if (at == std::string::npos) return false;
+        endpoint = log.substr(at + 16, log.find(' ', at + 16) - at - 16);
+        return true;
+      },
+      30000))
+      << service.Log();
+  Submit(dir, dir.Write("a.yaml", StudyYaml("a", 6, 5, 100)));
+  const std::string submitted =
+      Shell("cd " + dir.path() + " && SWEEP=" + SWEEP_BIN + " SWEEP_KEY=" + keys +
+            "/runners/slurm.key SWEEP_SERVER_KEY=" + keys +
+            "/tuner.pub SWEEP_EXIT_WHEN_IDLE=2 sbatch --parsable --array=1-2 " + SWEEP_SOURCE_DIR +
+            "/scripts/slurm/sweep-runners.sbatch " + endpoint + " --heartbeat-ms 250");
+  const std::string array = submitted.substr(0, submitted.find_first_of(";\n"));
+  ASSERT_FALSE(array.empty()) << submitted;
+  ASSERT_TRUE(WaitFor([&] { return Completed(db) == 6; }, 120000)) << service.Log();
+  EXPECT_EQ(QueryInt(db, "SELECT count(DISTINCT runner) FROM trials WHERE runner IN ('slurm-" +
+                             array + "_1', 'slurm-" + array + "_2')"),
+            QueryInt(db, "SELECT count(DISTINCT runner) FROM trials"));
+  // Idle for 2 s, each runner leaves and its task ends.
+  EXPECT_TRUE(WaitFor([] { return QueuedJobs().empty(); }, 20000)) << Shell("squeue");
+  service.Signal(SIGTERM);
+  service.Wait(20000);
 }
 
 }  // namespace
