@@ -38,8 +38,8 @@ class RunnerCommand : public Command {
                   "scheduler's allocation is not held idle")
         ->check(CLI::Range(0, 86400 * 365));
     c->add_option("--leave-within", o_.leave_within_s,
-                  "After SIGTERM or SIGUSR1, leave once the running trial has checkpointed, "
-                  "or after this many seconds")
+                  "After SIGUSR1 (or SIGTERM: 25 s at most), leave once the running trial "
+                  "has checkpointed, or after this many seconds")
         ->check(CLI::Range(0, 86400))
         ->capture_default_str();
     c->add_option("--key", key_file_, "This runner's key file (NAME.key, mode 0600)");

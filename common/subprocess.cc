@@ -81,7 +81,10 @@ Result<SubprocessResult> RunSubprocess(const std::vector<std::string>& argv,
       timed_out = true;
       break;
     }
-    if (poll(fds, 2, static_cast<int>(left)) < 0 && errno != EINTR) break;
+    if (poll(fds, 2, static_cast<int>(left)) < 0 && errno != EINTR) {
+      timed_out = true;  // cannot watch it: end it rather than wait blind
+      break;
+    }
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       char buf[4096];
@@ -98,9 +101,22 @@ Result<SubprocessResult> RunSubprocess(const std::vector<std::string>& argv,
   }
   for (auto& f : fds)
     if (f.fd >= 0) close(f.fd);
-  if (timed_out) kill(pid, SIGKILL);
+  // Its outputs are closed; it may still run (it handed them to a child):
+  // it gets what is left of the deadline too.
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (!timed_out) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) break;
+    if (SteadyMs() >= deadline) {
+      timed_out = true;
+      break;
+    }
+    usleep(10000);
+  }
+  if (timed_out) {
+    kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   if (timed_out)
     return Status::Unavailable(argv[0] + " did not end within " +

@@ -47,7 +47,8 @@ struct RunnerOptions {
   int exit_when_idle_s = 0;
   // After SIGTERM or SIGUSR1 the running trial checkpoints at its next step;
   // the runner leaves once the tuner has it, or after this many seconds
-  // (under Slurm's default KillWait of 30 s, after which SIGKILL comes).
+  // (after SIGTERM 25 at most: Slurm's KillWait, 30 s by default, then
+  // SIGKILL; SIGUSR1 comes --signal=B:USR1@T's T seconds ahead).
   int leave_within_s = 25;
 };
 

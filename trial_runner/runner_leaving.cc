@@ -3,12 +3,15 @@
 // tuner, which gives it nothing more; its running trial checkpoints at its
 // next step and stops (the trial goes on elsewhere from there, as the same
 // attempt); the runner ends once the tuner has acknowledged that, or
-// --leave-within seconds after the signal. A second signal (2 s or more
+// --leave-within seconds after the signal (25 at most after SIGTERM). A second signal (2 s or more
 // after the first) ends it at once.
 // With --exit-when-idle S a runner with no trial for S seconds leaves too,
 // so an allocation is not held idle.
+#include <signal.h>
 #include <string.h>
 #include <zmq.h>
+
+#include <algorithm>
 
 #include "common/log.h"
 #include "trial_runner/runner_loop.h"
@@ -19,6 +22,15 @@ namespace sweep {
 namespace {
 // Signals this soon after the first are the same request.
 constexpr int64_t kSameSignalMs = 2000;
+// After SIGTERM the runner leaves within this at most, whatever
+// --leave-within says: SIGKILL follows in Slurm's KillWait (30 s by
+// default). SIGUSR1 is a warning, --signal=B:USR1@T's T ahead.
+constexpr int kTermLeaveS = 25;
+
+// How long the runner waits for its trial's checkpoint after `sig`.
+int LeaveWithinS(int sig, int leave_within_s) {
+  return sig == SIGTERM ? std::min(leave_within_s, kTermLeaveS) : leave_within_s;
+}
 }  // namespace
 
 int RunnerLoop::CheckLeaving(int64_t now) {
@@ -44,9 +56,10 @@ int RunnerLoop::CheckLeaving(int64_t now) {
       SayLeaving(true);
       return 128 + leaving_signal_;
     }
-    if (now - leaving_since_ms_ > int64_t{o_.leave_within_s} * 1000) {
-      LOG_WARN << "the running trial did not checkpoint within " << o_.leave_within_s
-               << " s (--leave-within); leaving without it (it goes on from its last checkpoint)";
+    const int within_s = LeaveWithinS(leaving_signal_, o_.leave_within_s);
+    if (now - leaving_since_ms_ > int64_t{within_s} * 1000) {
+      LOG_WARN << "the running trial did not checkpoint within " << within_s
+               << " s; leaving without it (it goes on from its last checkpoint)";
       SayLeaving(true);
       return 128 + leaving_signal_;
     }
@@ -72,8 +85,8 @@ void RunnerLoop::BeginLeaving(int sig) {
     slot_->Preempt(restart);
     LOG_INFO << strsignal(sig) << ": trial " << slot_->assign.number()
              << (restart ? " stops now" : " checkpoints at its next step")
-             << "; this runner leaves once the tuner has it (at most " << o_.leave_within_s
-             << " s)";
+             << "; this runner leaves once the tuner has it (at most "
+             << LeaveWithinS(sig, o_.leave_within_s) << " s)";
   } else {
     LOG_INFO << "stopping on " << strsignal(sig);
   }

@@ -10,6 +10,7 @@
 
 #include "common/log.h"
 #include "common/private_endpoint.h"
+#include "common/slurm_job.h"
 #include "trial_runner/command_task.h"
 #include "trial_runner/train_task.h"
 
@@ -36,9 +37,7 @@ int StopSignalCount() { return g_stop_signals.load(); }
 std::string SlurmJob() {
   std::string array = Env("SLURM_ARRAY_JOB_ID"), task = Env("SLURM_ARRAY_TASK_ID");
   std::string id = !array.empty() && !task.empty() ? array + "_" + task : Env("SLURM_JOB_ID");
-  // Digits and '_' only: it goes into names and the tuner's records.
-  if (id.size() > 40 || id.find_first_not_of("0123456789_") != std::string::npos) return "";
-  return id;
+  return IsSlurmJobId(id) ? id : "";
 }
 
 void CatchStopSignals() {

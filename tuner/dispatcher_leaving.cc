@@ -57,13 +57,14 @@ void Dispatcher::HandleLeaving(const std::string& id, const pb::Leaving& leaving
   }
   if (r.trials.empty()) return;
   const int64_t trial = r.trials.front();
-  Lease& lease = leases_.at(trial);
-  if (!lease.started) {  // sent, not begun: it never will be
+  auto lease = leases_.find(trial);
+  if (lease == leases_.end()) return;
+  if (!lease->second.started) {  // sent, not begun: it never will be
     ReleaseTrials(&r, r.leave_reason, false);
     return;
   }
-  lease.preempted_for = kLeaving;
-  if (TrialOwner* owner = OwnerOf(lease)) owner->OnRunnerLeaving(trial, r.leave_reason);
+  lease->second.preempted_for = kLeaving;
+  if (TrialOwner* owner = OwnerOf(lease->second)) owner->OnRunnerLeaving(trial, r.leave_reason);
 }
 
 void Dispatcher::SendAwayUseless() {

@@ -6,6 +6,7 @@
 #include "common/clock.h"
 #include "common/json.h"
 #include "common/log.h"
+#include "common/slurm_job.h"
 #include "common/wire.h"
 #include "tuner/dispatcher.h"
 
@@ -147,7 +148,8 @@ void Dispatcher::HandleHello(const std::string& id, const std::string& key,
   r.abilities.known = hello.has_abilities();
   r.abilities.gpus = std::clamp(hello.abilities().gpus(), 0, 1024);
   r.abilities.commands = hello.abilities().commands();
-  r.slurm_job = hello.slurm_job().substr(0, 40);
+  // Said by the runner: kept only if it is a job id (it goes into names).
+  r.slurm_job = IsSlurmJobId(hello.slurm_job()) ? hello.slurm_job() : "";
   r.exit_when_idle_s = std::max(0, hello.exit_when_idle_s());
   if (r.joined == 0) r.joined = WallSeconds();
   r.pid = static_cast<int64_t>(hello.pid());
@@ -185,7 +187,10 @@ void Dispatcher::ReleaseTrials(Runner* r, const std::string& cause, bool runner_
     leases_.erase(l);
     TrialOwner* owner = OwnerOf(lease);
     if (!owner) continue;
-    if (r->leaving && lease.started) {
+    // A leaving runner gone before its trial stopped: not an attempt. (A
+    // trial it still runs but that stopped reporting is presumed hung, as
+    // on any runner.)
+    if (r->leaving && lease.started && runner_died) {
       owner->OnRunnerLeft(*it, r->leave_reason);
     } else {
       owner->OnReleased(*it, lease.started, cause, runner_died);

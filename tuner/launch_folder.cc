@@ -85,14 +85,19 @@ std::string LaunchJobName(const std::string& db_path) {
 Result<LaunchFolder> PrepareLaunchFolder(const std::string& dir,
                                          const std::string& server_public_key) {
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   if (ec) return Status::IOError("cannot make the launch folder " + dir + ": " + ec.message());
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return PosixError("mkdir", dir, errno);
+  // A folder made before is taken only as this user's alone: its mode is
+  // never changed (a --launch-dir of ~ must not be made private).
   struct stat st {};
-  if (stat(dir.c_str(), &st) != 0) return PosixError("stat", dir, errno);
-  if (!S_ISDIR(st.st_mode) || st.st_uid != getuid())
-    return Status::FailedPrecondition("the launch folder " + dir +
-                                      " must be a folder of yours: it holds the runners' key");
-  if (chmod(dir.c_str(), 0700) != 0) return PosixError("chmod", dir, errno);
+  if (lstat(dir.c_str(), &st) != 0) return PosixError("stat", dir, errno);
+  if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077) != 0)
+    return Status::FailedPrecondition(
+        "the launch folder " + dir +
+        " must be a folder of yours that nobody else may enter (mode 0700): it holds the "
+        "runners' key (choose another with --launch-dir)");
   LaunchFolder f;
   f.dir = dir;
   f.runner_key = dir + "/runner.key";
@@ -100,6 +105,7 @@ Result<LaunchFolder> PrepareLaunchFolder(const std::string& dir,
   f.script = dir + "/sweep-runners.sbatch";
   f.logs = dir + "/logs";
   if (access(f.runner_key.c_str(), F_OK) != 0) {
+    unlink((dir + "/runner.pub").c_str());  // a half-made pair's
     ASSIGN_OR_RETURN(CurveKeyPair k, NewCurveKeyPair());
     RETURN_IF_ERROR(WriteCurveKeyFiles(dir, "runner", k).status());
   }

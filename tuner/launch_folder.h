@@ -23,8 +23,8 @@ struct LaunchFolder {
   std::string logs;               // the jobs' output folder
 };
 
-// Makes (or checks and reuses) `dir`: refused unless it is a folder this
-// user owns that nobody else may enter.
+// Makes `dir` (0700), or reuses it if it is a folder this user owns that
+// nobody else may enter; anything else is refused, never changed.
 Result<LaunchFolder> PrepareLaunchFolder(const std::string& dir,
                                          const std::string& server_public_key);
 

@@ -56,7 +56,8 @@ void Service::StoreLaunchEvents() {
   for (const LaunchEvent& e : launcher_->TakeEvents()) {
     Status st = store.AddLaunch(e.at, e.kind, e.job, e.gpus, e.detail);
     if (!st.ok()) LOG_WARN << "could not record the launcher's " << e.kind << ": " << st.message();
-    if (e.kind != "refused") {
+    // sbatch said no, or a job ended before its runner joined.
+    if (e.kind != "refused" && e.kind != "failed") {
       if (e.kind == "running") refusals_told_.erase(e.gpus);
       continue;
     }
@@ -89,16 +90,20 @@ void Service::FeedLauncher() {
     wanted[needs.gpus] += s->RunnersWanted();
   }
   // Each runner counts once: a busy one for its study's kind, an idle one
-  // for its own GPUs' kind if a study wants that, else for CPU studies.
+  // for the most GPUs a study wants that it has (else for CPU studies).
   LaunchDemand demand;
   std::map<int, int64_t> have;
   for (const Dispatcher::RunnerView& v : server_->dispatcher().Pool()) {
     if (!v.slurm_job.empty()) demand.joined_jobs.insert(v.slurm_job);
     if (v.leaving) continue;
     const StudyRun* busy = v.study_id ? server_->study(v.study_id) : nullptr;
-    const int kind = busy                             ? busy->Needs().gpus
-                     : wanted.count(v.abilities.gpus) ? v.abilities.gpus
-                                                      : 0;
+    int kind = 0;
+    if (busy) {
+      kind = busy->Needs().gpus;
+    } else {  // the most GPUs a study wants that it has
+      for (const auto& [gpus, n] : wanted)
+        if (gpus <= v.abilities.gpus) kind = gpus;
+    }
     if (CanRun(v.abilities, RunnerNeeds{kind, false})) ++have[kind];
   }
   for (const auto& [gpus, n] : wanted) demand.short_by_gpus[gpus] = n - have[gpus];

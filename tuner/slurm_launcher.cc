@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/slurm_job.h"
 #include "common/subprocess.h"
 
 namespace sweep {
@@ -32,8 +33,18 @@ std::string FirstLine(const std::string& text) {
   return line.substr(0, 300);
 }
 
-// "gpu:2", "gres:gpu:2", "gres/gpu:2" or "gpu:a100:2": the GPUs a job asked for.
-int GpusOf(const std::string& gres) {
+// Options of --launch-args that would take the jobs away from the launcher:
+// it finds its jobs by name, reads one job id per runner, and hands sbatch
+// its own script.
+bool Refused(const std::string& arg) {
+  for (const char* o : {"--array", "--wrap", "--parsable"})
+    if (arg.rfind(o, 0) == 0) return true;
+  return arg == "-a" || (arg.rfind("-a", 0) == 0 && arg.size() > 2 && arg[2] != '-');
+}
+
+}  // namespace
+
+int GpusOfGres(const std::string& gres) {
   const size_t at = gres.find("gpu");
   if (at == std::string::npos) return 0;
   const size_t colon = gres.rfind(':');
@@ -41,11 +52,25 @@ int GpusOf(const std::string& gres) {
   return std::max(1, atoi(gres.c_str() + colon + 1));
 }
 
-bool IsJobId(const std::string& id) {
-  return !id.empty() && id.size() <= 40 && id.find_first_not_of("0123456789_") == std::string::npos;
+std::vector<SqueueJob> ParseSqueue(const std::string& text) {
+  std::vector<SqueueJob> jobs;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(at, end - at);
+    at = end + 1;
+    std::vector<std::string> f;
+    for (size_t p = 0, q; p <= line.size(); p = q + 1) {
+      q = line.find('|', p);
+      if (q == std::string::npos) q = line.size();
+      f.push_back(line.substr(p, q - p));
+    }
+    if (f.size() != 5 || !IsSlurmJobId(f[0])) continue;
+    jobs.push_back(SqueueJob{f[0], f[1], f[2] == "None" ? "" : f[2], GpusOfGres(f[3]), f[4]});
+  }
+  return jobs;
 }
-
-}  // namespace
 
 Result<std::vector<std::string>> SplitShellWords(const std::string& text) {
   std::vector<std::string> words;
@@ -80,7 +105,15 @@ Result<std::unique_ptr<SlurmLauncher>> SlurmLauncher::Start(const LaunchOptions&
                                                             const LaunchTarget& target,
                                                             const LaunchFolder& folder) {
   std::unique_ptr<SlurmLauncher> l(new SlurmLauncher(o, target, folder));
-  ASSIGN_OR_RETURN(l->extra_args_, SplitShellWords(o.sbatch_args));
+  auto words = SplitShellWords(o.sbatch_args);
+  if (!words.ok()) return words.status().Wrap("--launch-args");
+  l->extra_args_ = std::move(words).value();
+  for (const std::string& a : l->extra_args_) {
+    if (Refused(a))
+      return Status::InvalidArgument("--launch-args: " + a +
+                                     " is the launcher's to set (one runner a job, its own "
+                                     "script); leave it out");
+  }
   auto version = RunSubprocess({"sbatch", "--version"}, {}, kCommandTimeoutMs);
   if (!version.ok() || version->exit_code != 0)
     return Status::FailedPrecondition(
@@ -130,9 +163,15 @@ void SlurmLauncher::Stop() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
-  const double now = WallSeconds();
-  for (const auto& [id, j] : std::map<std::string, Job>(jobs_))
-    if (j.state == "PENDING") Cancel(id, "the service stopped", now);
+  std::vector<std::string> pending;
+  for (const auto& [id, j] : jobs_)
+    if (j.state == "PENDING") pending.push_back(id);
+  Cancel(pending, "the service stopped", WallSeconds());
+}
+
+bool SlurmLauncher::Stopping() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stopping_;
 }
 
 void SlurmLauncher::Loop() {
@@ -164,38 +203,36 @@ void SlurmLauncher::Refresh(double now) {
     return;
   }
   std::set<std::string> seen;
-  size_t at = 0;
-  while (at < r->out.size()) {
-    size_t end = r->out.find('\n', at);
-    if (end == std::string::npos) end = r->out.size();
-    const std::string line = r->out.substr(at, end - at);
-    at = end + 1;
-    std::vector<std::string> f;
-    for (size_t p = 0, q; p <= line.size(); p = q + 1) {
-      q = line.find('|', p);
-      if (q == std::string::npos) q = line.size();
-      f.push_back(line.substr(p, q - p));
-    }
-    if (f.size() < 5 || !IsJobId(f[0])) continue;
-    seen.insert(f[0]);
-    auto [it, fresh] = jobs_.try_emplace(f[0]);
+  for (const SqueueJob& q : ParseSqueue(r->out)) {
+    seen.insert(q.job);
+    auto [it, fresh] = jobs_.try_emplace(q.job);
     Job& j = it->second;
     if (fresh) {  // this service's job from before it restarted
-      j.gpus = GpusOf(f[3]);
+      j.gpus = q.gpus;
       j.submitted_at = now;
-      Note({now, "adopted", f[0], j.gpus, "a runner job from before the service restarted"});
+      j.joined = true;  // as far as we know: it is not held against anyone
+      Note({now, "adopted", q.job, j.gpus, "a runner job from before the service restarted"});
     }
-    if (f[1] == "RUNNING" && j.state != "RUNNING")
-      Note({now, "running", f[0], j.gpus, "on " + f[4]});
-    if (j.state != "CANCELLED" || f[1] != "PENDING") j.state = f[1];
-    j.reason = f[2] == "None" ? "" : f[2];
+    if (q.state == "RUNNING" && j.state != "RUNNING")
+      Note({now, "running", q.job, j.gpus, "on " + q.nodes});
+    if (j.state != "CANCELLED" || q.state != "PENDING") j.state = q.state;
+    j.reason = q.reason;
   }
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     if (seen.count(it->first)) {
       ++it;
       continue;
     }
-    Note({now, "ended", it->first, it->second.gpus, "left the queue"});
+    const Job& j = it->second;
+    if (!j.joined && j.state != "CANCELLED") {
+      // Its runner never came (a binary or key the node cannot read, a
+      // host it cannot reach): asking again now would fail the same way.
+      Note({now, "failed", it->first, j.gpus,
+            "runner job " + it->first + " ended before its runner joined; see " + folder_.logs +
+                "/" + it->first + ".out"});
+      refused_until_[j.gpus] = now + kRetryRefusedS;
+    }
+    Note({now, "ended", it->first, j.gpus, "left the queue"});
     it = jobs_.erase(it);
   }
 }
@@ -205,12 +242,14 @@ void SlurmLauncher::Act(const LaunchDemand& demand, double now) {
   std::map<int, int64_t> coming;
   std::set<int> kinds;
   for (const auto& [gpus, n] : demand.short_by_gpus) kinds.insert(gpus);
-  for (const auto& [id, j] : jobs_) {
+  for (auto& [id, j] : jobs_) {
+    if (demand.joined_jobs.count(id)) j.joined = true;
     if (j.state == "CANCELLED" || demand.joined_jobs.count(id)) continue;
     ++coming[j.gpus];
     kinds.insert(j.gpus);
   }
   int64_t alive = static_cast<int64_t>(jobs_.size());
+  int64_t submits_left = kMaxSubmitsPerRound;
   for (int gpus : kinds) {
     auto s = demand.short_by_gpus.find(gpus);
     const int64_t wanted = s == demand.short_by_gpus.end() ? 0 : std::max<int64_t>(0, s->second);
@@ -218,8 +257,11 @@ void SlurmLauncher::Act(const LaunchDemand& demand, double now) {
     if (extra < 0) {
       excess_since_.erase(gpus);
       if (now < refused_until_[gpus]) continue;
-      const int64_t n = std::min({-extra, o_.max_runners - alive, kMaxSubmitsPerRound});
-      for (int64_t i = 0; i < n && Submit(gpus, now); ++i) ++alive;
+      const int64_t n = std::min({-extra, o_.max_runners - alive, submits_left});
+      for (int64_t i = 0; i < n && !Stopping() && Submit(gpus, now); ++i) {
+        ++alive;
+        --submits_left;
+      }
       continue;
     }
     if (extra == 0) {
@@ -234,24 +276,30 @@ void SlurmLauncher::Act(const LaunchDemand& demand, double now) {
       if (j.gpus == gpus && j.state == "PENDING" && !demand.joined_jobs.count(id))
         pending.emplace_back(j.submitted_at, id);
     std::sort(pending.rbegin(), pending.rend());
+    std::vector<std::string> cancel;
     for (int64_t i = 0; i < extra && i < static_cast<int64_t>(pending.size()); ++i)
-      Cancel(pending[i].second, "the work is covered", now);
+      cancel.push_back(pending[i].second);
+    Cancel(cancel, "the work is covered", now);
   }
 }
 
 bool SlurmLauncher::Submit(int gpus, double now) {
-  std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=" + target_.job_name,
-                                   "--output=" + folder_.logs + "/%j.out"};
+  // The user's options first: sbatch takes the last of each, so the name
+  // the launcher finds its jobs by and their output stay its own.
+  std::vector<std::string> argv = {"sbatch"};
+  argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+  argv.insert(argv.end(), {"--parsable", "--job-name=" + target_.job_name,
+                           "--output=" + folder_.logs + "/%j.out"});
   const bool gpus_given = std::any_of(extra_args_.begin(), extra_args_.end(), [](const auto& a) {
     return a.rfind("--gres", 0) == 0 || a.rfind("--gpus", 0) == 0 || a.rfind("-G", 0) == 0;
   });
   if (gpus > 0 && !gpus_given) argv.push_back("--gres=gpu:" + std::to_string(gpus));
-  argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
   argv.push_back(folder_.script);
   argv.push_back(target_.connect);
   argv.insert(argv.end(), {"--heartbeat-ms", std::to_string(target_.heartbeat_ms)});
-  // A GPU study's runner must train on its GPUs, never quietly on the CPU.
-  if (gpus > 0) argv.insert(argv.end(), {"--backend", "cuda"});
+  // A GPU study's runner trains on its GPUs, never quietly on the CPU; a
+  // CPU runner never on GPUs it may see but was not given.
+  argv.insert(argv.end(), {"--backend", gpus > 0 ? "cuda" : "cpu"});
   if (o_.allow_commands) argv.push_back("--allow-commands");
   const std::map<std::string, std::string> env = {
       {"SWEEP", target_.exe},
@@ -270,7 +318,7 @@ bool SlurmLauncher::Submit(int gpus, double now) {
     return false;
   }
   std::string id = r->out.substr(0, r->out.find_first_of(";\n"));
-  if (!IsJobId(id)) {
+  if (!IsSlurmJobId(id)) {
     Note({now, "refused", "", gpus, "sbatch answered '" + FirstLine(r->out) + "', not a job id"});
     refused_until_[gpus] = now + kRetryRefusedS;
     return false;
@@ -282,15 +330,23 @@ bool SlurmLauncher::Submit(int gpus, double now) {
   return true;
 }
 
-void SlurmLauncher::Cancel(const std::string& job, const std::string& why, double now) {
-  auto r = RunSubprocess({"scancel", job}, {}, kCommandTimeoutMs);
+void SlurmLauncher::Cancel(const std::vector<std::string>& jobs, const std::string& why,
+                           double now) {
+  if (jobs.empty()) return;
+  // Only while pending: one that started meanwhile has a runner to leave
+  // by itself.
+  std::vector<std::string> argv = {"scancel", "--state=PENDING"};
+  argv.insert(argv.end(), jobs.begin(), jobs.end());
+  auto r = RunSubprocess(argv, {}, kCommandTimeoutMs);
   if (!r.ok() || r->exit_code != 0) {
-    LOG_WARN << "slurm launcher: scancel " << job
-             << " failed: " << (r.ok() ? FirstLine(r->err) : r.status().message());
+    LOG_WARN << "slurm launcher: scancel failed: "
+             << (r.ok() ? FirstLine(r->err) : r.status().message());
     return;
   }
-  jobs_[job].state = "CANCELLED";
-  Note({now, "cancelled", job, jobs_[job].gpus, why});
+  for (const std::string& job : jobs) {
+    jobs_[job].state = "CANCELLED";
+    Note({now, "cancelled", job, jobs_[job].gpus, why});
+  }
 }
 
 }  // namespace sweep

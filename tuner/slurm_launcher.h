@@ -91,7 +91,9 @@ class SlurmLauncher {
   // Submits or cancels for what `demand` says.
   void Act(const LaunchDemand& demand, double now);
   bool Submit(int gpus, double now);
-  void Cancel(const std::string& job, const std::string& why, double now);
+  // Cancels `jobs` while they are still pending (one scancel).
+  void Cancel(const std::vector<std::string>& jobs, const std::string& why, double now);
+  bool Stopping() const;
   void Note(LaunchEvent e);
 
   struct Job {
@@ -99,6 +101,7 @@ class SlurmLauncher {
     std::string state = "PENDING";
     std::string reason;
     double submitted_at = 0;
+    bool joined = false;  // its runner joined the service at some time
   };
 
   const LaunchOptions o_;
@@ -123,5 +126,18 @@ class SlurmLauncher {
 // Splits sbatch options as a shell would split words: on blanks, with '...'
 // and "..." quoting (no expansion). An unclosed quote is an error.
 Result<std::vector<std::string>> SplitShellWords(const std::string& text);
+
+// One line of `squeue --format=%i|%T|%r|%b|%N`.
+struct SqueueJob {
+  std::string job, state, reason;
+  int gpus = 0;  // from its GRES ("gpu:2", "gres/gpu:a100:2"; none: 0)
+  std::string nodes;
+};
+// squeue's output, lines that are not a job of ours (a pending array's
+// "12_[1-4]", garbage) left out.
+std::vector<SqueueJob> ParseSqueue(const std::string& text);
+// The GPUs a GRES string asks for: "gpu:2", "gres:gpu:2", "gres/gpu:a100:2"
+// (2), "gpu" (1), "N/A" (0).
+int GpusOfGres(const std::string& gres);
 
 }  // namespace sweep

@@ -49,10 +49,12 @@ void StudyRun::OnReattached(int64_t trial_id, const std::string& runner_id) {
 
 void StudyRun::OnRunnerLeaving(int64_t trial_id, const std::string& why) {
   Trial* t = table_.Find(trial_id);
-  if (!t || t->status != TrialStatus::kRunning || t->segment_ended) return;
   // Its Final (CANCELLED, at its next checkpoint) makes it Preempted; a
-  // preemption or pause already under way keeps its own reason.
-  if (t->preempting.empty()) t->preempting = why;
+  // preemption or pause already under way keeps its own reason (and a
+  // runner that reconnects says it leaves again: told once).
+  if (!t || t->status != TrialStatus::kRunning || t->segment_ended || !t->preempting.empty())
+    return;
+  t->preempting = why;
   Event(t->id, "runner_leaving",
         why + ": the trial stops at its next checkpoint and goes on on another runner");
 }

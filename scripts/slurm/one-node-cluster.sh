@@ -62,10 +62,20 @@ CONF
   echo "export SLURM_CONF=$dir/slurm.conf"
   ;;
 stop)
-  for p in slurmd slurmctld; do
-    [ -f "$dir/$p.pid" ] && kill "$(cat "$dir/$p.pid")" 2>/dev/null || true
-  done
-  [ -f "$dir/munge/munged.pid" ] && kill "$(cat "$dir/munge/munged.pid")" 2>/dev/null || true
-  sleep 0.5
+  # Each daemon is waited for (10 s at most) before the next one goes.
+  stop_pid() {
+    [ -f "$1" ] || return 0
+    local pid
+    pid=$(cat "$1")
+    kill "$pid" 2>/dev/null || return 0
+    for _ in $(seq 100); do
+      kill -0 "$pid" 2>/dev/null || return 0
+      sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null || true
+  }
+  stop_pid "$dir/slurmd.pid"
+  stop_pid "$dir/slurmctld.pid"
+  stop_pid "$dir/munge/munged.pid"
   ;;
 esac

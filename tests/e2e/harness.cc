@@ -161,6 +161,31 @@ bool WaitFor(const std::function<bool()>& pred, int timeout_ms) {
   return pred();
 }
 
+std::string RunnersJoinAt(const Process& p, int timeout_ms) {
+  std::string endpoint;
+  WaitFor(
+      [&] {
+        const std::string log = p.Log();
+        const size_t at = log.find("runners join at ");
+        if (at == std::string::npos) return false;
+        endpoint = log.substr(at + 16, log.find_first_of(" \n", at + 16) - at - 16);
+        return true;
+      },
+      timeout_ms);
+  return endpoint;
+}
+
+std::string CurveStudyYaml(const std::string& name, int trials, int steps, int step_ms, int seed) {
+  return "name: " + name +
+         "\nobjective: {metric: value, goal: minimize}\n"
+         "task: {synthetic: {function: curve, steps: " +
+         std::to_string(steps) + ", step_ms: " + std::to_string(step_ms) +
+         "}}\nalgorithm: {type: random, max_trials: " + std::to_string(trials) +
+         ", max_retries: 0}\nseed: " + std::to_string(seed) +
+         "\nparameters:\n  x1: {type: float, min: 0, max: 1}\n  x2: {type: float, min: 0, "
+         "max: 1}\n";
+}
+
 bool KillTunerWhen(const std::vector<std::string>& args, const std::string& log_path,
                    const std::function<bool()>& ready, int timeout_ms) {
   Process tuner(args, log_path);

@@ -79,6 +79,15 @@ void ExecSql(const std::string& db, const std::string& sql);
 // Polls `pred` every 20 ms; true if it held within the timeout.
 bool WaitFor(const std::function<bool()>& pred, int timeout_ms);
 
+// Where the tuner or service `p` says runners join ("runners join at
+// ENDPOINT"), once it has said so; "" after `timeout_ms` without it.
+std::string RunnersJoinAt(const Process& p, int timeout_ms = 30000);
+// A study of `trials` random trials of the synthetic learning curve, each
+// `steps` steps of `step_ms`, none retried (max_retries: 0: an attempt
+// counted where none should be fails the trial).
+std::string CurveStudyYaml(const std::string& name, int trials, int steps, int step_ms,
+                           int seed = 1);
+
 // Starts `sweep args` (a tuner), kills it with SIGKILL once `ready` holds
 // and waits for it to die of that. False, with a test failure that shows
 // the tuner's log, when `ready` did not hold within `timeout_ms`.
