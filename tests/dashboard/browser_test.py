@@ -228,6 +228,64 @@ class BrowserTest(unittest.TestCase, PageChecks):
             self.assertRegex(hover_tip(page, "pool"),
                              r"^low trial \d+: paused at step \d+: runner given to study 'high'")
 
+    def test_a_services_slurm_runner_jobs_show_each_runner_and_its_idle_time(self):
+        # A real one-node Slurm cluster (scripts/slurm/one-node-cluster.sh),
+        # a service launching its runners there.
+        cluster_script = os.path.join(HERE, "..", "..", "scripts", "slurm", "one-node-cluster.sh")
+        if os.geteuid() != 0 or subprocess.run(
+                ["sh", "-c", "command -v slurmctld && command -v munged"],
+                capture_output=True).returncode != 0:
+            self.skipTest("needs root, slurm-wlm and munge (scripts/test.sh installs them)")
+        cluster = os.path.join(self.tmp.name, "cluster")
+        env = dict(os.environ, SLURM_CONF=os.path.join(cluster, "slurm.conf"))
+        started = subprocess.run([cluster_script, "start", cluster], capture_output=True, text=True)
+        try:
+            self.assertEqual(started.returncode, 0, started.stdout + started.stderr)
+            db = os.path.join(self.tmp.name, "slurm.db")
+            serve = subprocess.Popen([SWEEP, "serve", "--db", db, "--local-runners", "0",
+                                      "--heartbeat-ms", "250", "--launcher", "slurm",
+                                      "--launch-max", "2", "--launch-idle", "1", "--launch-dir",
+                                      os.path.join(self.tmp.name, "launch")], env=env,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                path = os.path.join(self.tmp.name, "slurm.yaml")
+                with open(path, "w") as f:
+                    f.write("name: onslurm\nobjective: {metric: value, goal: minimize}\n"
+                            "task: {synthetic: {function: curve, steps: 3, step_ms: 50}}\n"
+                            "algorithm: {type: random, max_trials: 4}\nparameters:\n"
+                            "  x1: {type: float, min: 0, max: 1}\n")
+                deadline = time.time() + 30
+                while helpers.run(SWEEP, "submit", path, "--db", db, check=False).returncode:
+                    self.assertLess(time.time(), deadline, "the service did not start")
+                    time.sleep(0.2)
+                ended = "SELECT count(*) FROM launches WHERE kind='ended'"
+                submitted = "SELECT count(*) FROM launches WHERE kind='submitted'"
+                while not (helpers.query(db, "SELECT count(*) FROM trials WHERE status="
+                                         "'completed'")[0][0] == 4 and
+                           helpers.query(db, ended)[0][0] == helpers.query(db, submitted)[0][0]):
+                    self.assertLess(time.time(), deadline + 90, "the runner jobs did not end")
+                    time.sleep(0.2)
+            finally:
+                helpers.run(SWEEP, "stop", "--db", db, check=False)
+                serve.wait(timeout=30)
+        finally:
+            subprocess.run(["scancel", "--user=root"], env=env, capture_output=True)
+            subprocess.run([cluster_script, "stop", cluster], capture_output=True)
+        jobs = [r[0] for r in helpers.query(db, "SELECT job FROM launches WHERE kind='submitted'")]
+        with helpers.Dashboard(SWEEP, db) as d:
+            page = self.page(d.url)
+            self.assertEqual(page.errors, [])
+            self.assertIn("slurm-jobs", views(page))
+            rows = page.eval("[...document.querySelectorAll('section[data-view=slurm-jobs] "
+                             "tbody tr')].map(r => [...r.cells].map(c => c.textContent))")
+            self.assertEqual(sorted(r[0] for r in rows), sorted(jobs))
+            for job, runner, gpus, state, ran, idle in rows:
+                self.assertEqual(runner, "slurm-" + job)
+                self.assertEqual((gpus, state), ("0", "ended"))
+                # It ran some seconds, and sat idle at least --launch-idle.
+                self.assertGreaterEqual(float(ran), float(idle))
+                self.assertGreaterEqual(float(idle), 0.5)
+
     def test_a_trial_that_ends_while_the_page_is_open_appears_without_a_reload(self):
         db = os.path.join(self.tmp.name, "live.db")
         yaml = os.path.join(self.tmp.name, "slow.yaml")
