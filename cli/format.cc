@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/human_cells.h"
+#include "common/bidi_controls.h"
 #include "common/json.h"
 #include "common/text_width.h"
 #include "common/values.h"
@@ -36,6 +37,11 @@ std::string EscapeControl(std::string_view s, bool keep_newlines) {
       hex(c);
       hex(next);
       ++i;
+    } else if (size_t len = 0; unsigned bidi = BidiControlAt(s, i, &len)) {
+      char buf[12];
+      std::snprintf(buf, sizeof buf, "\\u%04x", bidi);
+      out += buf;
+      i += len - 1;
     } else {
       out.push_back(static_cast<char>(c));
     }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/bidi_controls.h"
+
 namespace sweep {
 
 void AppendJsonString(std::string* out, std::string_view s) {
@@ -20,6 +22,14 @@ void AppendJsonString(std::string* out, std::string_view s) {
       std::snprintf(buf, sizeof buf, "\\u%04x",
                     c == 0x7f ? 0x7fu : static_cast<unsigned char>(s[++i]));
       out->append(buf);
+      continue;
+    }
+    // Bidirectional-text controls, which reorder what a terminal shows.
+    if (size_t len = 0; unsigned bidi = BidiControlAt(s, i, &len)) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", bidi);
+      out->append(buf);
+      i += len - 1;
       continue;
     }
     switch (c) {

@@ -272,6 +272,22 @@ TEST(EscapeControlTest, ControlCharactersBecomeHexAndTheRestIsUnchanged) {
   EXPECT_EQ(JsonString("\x1b\x7f\xc2\x9b"), "\"\\u001b\\u007f\\u009b\"");
 }
 
+TEST(EscapeControlTest, BidirectionalTextControlsAreEscapedAndOtherPunctuationIsNot) {
+  // U+202E (RLO) makes "exe.txt" show as "txt.exe"; U+2066..2069, U+200E/F,
+  // U+061C and U+202A..D reorder text the same way.
+  EXPECT_EQ(EscapeControl("a\xe2\x80\xaetxt.exe"), "a\\u202etxt.exe");
+  EXPECT_EQ(EscapeControl("\xe2\x81\xa6x\xe2\x81\xa9 \xe2\x80\x8e\xe2\x80\x8f \xd8\x9c"
+                          "\xe2\x80\xaa"),
+            "\\u2066x\\u2069 \\u200e\\u200f \\u061c\\u202a");
+  // En dash, ellipsis, arrows: unchanged.
+  EXPECT_EQ(EscapeControl("1\xe2\x80\x93"
+                          "2 \xe2\x80\xa6 \xe2\x86\x92"),
+            "1\xe2\x80\x93"
+            "2 \xe2\x80\xa6 \xe2\x86\x92");
+  EXPECT_EQ(JsonString("x\xe2\x80\xaey"), "\"x\\u202ey\"");
+  EXPECT_EQ(EscapeControl("\xe2\x80"), "\xe2\x80");  // cut short: not one
+}
+
 TEST(EscapeControlTest, EveryTableAndCsvCellAndColumnIsEscaped) {
   Table t;
   t.columns = {"id", "na\x1bme"};

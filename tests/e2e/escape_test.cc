@@ -2,7 +2,8 @@
 // terminal escaped from every command that prints it (issue 10, finding 8):
 // a real study whose name and parameter values carry ESC runs to completion,
 // a real runner joins under a name with ESC, and every table, CSV, `why`
-// and `validate` output shows \x1b instead.
+// and `validate` output shows \x1b instead; a bidirectional-text control
+// (U+202E) shows as \u202e.
 #include <gtest/gtest.h>
 
 #include "e2e/harness.h"
@@ -36,7 +37,10 @@ TEST(E2eEscapeTest, RunnerAndStudyTextIsEscapedInEveryTextOutput) {
       << tuner.Log();
   // A study file may not name a study with control characters (validation
   // refuses them), but a database written elsewhere may hold anything.
-  ExecSql(db, "UPDATE studies SET name = 'evil' || char(27) || ']0;owned' || char(7)");
+  // U+202E (right-to-left override) reorders what follows it on screen.
+  ExecSql(db,
+          "UPDATE studies SET name = 'evil' || char(27) || ']0;owned' || char(7) || char(8238) "
+          "|| 'exe.txt'");
   std::vector<std::vector<std::string>> commands = {
       {"studies"},
       {"studies", "--format", "csv"},
@@ -56,6 +60,7 @@ TEST(E2eEscapeTest, RunnerAndStudyTextIsEscapedInEveryTextOutput) {
     ASSERT_EQ(RunSweep(args, &out), 0) << args[0] << ": " << out;
     EXPECT_EQ(out.find('\x1b'), std::string::npos) << args[0] << ": " << out;
     EXPECT_EQ(out.find("\xc2\x9b"), std::string::npos) << args[0] << ": " << out;
+    EXPECT_EQ(out.find("\xe2\x80\xae"), std::string::npos) << args[0] << ": " << out;
     // Every command shows some of the text, escaped (which values the trials
     // drew depends on the seed).
     EXPECT_TRUE(
