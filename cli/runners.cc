@@ -73,7 +73,7 @@ class RunnersCommand : public Command {
 
   int Launches() {
     return WithReader(address_.db, format_, [&](Reader& r, Format f) -> Result<std::string> {
-      ASSIGN_OR_RETURN(std::vector<LaunchView> rows, r.RecentLaunches(kLaunchesShown));
+      ASSIGN_OR_RETURN(std::vector<LaunchRecord> rows, r.RecentLaunches(kLaunchesShown));
       Table t;
       t.columns = {"at", "kind", "job", "gpus", "detail"};
       for (auto it = rows.rbegin(); it != rows.rend(); ++it)

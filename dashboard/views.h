@@ -36,7 +36,7 @@ Result<std::string> PoolJson(Reader& reader, double now);
 // The pool's `jobs`: each runner job of `launches` (newest first) with its
 // state, when it ran, and how long of that its runner (slurm-JOB, busy in
 // `runs`) had no trial.
-void WriteLaunchedJobs(JsonWriter& w, const std::vector<LaunchView>& launches,
+void WriteLaunchedJobs(JsonWriter& w, const std::vector<LaunchRecord>& launches,
                        const std::vector<RunnerRun>& runs, double now);
 inline constexpr size_t kPoolRuns = 2000;
 inline constexpr size_t kPoolPreemptions = 500;

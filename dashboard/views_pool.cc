@@ -83,7 +83,7 @@ Result<std::string> PoolJson(Reader& reader, double now) {
   return w.Take();
 }
 
-void WriteLaunchedJobs(JsonWriter& w, const std::vector<LaunchView>& launches,
+void WriteLaunchedJobs(JsonWriter& w, const std::vector<LaunchRecord>& launches,
                        const std::vector<RunnerRun>& runs, double now) {
   struct Job {
     int64_t gpus = 0;

@@ -16,6 +16,7 @@
 #include "common/status.h"
 #include "common/trial_status.h"
 #include "proto/sweep.pb.h"
+#include "storage/launch_record.h"
 #include "storage/sqlite_util.h"
 
 namespace sweep {
@@ -152,14 +153,6 @@ struct PreemptionView {
   std::string reason;
 };
 
-// Something a service's launcher did (table launches).
-struct LaunchView {
-  double at = 0;
-  std::string kind, job;
-  int64_t gpus = 0;
-  std::string detail;
-};
-
 // A decision with the trial it is about, for views over a whole study.
 struct StudyDecision {
   int64_t trial_id = 0;
@@ -242,7 +235,7 @@ class Reader {
   Result<std::vector<PreemptionView>> RecentPreemptions(size_t limit);
   // The `limit` latest launcher events (sweep serve --launcher), newest
   // first.
-  Result<std::vector<LaunchView>> RecentLaunches(size_t limit);
+  Result<std::vector<LaunchRecord>> RecentLaunches(size_t limit);
   // Changes whenever another connection (the tuner) commits; a cheap way to
   // tell that a view is out of date (SQLite's PRAGMA data_version).
   Result<int64_t> DataVersion();

@@ -50,16 +50,16 @@ Result<std::vector<PreemptionView>> Reader::RecentPreemptions(size_t limit) {
   return out;
 }
 
-Result<std::vector<LaunchView>> Reader::RecentLaunches(size_t limit) {
+Result<std::vector<LaunchRecord>> Reader::RecentLaunches(size_t limit) {
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
                                          "SELECT at, kind, job, gpus, detail FROM launches ORDER "
                                          "BY id DESC LIMIT ?1"));
   s.Bind(1, static_cast<int64_t>(limit));
-  std::vector<LaunchView> out;
+  std::vector<LaunchRecord> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    out.push_back(LaunchView{s.Double(0), s.Text(1), s.Text(2), s.Int(3), s.Text(4)});
+    out.push_back(LaunchRecord{s.Double(0), s.Text(1), s.Text(2), s.Int(3), s.Text(4)});
   }
   return out;
 }

@@ -17,6 +17,7 @@
 #include "common/trial_status.h"
 #include "proto/sweep.pb.h"
 #include "storage/db_lock.h"
+#include "storage/launch_record.h"
 #include "storage/sqlite_util.h"
 #include "storage/wal_sync.h"
 
@@ -161,10 +162,8 @@ class Store {
   // `ended_at` by a preemption: kept in preempted_runs before the trial is
   // re-queued (sqlite_store_service.cc).
   Status AddPreemptedRun(int64_t trial_id, double ended_at);
-  // Something a service's launcher did (table launches): `kind` submitted,
-  // running, cancelled, ended, refused or adopted, of scheduler job `job`.
-  Status AddLaunch(double at, const std::string& kind, const std::string& job, int gpus,
-                   const std::string& detail);
+  // Something a service's launcher did (table launches).
+  Status AddLaunch(const LaunchRecord& r);
   Status AddDecision(int64_t trial_id, int64_t step, const std::string& decision,
                      const std::string& reason, double now);
   // What an algorithm saw, in commit order: reports of `metric`, committed

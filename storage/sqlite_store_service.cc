@@ -66,12 +66,11 @@ Status Store::AddPreemptedRun(int64_t trial_id, double ended_at) {
   return s.Run();
 }
 
-Status Store::AddLaunch(double at, const std::string& kind, const std::string& job, int gpus,
-                        const std::string& detail) {
+Status Store::AddLaunch(const LaunchRecord& r) {
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db(),
                                          "INSERT INTO launches(at, kind, job, gpus, detail) "
                                          "VALUES (?1, ?2, ?3, ?4, ?5)"));
-  s.Bind(1, at).Bind(2, kind).Bind(3, job).Bind(4, int64_t{gpus}).Bind(5, detail);
+  s.Bind(1, r.at).Bind(2, r.kind).Bind(3, r.job).Bind(4, r.gpus).Bind(5, r.detail);
   return s.Run();
 }
 

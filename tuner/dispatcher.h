@@ -206,7 +206,7 @@ class Dispatcher {
     RunnerAbilities abilities;
     int64_t study_id = 0;  // of the trial it runs (0: idle)
     int64_t trial_id = 0;
-    double since = 0;  // wall seconds: it began that trial, or joined
+    double since = 0;       // wall seconds: it began that trial, or joined
     std::string slurm_job;  // as it said in Hello ("" outside Slurm)
     double idle_s = 0;      // seconds without a trial since it joined
     bool leaving = false;   // it said it goes: it gets nothing more

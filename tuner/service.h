@@ -86,9 +86,9 @@ class Service {
   void AdvancePauses();
   // service_launch.cc: starts the launcher (--launcher slurm).
   Status StartLauncher();
-  // Each turn: what the launcher did goes into the database (a refusal also
-  // to the studies it leaves without runners), and, twice a second, it is
-  // told how many runners the studies lack, by the GPUs a trial needs.
+  // Twice a second (checked each turn): what the launcher did goes into the
+  // database (a refusal also to the studies it leaves without runners), and
+  // it is told how many runners the studies lack, by the GPUs a trial needs.
   void FeedLauncher();
   // The launcher's events, stored (writes only; the turn commits).
   void StoreLaunchEvents();

@@ -53,8 +53,8 @@ Status Service::StartLauncher() {
 
 void Service::StoreLaunchEvents() {
   Store& store = server_->store();
-  for (const LaunchEvent& e : launcher_->TakeEvents()) {
-    Status st = store.AddLaunch(e.at, e.kind, e.job, e.gpus, e.detail);
+  for (const LaunchRecord& e : launcher_->TakeEvents()) {
+    Status st = store.AddLaunch(e);
     if (!st.ok()) LOG_WARN << "could not record the launcher's " << e.kind << ": " << st.message();
     // sbatch said no, or a job ended before its runner joined.
     if (e.kind != "refused" && e.kind != "failed") {
@@ -75,10 +75,10 @@ void Service::StoreLaunchEvents() {
 
 void Service::FeedLauncher() {
   if (!launcher_) return;
-  StoreLaunchEvents();
   const int64_t now = NowMs();
   if (now - last_fed_ms_ < 500) return;
   last_fed_ms_ = now;
+  StoreLaunchEvents();
   // Runners wanted, by the GPUs a trial needs (commands only if the
   // launched runners run them).
   std::map<int, int64_t> wanted;

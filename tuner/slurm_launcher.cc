@@ -138,7 +138,7 @@ void SlurmLauncher::SetDemand(LaunchDemand demand) {
   wake_.notify_all();
 }
 
-std::vector<LaunchEvent> SlurmLauncher::TakeEvents() {
+std::vector<LaunchRecord> SlurmLauncher::TakeEvents() {
   std::lock_guard<std::mutex> lock(mu_);
   return std::exchange(events_, {});
 }
@@ -148,7 +148,7 @@ std::vector<LaunchedJob> SlurmLauncher::Jobs() const {
   return view_;
 }
 
-void SlurmLauncher::Note(LaunchEvent e) {
+void SlurmLauncher::Note(LaunchRecord e) {
   LOG_INFO << "slurm launcher: " << e.kind << (e.job.empty() ? "" : " job " + e.job)
            << (e.detail.empty() ? "" : ": " + e.detail);
   std::lock_guard<std::mutex> lock(mu_);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "storage/launch_record.h"
 #include "tuner/launch_folder.h"
 
 namespace sweep {
@@ -39,15 +40,6 @@ struct LaunchOptions {
 struct LaunchDemand {
   std::map<int, int64_t> short_by_gpus;
   std::set<std::string> joined_jobs;
-};
-
-// Something the launcher did or saw: `kind` is submitted, running,
-// cancelled, ended or refused (sbatch said no: `detail` says why).
-struct LaunchEvent {
-  double at = 0;
-  std::string kind, job;
-  int gpus = 0;
-  std::string detail;
 };
 
 // A runner job the launcher keeps track of, as `sweep runners --jobs` shows.
@@ -75,7 +67,7 @@ class SlurmLauncher {
                                                       const LaunchFolder& folder);
   ~SlurmLauncher();
   void SetDemand(LaunchDemand demand);
-  std::vector<LaunchEvent> TakeEvents();
+  std::vector<LaunchRecord> TakeEvents();
   std::vector<LaunchedJob> Jobs() const;
   // Cancels the jobs whose runners have not started (a pending job would
   // start for nobody) and ends the thread. Running jobs end as their
@@ -94,7 +86,7 @@ class SlurmLauncher {
   // Cancels `jobs` while they are still pending (one scancel).
   void Cancel(const std::vector<std::string>& jobs, const std::string& why, double now);
   bool Stopping() const;
-  void Note(LaunchEvent e);
+  void Note(LaunchRecord e);
 
   struct Job {
     int gpus = 0;
@@ -118,7 +110,7 @@ class SlurmLauncher {
   bool stopping_ = false;
   bool demand_changed_ = false;
   LaunchDemand demand_;
-  std::vector<LaunchEvent> events_;
+  std::vector<LaunchRecord> events_;
   std::vector<LaunchedJob> view_;
   std::thread thread_;
 };

@@ -66,14 +66,14 @@ void StudyRun::WriteProgress() {
 }
 
 int64_t StudyRun::RunnersWanted() const {
-  const ProgressCounts c = Counts();
-  int64_t want = c.running;
+  // The counts alone (Counts() also walks every trial for the progress line).
+  int64_t want = table_.Counts()[TrialStatus::kRunning];
   if (HasWork()) {
     // Without a planned count (a time budget) it could use any number.
-    want = c.planned
-               ? want + c.queued +
-                     std::max<int64_t>(0, *c.planned - static_cast<int64_t>(table_.all().size()))
-               : std::numeric_limits<int32_t>::max();
+    const std::optional<int64_t> planned = scheduler_->Planned();
+    want = planned ? want + static_cast<int64_t>(table_.queued()) +
+                         std::max<int64_t>(0, *planned - static_cast<int64_t>(table_.all().size()))
+                   : std::numeric_limits<int32_t>::max();
   }
   if (const int64_t cap = MaxConcurrent(); cap > 0) want = std::min(want, cap);
   return want;

@@ -90,9 +90,7 @@ TEST(E2eServiceAuthTest, ClientsActOnTheirOwnStudiesAdminsOnAnyAndOtherKeysAreRe
   EXPECT_NE(out.find("mine,running,alice"), std::string::npos) << out;
   // A client's key cannot run trials: as a runner it is refused at the
   // handshake and never joins.
-  const std::string log = service.Log();
-  const size_t at = log.find("runners join at ") + 16;
-  const std::string runners_at = log.substr(at, log.find(' ', at) - at);
+  const std::string runners_at = RunnersJoinAt(service);
   Process thief(Concat({"runner", "--connect", runners_at, "--name", "thief", "--heartbeat-ms",
                         "200", "--give-up-after", "3"},
                        {"--server-key", keys + "/tuner.pub", "--key", alice}),

@@ -60,6 +60,17 @@ int64_t Completed(const std::string& db, const std::string& study = "") {
                       (study.empty() ? std::string() : " AND s.name='" + study + "'"));
 }
 
+// Waits for `trials` completed trials, `*most` getting the most runner jobs
+// seen in the queue meanwhile.
+bool CompletedWatchingQueue(const std::string& db, int64_t trials, size_t* most) {
+  return WaitFor(
+      [&] {
+        *most = std::max(*most, QueuedJobs().size());
+        return Completed(db) == trials;
+      },
+      180000);
+}
+
 class SlurmTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -128,13 +139,7 @@ TEST_F(SlurmTest, AStudyRunsOnSlurmRunnersOnlyAndTheQueueEmptiesOnceTheyAreIdle)
   auto service = Serve(dir, {"--launch-max", "3", "--launch-idle", "3"});
   Submit(dir, dir.Write("a.yaml", CurveStudyYaml("a", 12, 10, 100, 5)));
   size_t most = 0;
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        most = std::max(most, QueuedJobs().size());
-        return Completed(db) == 12;
-      },
-      180000))
-      << service->Log();
+  ASSERT_TRUE(CompletedWatchingQueue(db, 12, &most)) << service->Log();
   const double done = static_cast<double>(time(nullptr));
   EXPECT_LE(most, 3u);
   EXPECT_GE(most, 1u);
@@ -238,13 +243,7 @@ TEST_F(SlurmTest, LaunchMaxHoldsAcrossStudiesAndAGpuStudyOnACpuClusterSaysWhy) {
   Submit(dir, dir.Write("a.yaml", CurveStudyYaml("a", 6, 8, 100, 5)));
   Submit(dir, dir.Write("b.yaml", CurveStudyYaml("b", 6, 8, 100, 5)));
   size_t most = 0;
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        most = std::max(most, QueuedJobs().size());
-        return Completed(db) == 12;
-      },
-      180000))
-      << service->Log();
+  ASSERT_TRUE(CompletedWatchingQueue(db, 12, &most)) << service->Log();
   EXPECT_LE(most, 2u);
   EXPECT_LE(QueryInt(db,
                      "SELECT count(*) FROM launches WHERE kind='submitted' AND at <= "
