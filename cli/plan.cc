@@ -12,6 +12,7 @@
 #include "search_spaces/study_parser.h"
 #include "search_spaces/validate.h"
 #include "tuner/algorithms/asha.h"
+#include "tuner/algorithms/auto_choice.h"
 #include "tuner/algorithms/hyperband.h"
 
 namespace sweep {
@@ -75,6 +76,39 @@ std::string BudgetJson(const pb::Algorithm& alg) {
   return alg.has_budget() ? ", \"budget\": " + Num(alg.budget()) : "";
 }
 
+// gp and auto: the GP's proposals, and what auto chose and why.
+std::string GpLayout(const pb::Study& study, int64_t resource, bool json) {
+  const pb::Algorithm& alg = study.algorithm();
+  bool is_auto = alg.type() == pb::ALGORITHM_TYPE_AUTO;
+  AutoChoice choice;
+  if (is_auto) choice = ChooseAuto(study);
+  int64_t trials = alg.max_trials();
+  int64_t gp_trials = is_auto ? std::min(trials, choice.gp_trials) : trials;
+  int64_t startup = alg.gp().n_startup_trials();
+  if (json) {
+    return std::string("{\"algorithm\": \"") + (is_auto ? "auto" : "gp") +
+           "\", \"max_trials\": " + Num(trials) + ", \"gp_trials\": " + Num(gp_trials) +
+           ", \"tpe_trials\": " + Num(trials - gp_trials) +
+           ", \"n_startup_trials\": " + Num(startup) +
+           (is_auto ? ", \"reason\": " + JsonString(choice.reason) : "") +
+           ", \"steps_per_trial\": " + Num(resource) + BudgetJson(alg) + "}\n";
+  }
+  std::string head = std::string(is_auto ? "auto" : "gp") + ": " + Num(trials) + " trials of " +
+                     Num(resource) + (resource == 1 ? " step (" : " steps (") +
+                     Num(trials * resource) + " steps)";
+  std::string gp_text =
+      "quasi-random (Halton) proposals until " + Num(startup) +
+      " trials have completed, then a Gaussian process (Matérn-5/2, a lengthscale per "
+      "parameter) proposes the point of highest log expected improvement, running trials "
+      "entering at its own prediction";
+  if (!is_auto) return head + "; " + gp_text + BudgetNote(alg) + "\n";
+  std::string out = head + "; chosen: " + choice.reason + "\n";
+  if (gp_trials > 0) out += "  trials 0-" + Num(gp_trials - 1) + ": " + gp_text + "\n";
+  if (gp_trials < trials)
+    out += "  trials " + Num(gp_trials) + "-" + Num(trials - 1) + ": tpe (as type: tpe)\n";
+  return out + (BudgetNote(alg).empty() ? "" : "  " + BudgetNote(alg).substr(2) + "\n");
+}
+
 }  // namespace
 
 Result<std::string> FormatPlan(const pb::Study& study, bool json) {
@@ -106,6 +140,9 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
                                : "; parameters modelled one by one") +
              BudgetNote(alg) + "\n";
     }
+    case pb::ALGORITHM_TYPE_GP:
+    case pb::ALGORITHM_TYPE_AUTO:
+      return GpLayout(study, resource, json);
     case pb::ALGORITHM_TYPE_ASHA: {
       auto rungs = AshaRungs(study);
       std::string list;

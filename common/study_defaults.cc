@@ -23,6 +23,7 @@ constexpr double kPbtResampleProb = 0.25;
 constexpr int64_t kMedianGrace = 1;
 constexpr int32_t kMedianMinTrials = 3;
 constexpr int32_t kTpeStartupTrials = 10;
+constexpr int32_t kGpStartupTrials = 10;  // Optuna's GPSampler's
 constexpr int32_t kTpeCandidates = 24;
 constexpr double kTpeGamma = 0.1;
 constexpr double kTpePriorWeight = 1.0;
@@ -73,6 +74,10 @@ void ResolveTpe(pb::TpeConfig* c) {
   if (!c->has_prior_weight()) c->set_prior_weight(kTpePriorWeight);
   if (!c->has_multivariate()) c->set_multivariate(true);
   if (!c->has_constant_liar()) c->set_constant_liar(true);
+}
+
+void ResolveGp(pb::GpConfig* c) {
+  if (!c->has_n_startup_trials()) c->set_n_startup_trials(kGpStartupTrials);
 }
 
 void ResolveBohb(const pb::Study& study, pb::BohbConfig* c) {
@@ -131,6 +136,13 @@ void ResolveDefaults(pb::Study* study) {
       ResolveHyperband(resource, alg->mutable_hyperband());
       break;
     case pb::ALGORITHM_TYPE_TPE:
+      ResolveTpe(alg->mutable_tpe());
+      break;
+    case pb::ALGORITHM_TYPE_GP:
+      ResolveGp(alg->mutable_gp());
+      break;
+    case pb::ALGORITHM_TYPE_AUTO:
+      ResolveGp(alg->mutable_gp());
       ResolveTpe(alg->mutable_tpe());
       break;
     case pb::ALGORITHM_TYPE_BOHB:

@@ -9,6 +9,8 @@ const std::vector<SyntheticFunctionInfo>& SyntheticFunctions() {
       {pb::SYNTHETIC_FUNCTION_HARTMANN6, "hartmann6", 6, false},
       {pb::SYNTHETIC_FUNCTION_ROSENBROCK, "rosenbrock", 2, true},
       {pb::SYNTHETIC_FUNCTION_CURVE, "curve", 1, true},
+      {pb::SYNTHETIC_FUNCTION_ACKLEY, "ackley", 1, true},
+      {pb::SYNTHETIC_FUNCTION_LEVY, "levy", 1, true},
   };
   return kFunctions;
 }

@@ -83,19 +83,40 @@ void CheckTpe(const pb::Study& study, Checker* c) {
     c->Fail("algorithm.bohb.top_fraction", "must be in (0, 1)");
 }
 
+// type: gp models numeric and categorical parameters that every trial has.
+void CheckGp(const pb::Study& study, Checker* c) {
+  const pb::GpConfig& g = study.algorithm().gp();
+  if (g.n_startup_trials() < 1 || g.n_startup_trials() > 100000)
+    c->Fail("algorithm.gp.n_startup_trials", "must be in [1, 100000]");
+  if (study.algorithm().type() != pb::ALGORITHM_TYPE_GP) return;
+  for (const pb::Parameter& p : study.parameters()) {
+    if (p.when_size() == 0) continue;
+    c->Fail("algorithm.type",
+            "gp models parameters that every trial has; '" + p.name() +
+                "' is conditional (when:): use type: tpe, or type: auto, which chooses tpe here");
+    return;
+  }
+}
+
 }  // namespace
 
 void CheckAlgorithm(const pb::Study& study, Checker* c) {
   const pb::Algorithm& alg = study.algorithm();
   if (alg.type() == pb::ALGORITHM_TYPE_UNSPECIFIED) {
     c->Fail("algorithm.type",
-            "is required (random, grid, quasirandom, asha, median, hyperband, pbt, tpe or bohb)");
+            "is required (random, grid, quasirandom, asha, median, hyperband, pbt, tpe, gp, auto "
+            "or bohb)");
   }
   bool stopping = alg.type() == pb::ALGORITHM_TYPE_ASHA || alg.type() == pb::ALGORITHM_TYPE_MEDIAN;
   if (stopping && !alg.has_max_trials())
     c->Fail("algorithm.max_trials", "is required for asha and median");
-  if (alg.type() == pb::ALGORITHM_TYPE_TPE && !alg.has_max_trials())
-    c->Fail("algorithm.max_trials", "is required for tpe");
+  bool gp = alg.type() == pb::ALGORITHM_TYPE_GP || alg.type() == pb::ALGORITHM_TYPE_AUTO;
+  if ((alg.type() == pb::ALGORITHM_TYPE_TPE || gp) && !alg.has_max_trials()) {
+    c->Fail("algorithm.max_trials",
+            std::string("is required for ") + (alg.type() == pb::ALGORITHM_TYPE_TPE  ? "tpe"
+                                               : alg.type() == pb::ALGORITHM_TYPE_GP ? "gp"
+                                                                                     : "auto"));
+  }
   if (alg.has_budget() && alg.budget() < 1)
     c->Fail("algorithm.budget", "must be >= 1 (steps summed over trials)");
   if (alg.has_asha() && alg.type() != pb::ALGORITHM_TYPE_ASHA)
@@ -104,8 +125,11 @@ void CheckAlgorithm(const pb::Study& study, Checker* c) {
     c->Fail("algorithm.median", "is only for type: median");
   if (alg.has_hyperband() && !UsesHyperbandBrackets(alg.type()))
     c->Fail("algorithm.hyperband", "is only for type: hyperband or bohb");
-  bool tpe = alg.type() == pb::ALGORITHM_TYPE_TPE || alg.type() == pb::ALGORITHM_TYPE_BOHB;
-  if (alg.has_tpe() && !tpe) c->Fail("algorithm.tpe", "is only for type: tpe or bohb");
+  bool tpe = alg.type() == pb::ALGORITHM_TYPE_TPE || alg.type() == pb::ALGORITHM_TYPE_BOHB ||
+             alg.type() == pb::ALGORITHM_TYPE_AUTO;
+  if (alg.has_tpe() && !tpe) c->Fail("algorithm.tpe", "is only for type: tpe, bohb or auto");
+  if (alg.has_gp() && !gp) c->Fail("algorithm.gp", "is only for type: gp or auto");
+  if (gp) CheckGp(study, c);
   if (alg.has_bohb() && alg.type() != pb::ALGORITHM_TYPE_BOHB)
     c->Fail("algorithm.bohb", "is only for type: bohb");
   if (tpe) CheckTpe(study, c);

@@ -20,7 +20,8 @@ void CheckSyntheticTask(const pb::Study& study, Checker* c) {
   std::string path = "task.synthetic";
   const SyntheticFunctionInfo* fn = FindSyntheticFunction(t.function());
   if (!fn) {
-    c->Fail(path + ".function", "is required (branin, hartmann6, rosenbrock or curve)");
+    c->Fail(path + ".function",
+            "is required (branin, hartmann6, rosenbrock, ackley, levy or curve)");
     return;
   }
   if (t.has_steps() && (t.steps() < 1 || t.steps() > 1000000))

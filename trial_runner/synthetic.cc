@@ -55,6 +55,28 @@ double Rosenbrock(const std::vector<double>& x) {
   return sum;
 }
 
+double Ackley(const std::vector<double>& x) {
+  double sq = 0, cos_sum = 0;
+  for (double v : x) {
+    sq += v * v;
+    cos_sum += std::cos(2 * M_PI * v);
+  }
+  double n = static_cast<double>(x.size());
+  return -20 * std::exp(-0.2 * std::sqrt(sq / n)) - std::exp(cos_sum / n) + 20 + M_E;
+}
+
+double Levy(const std::vector<double>& x) {
+  auto w = [&](size_t i) { return 1 + (x[i] - 1) / 4; };
+  double s = std::sin(M_PI * w(0));
+  double sum = s * s;
+  for (size_t i = 0; i + 1 < x.size(); ++i) {
+    double wi = w(i), t = std::sin(M_PI * wi + 1);
+    sum += (wi - 1) * (wi - 1) * (1 + 10 * t * t);
+  }
+  double wd = w(x.size() - 1), t = std::sin(2 * M_PI * wd);
+  return sum + (wd - 1) * (wd - 1) * (1 + t * t);
+}
+
 namespace {
 
 struct CurveShape {
@@ -213,6 +235,12 @@ TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx) {
         break;
       case pb::SYNTHETIC_FUNCTION_ROSENBROCK:
         value = Rosenbrock(x);
+        break;
+      case pb::SYNTHETIC_FUNCTION_ACKLEY:
+        value = Ackley(x);
+        break;
+      case pb::SYNTHETIC_FUNCTION_LEVY:
+        value = Levy(x);
         break;
       default:
         state = CurveStep(x, state);

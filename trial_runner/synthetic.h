@@ -16,6 +16,10 @@ double Branin(double x1, double x2);
 double Hartmann6(const std::vector<double>& x);
 // Rosenbrock in n >= 2 dimensions; minimum 0 at (1, ..., 1).
 double Rosenbrock(const std::vector<double>& x);
+// Ackley in any dimension, usually on [-32.768, 32.768]^n; minimum 0 at 0.
+double Ackley(const std::vector<double>& x);
+// Levy in any dimension, usually on [-10, 10]^n; minimum 0 at (1, ..., 1).
+double Levy(const std::vector<double>& x);
 // Learning-curve family on [0, 1]^n at step t >= 1: approaches
 // 0.1 + 2 * mean((x_i - 0.7)^2) as t grows; a larger x1 starts worse and
 // converges more slowly, so the best final configurations start slow.

@@ -2,6 +2,7 @@
 #include "tuner/scheduler.h"
 
 #include "tuner/algorithms/asha.h"
+#include "tuner/algorithms/gp.h"
 #include "tuner/algorithms/hyperband.h"
 #include "tuner/algorithms/median.h"
 #include "tuner/algorithms/pbt.h"
@@ -64,6 +65,9 @@ std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpa
       return MakePbt(study, space, created);
     case pb::ALGORITHM_TYPE_TPE:
       return MakeTpe(study, space, trials, created, consumed);
+    case pb::ALGORITHM_TYPE_GP:
+    case pb::ALGORITHM_TYPE_AUTO:
+      return MakeGpOrAuto(study, space, trials, created, consumed);
     case pb::ALGORITHM_TYPE_BOHB:
       return MakeHyperband(study, MakeBohbProposer(study, space, trials, created), created);
     default:
@@ -82,9 +86,29 @@ std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpa
   }
 }
 
+namespace {
+
+// Model-based search over the study's own proposals.
+bool ModelBased(const pb::Study& study) {
+  pb::AlgorithmType type = study.algorithm().type();
+  return type == pb::ALGORITHM_TYPE_TPE || type == pb::ALGORITHM_TYPE_GP ||
+         type == pb::ALGORITHM_TYPE_AUTO;
+}
+
+}  // namespace
+
+int64_t CopiedTrials(const TrialTable* trials) {
+  int64_t copied = 0;
+  if (trials) {
+    for (const auto& [id, t] : trials->all())
+      if (IsFinished(t.status) && t.attempts == 0) ++copied;
+  }
+  return copied;
+}
+
 AlgorithmTraits TraitsOf(const pb::Study& study) {
   AlgorithmTraits t;
-  t.learns_from_copied_trials = study.algorithm().type() == pb::ALGORITHM_TYPE_TPE;
+  t.learns_from_copied_trials = ModelBased(study);
   t.decisions_depend_on_max_trials = study.algorithm().type() == pb::ALGORITHM_TYPE_PBT;
   return t;
 }
@@ -93,7 +117,7 @@ std::optional<int64_t> PlannedTrialCount(const pb::Study& study, int64_t copied)
   auto space = SearchSpace::Create(study);
   if (!space.ok()) return std::nullopt;
   std::optional<int64_t> planned = MakeScheduler(study, *space, 0, 0)->Planned();
-  if (planned && study.algorithm().type() == pb::ALGORITHM_TYPE_TPE) *planned += copied;
+  if (planned && ModelBased(study)) *planned += copied;
   return planned;
 }
 

@@ -91,12 +91,17 @@ std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpa
                                          int64_t created, int64_t consumed,
                                          const TrialTable* trials = nullptr);
 
+// Trials copied in by --from (finished without an attempt of their own):
+// model-based search runs max_trials on top of them, as max_trials counts
+// the study's own.
+int64_t CopiedTrials(const TrialTable* trials);
+
 // What code outside the schedulers must know of a study's algorithm before
 // any scheduler runs (a study file's checks), answered here beside
 // MakeScheduler, so that no other file goes by an algorithm's name.
 struct AlgorithmTraits {
   // Its model learns from another study's finished trials (`--from`):
-  // TPE. (Hyperband's and BOHB's trial numbers are places in brackets.)
+  // tpe, gp and auto. (Hyperband's and BOHB's trial numbers are places in brackets.)
   bool learns_from_copied_trials = false;
   // Its past decisions depend on max_trials, so a resume may not raise it
   // (PBT: "not exploited: max_trials reached").
@@ -105,7 +110,7 @@ struct AlgorithmTraits {
 AlgorithmTraits TraitsOf(const pb::Study& study);
 
 // The trials a study plans, as its tuner counts them (`done N/M`):
-// max_trials, a grid's points, Hyperband's brackets, and for TPE the
+// max_trials, a grid's points, Hyperband's brackets, and for tpe, gp and auto the
 // `copied` trials `--from` added (finished with no attempt of their own);
 // nullopt when not known ahead (PBT).
 std::optional<int64_t> PlannedTrialCount(const pb::Study& study, int64_t copied);

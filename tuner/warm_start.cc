@@ -91,7 +91,7 @@ std::string StepsNote(const WarmStart& w) {
 Status CheckWarmStartable(const pb::Study& study) {
   if (TraitsOf(study).learns_from_copied_trials) return Status::Ok();
   return Status::InvalidArgument(
-      "--from seeds a study of algorithm type tpe, which learns from "
+      "--from seeds a study of algorithm type tpe, gp or auto, which learns from "
       "the copied trials; this study's algorithm does not");
 }
 

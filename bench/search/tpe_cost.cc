@@ -1,6 +1,7 @@
-// tpe_cost: what one TPE proposal costs the tuner as a study grows, and the
-// proposals themselves for a given history (to compare with Optuna's on the
-// same history). Run by bench/search/tpe_cost.sh.
+// tpe_cost: what one TPE (or GP: ALGORITHM=gp) proposal costs the tuner as
+// a study grows, and the proposals themselves for a given history (to
+// compare with Optuna's on the same history). Run by bench/search/tpe_cost.sh
+// and bench/search/gp_cost.sh.
 //
 //   tpe_cost cost N PROPOSALS        N finished Hartmann-6 trials (uniform
 //                                    points, seeded), then PROPOSALS
@@ -37,13 +38,21 @@ namespace {
 
 // TPE_CONFIG (environment): the body of the study's `tpe:` map, e.g.
 // "n_ei_candidates: 64, gamma: 0.15", to compare settings in `simulate`.
+// ALGORITHM (environment): tpe (the default), gp or auto.
+std::string Algorithm() {
+  const char* a = std::getenv("ALGORITHM");
+  return a && *a ? a : "tpe";
+}
+
 pb::Study MakeStudy(const std::string& params, uint64_t seed) {
   const char* tpe = std::getenv("TPE_CONFIG");
+  std::string algorithm = Algorithm();
   auto p = ParseStudyYaml(
       "name: cost\nobjective: {metric: value, goal: minimize}\ntask: {synthetic: {function: "
-      "branin}}\nalgorithm: {type: tpe, max_trials: 100000000, tpe: {" +
-          std::string(tpe ? tpe : "") + "}}\nseed: " + std::to_string(seed) + "\nparameters:\n" +
-          params,
+      "branin}}\nalgorithm: {type: " +
+          algorithm + ", max_trials: 100000000" +
+          (algorithm == "gp" ? "" : ", tpe: {" + std::string(tpe ? tpe : "") + "}") +
+          "}\nseed: " + std::to_string(seed) + "\nparameters:\n" + params,
       "cost.yaml");
   if (!p.ok()) {
     std::fprintf(stderr, "%s\n", p.status().message().c_str());
@@ -93,7 +102,8 @@ int Cost(int64_t n, int proposals) {
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!spec) return 1;
   }
-  std::printf("tpe-cost %lld %.4f\n", static_cast<long long>(n), total_ms / proposals);
+  std::printf("%s-cost %lld %.4f\n", Algorithm().c_str(), static_cast<long long>(n),
+              total_ms / proposals);
   return 0;
 }
 

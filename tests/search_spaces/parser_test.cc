@@ -22,7 +22,8 @@ Result<pb::Study> Load(const std::string& path) {
 }
 
 TEST(ParserTest, AcceptsTheExampleStudiesAsWritten) {
-  for (const char* name : {"branin_random.yaml", "grid_4x5.yaml"}) {
+  for (const char* name :
+       {"branin_random.yaml", "grid_4x5.yaml", "branin_tpe.yaml", "hartmann6_auto.yaml"}) {
     auto s = Load(std::string(SWEEP_SOURCE_DIR) + "/examples/" + name);
     ASSERT_TRUE(s.ok()) << name << ": " << s.status().message();
   }

@@ -16,6 +16,14 @@ TEST(SyntheticTest, KnownOptima) {
   EXPECT_NEAR(Hartmann6({0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573}), -3.32237, 1e-4);
   EXPECT_DOUBLE_EQ(Rosenbrock({1, 1, 1, 1}), 0.0);
   EXPECT_GT(Rosenbrock({0, 0}), 0.5);
+  EXPECT_NEAR(Ackley(std::vector<double>(10, 0.0)), 0.0, 1e-12);
+  // Ackley at (1, 0): -20 e^(-0.2 sqrt(1/2)) - e^((1 + 1) / 2) + 20 + e.
+  EXPECT_NEAR(Ackley({1, 0}), -20 * std::exp(-0.2 * std::sqrt(0.5)) - M_E + 20 + M_E, 1e-12);
+  EXPECT_NEAR(Levy(std::vector<double>(10, 1.0)), 0.0, 1e-12);
+  // Levy at (0, 0): w = 0.75; sin²(0.75π) + 0.0625 (1 + 10 sin²(0.75π + 1)) + 0.0625 (1 +
+  // sin²(1.5π)).
+  double s1 = std::sin(0.75 * M_PI), s2 = std::sin(0.75 * M_PI + 1), s3 = std::sin(1.5 * M_PI);
+  EXPECT_NEAR(Levy({0, 0}), s1 * s1 + 0.0625 * (1 + 10 * s2 * s2) + 0.0625 * (1 + s3 * s3), 1e-12);
 }
 
 TEST(SyntheticTest, CurveSlowStartersEndBest) {

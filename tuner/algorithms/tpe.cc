@@ -15,6 +15,7 @@
 #include "common/values.h"
 #include "search_spaces/samplers.h"
 #include "tuner/algorithms/hyperband.h"
+#include "tuner/algorithms/param_codec.h"
 #include "tuner/algorithms/parzen.h"
 
 namespace sweep {
@@ -25,51 +26,6 @@ constexpr uint64_t kTpeSalt = 0x7e9e5a17;
 constexpr int64_t kMaxGood = 25;   // Optuna's cap on the good trials
 constexpr int kModelAttempts = 8;  // model proposals before uniform draws
 constexpr int kMaxAttempts = 64;
-
-// A value of parameter i in the estimator's form: a number, or a choice's
-// index; nullopt if it is not one of the space's values.
-std::optional<double> Internal(const pb::Parameter& p, const pb::Value& v) {
-  if (p.type() == pb::PARAM_TYPE_CATEGORICAL) {
-    for (int j = 0; j < p.values_size(); ++j)
-      if (ValuesEqual(p.values(j), v)) return j;
-    return std::nullopt;
-  }
-  double d = 0;
-  if (!ValueAsDouble(v, &d) || !std::isfinite(d) || d < p.min() || d > p.max()) return std::nullopt;
-  return d;
-}
-
-ParzenDim DimOf(const pb::Parameter& p) {
-  ParzenDim d;
-  if (p.type() == pb::PARAM_TYPE_CATEGORICAL) {
-    d.kind = ParzenDim::Kind::kCategorical;
-    d.choices = p.values_size();
-    return d;
-  }
-  d.log = p.log();
-  d.low = p.min();
-  d.high = p.max();
-  double step = p.type() == pb::PARAM_TYPE_INT ? std::max(1.0, p.step()) : p.step();
-  if (p.type() == pb::PARAM_TYPE_INT || (p.has_step() && p.step() > 0)) {
-    d.kind = ParzenDim::Kind::kDiscrete;
-    d.step = step;
-    // The last grid value, which max need not be.
-    d.high = d.low + std::floor((d.high - d.low) / step + 1e-9) * step;
-  }
-  return d;
-}
-
-pb::Value External(const pb::Parameter& p, double v) {
-  switch (p.type()) {
-    case pb::PARAM_TYPE_CATEGORICAL:
-      return p.values(std::clamp(static_cast<int>(v), 0, p.values_size() - 1));
-    case pb::PARAM_TYPE_INT:
-      return IntegerValue(
-          std::llround(std::clamp(std::isfinite(v) ? v : p.min(), p.min(), p.max())));
-    default:
-      return NumberValue(std::clamp(v, p.min(), p.max()));
-  }
-}
 
 // A trial's parameters in the estimators' form, and which are present
 // (one char per parameter), computed once per trial.
@@ -120,7 +76,7 @@ struct Fitted {
   ParzenEstimator good, bad;
 };
 
-class TpeScheduler : public Scheduler {
+class TpeScheduler : public Scheduler, public Proposer {
  public:
   TpeScheduler(const pb::Study& study, const SearchSpace& space, const TrialTable* trials,
                int64_t created, int64_t consumed, bool bohb)
@@ -138,14 +94,7 @@ class TpeScheduler : public Scheduler {
         next_(created),
         consumed_(consumed) {
     if (!bohb && study.algorithm().has_max_trials()) {
-      // Trials copied in by --from (finished without an attempt of their
-      // own) come on top of max_trials, which counts the study's own.
-      int64_t copied = 0;
-      if (trials) {
-        for (const auto& [id, t] : trials->all())
-          if (IsFinished(t.status) && t.attempts == 0) ++copied;
-      }
-      planned_ = study.algorithm().max_trials() + copied;
+      planned_ = study.algorithm().max_trials() + CopiedTrials(trials);
     }
     if (!bohb && study.algorithm().has_budget()) budget_ = study.algorithm().budget();
     if (bohb) {
@@ -176,6 +125,7 @@ class TpeScheduler : public Scheduler {
     if (rung_steps_.count(step) && std::isfinite(objective))
       at_step_[step].emplace(number, objective);
   }
+  Params Propose(int64_t k, std::string* origin) override;
 
  private:
   // What a proposal draws from: random points, or TPE's good and bad trials.
@@ -184,7 +134,6 @@ class TpeScheduler : public Scheduler {
     std::vector<Fitted> groups;
     std::string what;  // for `sweep why`
   };
-  Params Propose(int64_t k, std::string* origin);
   Model Prepare(const std::vector<const Trial*>& all, Rng* rng);
   // Attempt 0 is the model's point (or the sampler's point k); later ones
   // ask the model again, then draw uniformly.
@@ -227,7 +176,7 @@ const Point& TpeScheduler::Values(const Trial& t) {
   for (const auto& pv : t.params.params()) {
     for (int i : searched_) {
       if (space_.param(i).name() == pv.name()) {
-        p.x[static_cast<size_t>(i)] = Internal(space_.param(i), pv.value());
+        p.x[static_cast<size_t>(i)] = InternalValue(space_.param(i), pv.value());
         p.present[static_cast<size_t>(i)] = p.x[static_cast<size_t>(i)] ? 1 : 0;
         break;
       }
@@ -402,7 +351,7 @@ Params TpeScheduler::Draw(const Model& m, int64_t k, int attempt, Rng* rng, doub
   // seen active) get a uniform draw.
   return space_.Choose([&](int i) {
     const auto& c = chosen[static_cast<size_t>(i)];
-    return c ? External(space_.param(i), *c) : space_.FromUnit(i, rng->Uniform());
+    return c ? ExternalValue(space_.param(i), *c) : space_.FromUnit(i, rng->Uniform());
   });
 }
 
@@ -454,6 +403,11 @@ Params TpeScheduler::Propose(int64_t k, std::string* origin) {
 std::unique_ptr<Scheduler> MakeTpe(const pb::Study& study, const SearchSpace& space,
                                    const TrialTable* trials, int64_t created, int64_t consumed) {
   return std::make_unique<TpeScheduler>(study, space, trials, created, consumed, false);
+}
+
+std::unique_ptr<Proposer> MakeTpeProposer(const pb::Study& study, const SearchSpace& space,
+                                          const TrialTable* trials) {
+  return std::make_unique<TpeScheduler>(study, space, trials, 0, 0, false);
 }
 
 std::unique_ptr<Scheduler> MakeBohbProposer(const pb::Study& study, const SearchSpace& space,

@@ -13,6 +13,7 @@
 
 #include "proto/sweep.pb.h"
 #include "search_spaces/space.h"
+#include "tuner/algorithms/proposer.h"
 #include "tuner/scheduler.h"
 #include "tuner/trial_table.h"
 
@@ -24,6 +25,10 @@ namespace sweep {
 // `consumed` as for sampling.
 std::unique_ptr<Scheduler> MakeTpe(const pb::Study& study, const SearchSpace& space,
                                    const TrialTable* trials, int64_t created, int64_t consumed);
+
+// TPE's proposals alone, for `type: auto` once it has moved on from the GP.
+std::unique_ptr<Proposer> MakeTpeProposer(const pb::Study& study, const SearchSpace& space,
+                                          const TrialTable* trials);
 
 // BOHB's proposer, for Hyperband to wrap: a random_fraction of proposals
 // are random, the others come from a TPE model of the results at the
