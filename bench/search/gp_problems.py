@@ -31,6 +31,15 @@ HPOLIB_SPACE = [("activation_fn_1", 2, True), ("activation_fn_2", 2, True),
                 ("init_lr", 6, False), ("lr_schedule", 2, True), ("n_units_1", 6, False),
                 ("n_units_2", 6, False)]
 PROBLEMS = list(SYNTHETIC) + [f"hpolib-{d}" for d in HPOLIB_DATASETS]
+# The same tables with every parameter categorical (each index a choice): a
+# mostly categorical space from real results, to measure where `auto`
+# should leave the GP for TPE (sweep's samplers only).
+CATEGORICAL_PROBLEMS = [f"hpolibcat-{d}" for d in HPOLIB_DATASETS]
+
+
+def table_name(problem):
+    """The exported table a problem reads."""
+    return problem.replace("hpolibcat-", "hpolib-")
 
 
 def branin(x):
@@ -75,7 +84,7 @@ FUNCTIONS = {"branin": branin, "hartmann6": hartmann6, "rosenbrock": rosenbrock,
 def load_table(tables_dir, problem):
     """An HPOLib table: {ID: mean val_loss}, and its optimum."""
     table = {}
-    with open(os.path.join(tables_dir, problem + ".txt")) as f:
+    with open(os.path.join(tables_dir, table_name(problem) + ".txt")) as f:
         for line in f:
             key, value = line.split()
             table[key] = float(value)

@@ -41,23 +41,10 @@ def branin(x1, x2):
     return a * (x2 - b * x1**2 + c * x1 - r) ** 2 + s * (1 - t) * math.cos(x1) + s
 
 
-ALPHA = [1.0, 1.2, 3.0, 3.2]
-A = [[10, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8],
-     [17, 8, 0.05, 10, 0.1, 14]]
-P = [[1312, 1696, 5569, 124, 8283, 5886], [2329, 4135, 8307, 3736, 1004, 9991],
-     [2348, 1451, 3522, 2883, 3047, 6650], [4047, 8828, 8732, 5743, 1091, 381]]
+# The same objectives as sweep's synthetic task (one copy for both benchmarks).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gp_problems import hartmann6, rosenbrock  # noqa: E402,F401
 
-
-def hartmann6(x):
-    outer = 0.0
-    for i in range(4):
-        inner = sum(A[i][j] * (x[j] - P[i][j] * 1e-4) ** 2 for j in range(6))
-        outer += ALPHA[i] * math.exp(-inner)
-    return -outer
-
-
-def rosenbrock(x):
-    return sum(100 * (x[i + 1] - x[i] ** 2) ** 2 + (1 - x[i]) ** 2 for i in range(len(x) - 1))
 
 
 # bench/search/run.py's TASKS["mlp"], one point at a time.

@@ -133,7 +133,7 @@ def best_curve(values):
 def svg(title, curves, path):
     """Median best over seeds against the trial count, one line per tool."""
     W, H, L, B = 640, 400, 80, 40
-    colors = {"sweep-tpe": "#d62728", "optuna5-tpe": "#1f77b4", "random": "#777",
+    colors = {"sweep-tpe": "#9467bd", "optuna5-tpe": "#1f77b4", "random": "#777",
               "sweep-auto": "#d62728", "sweep-gp": "#ff7f0e", "optuna-tpe": "#1f77b4",
               "optuna-gp": "#2ca02c"}
     med = {tool: [statistics.median([c[k] for c in runs if c[k] is not None])

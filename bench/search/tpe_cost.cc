@@ -9,7 +9,8 @@
 //                                    "tpe-cost N ms_per_proposal"
 //   tpe_cost simulate OBJECTIVE TRIALS SEEDS [WORKERS]
 //                                    TPE in-process (hartmann6, branin,
-//                                    rosenbrock4), WORKERS trials at once
+//                                    rosenbrock4, ackley10, levy10),
+//                                    WORKERS trials at once
 //                                    (default 1): the best value after
 //                                    TRIALS per seed
 //   tpe_cost propose HISTORY SEEDS   HISTORY: lines "x1 .. xd value" (d = 2:
@@ -166,6 +167,12 @@ int Simulate(const std::string& objective, int trials, int seeds, int workers) {
     for (int i = 1; i <= 4; ++i)
       params += "  x" + std::to_string(i) + ": {type: float, min: -5, max: 10}\n";
     f = Rosenbrock;
+  } else if (objective == "ackley10" || objective == "levy10") {
+    bool ackley = objective == "ackley10";
+    for (int i = 1; i <= 10; ++i)
+      params += "  x" + std::to_string(i) + ": {type: float, " +
+                (ackley ? "min: -32.768, max: 32.768" : "min: -10, max: 10") + "}\n";
+    f = ackley ? Ackley : Levy;
   } else {
     for (int i = 1; i <= 6; ++i)
       params += "  x" + std::to_string(i) + ": {type: float, min: 0, max: 1}\n";

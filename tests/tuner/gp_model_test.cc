@@ -58,9 +58,9 @@ TEST(GpModelTest, LogPosteriorOfTwoPointsByHand) {
   double det = a * a - b * b;
   double quad = (a * y(0) * y(0) - 2 * b * y(0) * y(1) + a * y(1) * y(1)) / det;
   double ml = -0.5 * quad - 0.5 * std::log(det) - std::log(2 * M_PI);
-  double mu = std::sqrt(2.0);  // D = 1
-  double u = std::log(0.4) - mu;
-  double prior = -u * u / 6 + std::log(k.scale) - k.scale + 0.1 * std::log(k.noise) - 30 * k.noise;
+  double isl = 1 / (0.4 * 0.4);
+  double prior = -(0.1 / isl + 0.1 * isl) + std::log(k.scale) - k.scale + 0.1 * std::log(k.noise) -
+                 30 * k.noise;
   EXPECT_NEAR(LogPosterior(Pairwise(X, {false}), y, ThetaOf(k), nullptr), ml + prior, 1e-9);
 }
 

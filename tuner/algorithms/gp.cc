@@ -23,6 +23,38 @@ namespace {
 constexpr uint64_t kGpSalt = 0x69a3f1c5;
 constexpr size_t kAnchors = 5;      // best trials searched around
 constexpr size_t kCandidates = 64;  // kept in case the best repeat a trial
+// The kernel's hyperparameters are fitted to at most this many trials
+// (each step of the fit costs the cube of them); the model then conditions
+// on every trial.
+constexpr Eigen::Index kMaxFitPoints = 100;
+constexpr Eigen::Index kFitBest = 30;  // of them, the best trials
+
+// The rows the hyperparameters are fitted to: all of them up to
+// kMaxFitPoints, else the kFitBest best and the others evenly spread over
+// the rest in trial order (a pure function of the data).
+std::vector<Eigen::Index> FitRows(const Eigen::VectorXd& y) {
+  const Eigen::Index n = y.size();
+  std::vector<Eigen::Index> rows(static_cast<size_t>(n));
+  for (Eigen::Index i = 0; i < n; ++i) rows[static_cast<size_t>(i)] = i;
+  if (n <= kMaxFitPoints) return rows;
+  std::vector<Eigen::Index> by_value = rows;
+  std::stable_sort(by_value.begin(), by_value.end(),
+                   [&](Eigen::Index a, Eigen::Index b) { return y(a) < y(b); });
+  std::vector<bool> chosen(static_cast<size_t>(n), false);
+  for (Eigen::Index i = 0; i < kFitBest; ++i)
+    chosen[static_cast<size_t>(by_value[static_cast<size_t>(i)])] = true;
+  std::vector<Eigen::Index> rest;
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (!chosen[static_cast<size_t>(i)]) rest.push_back(i);
+  const Eigen::Index want = kMaxFitPoints - kFitBest;
+  for (Eigen::Index j = 0; j < want; ++j)
+    chosen[static_cast<size_t>(
+        rest[static_cast<size_t>(j * static_cast<Eigen::Index>(rest.size()) / want)])] = true;
+  rows.clear();
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (chosen[static_cast<size_t>(i)]) rows.push_back(i);
+  return rows;
+}
 
 class GpProposer : public Proposer {
  public:
@@ -164,7 +196,8 @@ Params GpProposer::Propose(int64_t k, std::string* origin) {
   Eigen::MatrixXd X(n, D);
   for (Eigen::Index i = 0; i < n; ++i) X.row(i) = done[static_cast<size_t>(i)].transpose();
   Eigen::VectorXd y = StandardizeOutputs(scores);
-  GpKernel kernel = FitKernel(X, y, categorical_);
+  std::vector<Eigen::Index> fit_rows = FitRows(y);
+  GpKernel kernel = FitKernel(X(fit_rows, Eigen::all), y(fit_rows), categorical_);
   GaussianProcess gp(X, y, categorical_, kernel);
   Eigen::Index best_row = 0;
   double best = y.minCoeff(&best_row);
@@ -195,6 +228,8 @@ Params GpProposer::Propose(int64_t k, std::string* origin) {
       MaximizeLogEi(believer ? *believer : gp, choices_, best, anchors, &rng, kCandidates);
 
   *origin = "GP: " + std::to_string(n) + " completed trials";
+  if (static_cast<Eigen::Index>(fit_rows.size()) < n)
+    *origin += " (its kernel fitted to " + std::to_string(fit_rows.size()) + " of them)";
   if (!pending.empty())
     *origin += ", " + std::to_string(pending.size()) + " running at the model's prediction";
   *origin += "; best: trial " + std::to_string(numbers[static_cast<size_t>(best_row)]) +

@@ -5,11 +5,23 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
+
+// OpenBLAS's own (EIGEN_USE_BLAS sends Eigen's products to it).
+extern "C" void openblas_set_num_threads(int);
 
 namespace sweep {
 
 namespace {
+
+// The GP's BLAS calls run on the calling thread alone: its matrices are
+// small, and OpenBLAS's threads would spin on cores the runners use. The
+// tuner's process trains nothing (runners are processes of their own).
+void OneBlasThread() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
 
 const double kSqrt5 = std::sqrt(5.0);
 constexpr double kLog2Pi = 1.8378770664093453;
@@ -48,12 +60,6 @@ bool Factor(Eigen::MatrixXd K, double scale, Eigen::LLT<Eigen::MatrixXd>* llt) {
   }
   return true;
 }
-
-// The prior's centre and spread of log ℓ for D inputs.
-double LengthscalePriorMean(Eigen::Index d) {
-  return std::sqrt(2.0) + 0.5 * std::log(static_cast<double>(std::max<Eigen::Index>(1, d)));
-}
-constexpr double kLengthscalePriorVar = 3;
 
 }  // namespace
 
@@ -130,11 +136,8 @@ double LogPosterior(const PairwiseDistances& pairs, const Eigen::VectorXd& y,
   double lp = -0.5 * y.dot(alpha) - 0.5 * log_det - 0.5 * static_cast<double>(n) * kLog2Pi;
 
   // The priors.
-  const double mu = LengthscalePriorMean(D);
-  for (Eigen::Index d = 0; d < D; ++d) {
-    double u = -0.5 * theta(d) - mu;  // log ℓ - μ
-    lp -= u * u / (2 * kLengthscalePriorVar);
-  }
+  for (Eigen::Index d = 0; d < D; ++d)
+    lp -= 0.1 / k.inv_sq_lengthscales(d) + 0.1 * k.inv_sq_lengthscales(d);
   lp += std::log(k.scale) - k.scale;             // Gamma(2, 1)
   lp += 0.1 * std::log(k.noise) - 30 * k.noise;  // Gamma(1.1, 30)
   if (!grad) return lp;
@@ -145,10 +148,9 @@ double LogPosterior(const PairwiseDistances& pairs, const Eigen::VectorXd& y,
   Eigen::ArrayXXd ws = W.array() * slope.array();
   grad->setZero(theta.size());
   for (Eigen::Index d = 0; d < D; ++d) {
-    double u = -0.5 * theta(d) - mu;
+    double isl = k.inv_sq_lengthscales(d);
     (*grad)(d) =
-        0.5 * (ws * pairs.sq[static_cast<size_t>(d)].array()).sum() * k.inv_sq_lengthscales(d) +
-        u / (2 * kLengthscalePriorVar);
+        0.5 * (ws * pairs.sq[static_cast<size_t>(d)].array()).sum() * isl + 0.1 / isl - 0.1 * isl;
   }
   // dK/dlog s is K without its noise.
   K.diagonal().array() -= k.noise;
@@ -159,6 +161,7 @@ double LogPosterior(const PairwiseDistances& pairs, const Eigen::VectorXd& y,
 
 GpKernel FitKernel(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
                    const std::vector<bool>& categorical) {
+  OneBlasThread();
   const Eigen::Index D = X.cols();
   Eigen::VectorXd lb(D + 2), ub(D + 2);
   lb.head(D).setConstant(-2 * std::log(kMaxLengthscale));
@@ -256,6 +259,7 @@ Eigen::VectorXd StandardizeOutputs(const std::vector<double>& values) {
 GaussianProcess::GaussianProcess(Eigen::MatrixXd X, Eigen::VectorXd y,
                                  std::vector<bool> categorical, GpKernel kernel, Eigen::Index exact)
     : Xt_(X.transpose()), categorical_(std::move(categorical)), kernel_(std::move(kernel)) {
+  OneBlasThread();
   PairwiseDistances pairs = Pairwise(X, categorical_);
   auto covariance = [&] {
     Eigen::MatrixXd K = Covariance(pairs, kernel_);

@@ -50,10 +50,12 @@ PairwiseDistances Pairwise(const Eigen::MatrixXd& X, const std::vector<bool>& ca
 Eigen::VectorXd ThetaOf(const GpKernel& k);
 GpKernel KernelOf(const Eigen::VectorXd& theta);
 
-// log p(y | X, θ) + log prior(θ), and its gradient in θ. The priors: the
-// lengthscales log-normal around a value that grows with the dimension
-// (Hvarfner et al., ICML 2024: log ℓ ~ N(√2 + ½ log D, 3)), the kernel's
-// variance Gamma(2, 1) and the noise Gamma(1.1, 30), as in Optuna.
+// log p(y | X, θ) + log prior(θ), and its gradient in θ. The priors are
+// Optuna 5's: -(0.1/λ + 0.1λ) for each λ = 1/ℓ² (its mode at ℓ = 1, the
+// unit cube's width), the kernel's variance Gamma(2, 1), the noise
+// Gamma(1.1, 30). (A log-normal lengthscale prior that grows with the
+// dimension, Hvarfner et al., ICML 2024, found worse values on the 10-D
+// synthetic functions at 50 trials: bench/RESULTS.md.)
 // -infinity where the covariance is not positive definite.
 double LogPosterior(const PairwiseDistances& pairs, const Eigen::VectorXd& y,
                     const Eigen::VectorXd& theta, Eigen::VectorXd* grad);
