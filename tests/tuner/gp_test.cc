@@ -145,6 +145,53 @@ TEST(GpTest, IntegerStepAndCategoricalValuesStayInTheSpace) {
     EXPECT_TRUE(seen.insert(t.params.SerializeAsString()).second);
 }
 
+// Only categorical parameters beside a constant; NaN and infinite values
+// and a trial copied from another space (a value outside this one) are left
+// out of the data; no point is proposed twice, start-up draws included.
+TEST(GpTest, CategoricalOnlySpacesAndUnusableTrials) {
+  ModelStudy f("{type: gp, max_trials: 100, gp: {n_startup_trials: 4}}",
+               "  a: {type: categorical, values: [p, q, r]}\n"
+               "  b: {type: categorical, values: [1, 2]}\n"
+               "  c: {type: constant, value: 7}\n");
+  auto text = [](const std::string& v) {
+    pb::Value out;
+    out.set_text(v);
+    return out;
+  };
+  f.Add(TrialStatus::kCompleted, {{"a", text("z")}, {"b", IntegerValue(1)}},
+        0.0);  // z: not a choice
+  f.Add(TrialStatus::kCompleted, {{"a", text("p")}, {"b", IntegerValue(1)}, {"c", IntegerValue(7)}},
+        NAN);
+  f.Add(TrialStatus::kCompleted, {{"a", text("q")}, {"b", IntegerValue(1)}, {"c", IntegerValue(7)}},
+        INFINITY);
+  std::set<std::string> seen;
+  for (const auto& [id, t] : f.table.all()) seen.insert(t.params.SerializeAsString());
+  // 6 points in all; the NaN and infinite trials hold 2 of them.
+  for (int k = 0; k < 4; ++k) {
+    auto spec = f.Start().NextTrial();
+    ASSERT_TRUE(spec);
+    EXPECT_NE(spec->origin.find("start-up draw (" + std::to_string(k) + " of the 4"),
+              std::string::npos)
+        << spec->origin;
+    EXPECT_TRUE(seen.insert(spec->params.SerializeAsString()).second) << spec->origin;
+    EXPECT_EQ(X(*spec, "c"), 7);
+    std::string a;
+    std::vector<std::pair<std::string, pb::Value>> params;
+    for (const auto& pv : spec->params.params()) {
+      if (pv.name() == "a") a = pv.value().text();
+      params.emplace_back(pv.name(), pv.value());
+    }
+    f.Add(TrialStatus::kCompleted, params, a == "r" ? 0.0 : 1.0);
+  }
+  // The GP's turn, with every point taken: it says so.
+  auto spec = f.Start().NextTrial();
+  ASSERT_TRUE(spec);
+  EXPECT_NE(spec->origin.find("GP: 4 completed trials"), std::string::npos) << spec->origin;
+  EXPECT_NE(spec->origin.find("it repeats a trial's point: 65 draws found no free one"),
+            std::string::npos)
+      << spec->origin;
+}
+
 TEST(GpTest, MaximisingStudiesClimbTowardsTheLargestValue) {
   ModelStudy f("{type: gp, max_trials: 100}", "  x: {type: float, min: 0, max: 1}\n", 5, 1,
                "maximize");

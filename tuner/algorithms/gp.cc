@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -23,6 +24,7 @@ namespace {
 constexpr uint64_t kGpSalt = 0x69a3f1c5;
 constexpr size_t kAnchors = 5;      // best trials searched around
 constexpr size_t kCandidates = 64;  // kept in case the best repeat a trial
+constexpr int kMaxDraws = 64;       // uniform draws for a point no trial has
 // The kernel's hyperparameters are fitted to at most this many trials
 // (each step of the fit costs the cube of them); the model then conditions
 // on every trial.
@@ -85,6 +87,10 @@ class GpProposer : public Proposer {
   Params Decode(const Eigen::VectorXd& x) const;
   // The parameters by relevance (shortest lengthscale first), for `why`.
   std::string Relevance(const GpKernel& k) const;
+  // `point` if no trial has it, else uniform draws until one is free
+  // (kMaxDraws at most: a small discrete space may have no free point).
+  Params FreePoint(Params point, const std::set<std::string>& taken, Rng* rng,
+                   std::string* origin) const;
 
   const SearchSpace& space_;
   const TrialTable* trials_;
@@ -188,9 +194,11 @@ Params GpProposer::Propose(int64_t k, std::string* origin) {
   }
   const int64_t n = static_cast<int64_t>(done.size());
   if (n < n_startup_ || columns_.empty()) {
-    *origin = "quasi-random start-up draw (" + std::to_string(n) + " of the " +
-              std::to_string(n_startup_) + " completed trials the GP waits for)";
-    return *startup_->Point(k);
+    *origin = columns_.empty()
+                  ? std::string("quasi-random draw (no parameter is searched)")
+                  : "quasi-random start-up draw (" + std::to_string(n) + " of the " +
+                        std::to_string(n_startup_) + " completed trials the GP waits for)";
+    return FreePoint(*startup_->Point(k), taken, &rng, origin);
   }
   const Eigen::Index D = static_cast<Eigen::Index>(columns_.size());
   Eigen::MatrixXd X(n, D);
@@ -245,7 +253,26 @@ Params GpProposer::Propose(int64_t k, std::string* origin) {
     return out;
   }
   *origin += "; a uniform draw: every candidate repeats a trial";
-  return space_.Sample([&](int) { return rng.Uniform(); });
+  return FreePoint(space_.Sample([&](int) { return rng.Uniform(); }), taken, &rng, origin);
+}
+
+Params GpProposer::FreePoint(Params point, const std::set<std::string>& taken, Rng* rng,
+                             std::string* origin) const {
+  for (int attempt = 0;; ++attempt) {
+    pb::ParamSet set;
+    *set.mutable_params() = point;
+    if (!taken.count(set.SerializeAsString())) {
+      if (attempt > 0)
+        *origin += "; drawn again " + std::to_string(attempt) + " time(s): a trial had the point";
+      return point;
+    }
+    if (attempt == kMaxDraws) {
+      *origin += "; it repeats a trial's point: " + std::to_string(attempt + 1) +
+                 " draws found no free one";
+      return point;
+    }
+    point = space_.Sample([&](int) { return rng->Uniform(); });
+  }
 }
 
 // gp and auto studies: trial k from the GP while k < gp_trials, else TPE.

@@ -120,8 +120,9 @@ std::vector<Candidate> MaximizeLogEi(const GaussianProcess& gp, const std::vecto
   std::vector<Candidate> all(static_cast<size_t>(n));
   for (Eigen::Index i = 0; i < n; ++i) {
     double sigma = std::sqrt(var(i));
+    double e = std::log(sigma) + LogH((best - mean(i)) / sigma);
     all[static_cast<size_t>(i)] =
-        Candidate{pool.row(i).transpose(), std::log(sigma) + LogH((best - mean(i)) / sigma)};
+        Candidate{pool.row(i).transpose(), std::isfinite(e) ? e : -INFINITY};
   }
   std::stable_sort(all.begin(), all.end(),
                    [](const Candidate& a, const Candidate& b) { return a.log_ei > b.log_ei; });

@@ -127,13 +127,19 @@ double LogPosterior(const PairwiseDistances& pairs, const Eigen::VectorXd& y,
   Eigen::MatrixXd slope;
   Eigen::MatrixXd K = Covariance(pairs, k, grad ? &slope : nullptr);
   Eigen::LLT<Eigen::MatrixXd> llt;
-  if (!Factor(K, k.scale, &llt)) {
+  Eigen::VectorXd alpha;
+  double lp = -std::numeric_limits<double>::infinity();
+  if (Factor(K, k.scale, &llt)) {
+    alpha = llt.solve(y);
+    double log_det = 2 * llt.matrixLLT().diagonal().array().log().sum();
+    lp = -0.5 * y.dot(alpha) - 0.5 * log_det - 0.5 * static_cast<double>(n) * kLog2Pi;
+  }
+  // Eigen's Cholesky reports success on NaN input: anything not finite is
+  // "not positive definite" here.
+  if (!std::isfinite(lp)) {
     if (grad) grad->setZero(theta.size());
     return -std::numeric_limits<double>::infinity();
   }
-  Eigen::VectorXd alpha = llt.solve(y);
-  double log_det = 2 * llt.matrixLLT().diagonal().array().log().sum();
-  double lp = -0.5 * y.dot(alpha) - 0.5 * log_det - 0.5 * static_cast<double>(n) * kLog2Pi;
 
   // The priors.
   for (Eigen::Index d = 0; d < D; ++d)
@@ -198,8 +204,8 @@ GpKernel FitKernel(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
   LBFGSpp::LBFGSBSolver<double> solver(param);
 
   Objective objective{Pairwise(X, categorical), y, {}};
-  // Starts: short, middling and long lengthscales, for a wiggly and a
-  // smooth function; the kernel's variance 1 (the outputs' own), little
+  // Starts: a short and a long lengthscale, for a wiggly and a smooth
+  // function; the kernel's variance 1 (the outputs' own), little
   // noise.
   for (double lengthscale : {0.2, 1.0}) {
     GpKernel start;
@@ -260,10 +266,20 @@ GaussianProcess::GaussianProcess(Eigen::MatrixXd X, Eigen::VectorXd y,
                                  std::vector<bool> categorical, GpKernel kernel, Eigen::Index exact)
     : Xt_(X.transpose()), categorical_(std::move(categorical)), kernel_(std::move(kernel)) {
   OneBlasThread();
-  PairwiseDistances pairs = Pairwise(X, categorical_);
+  // One n x n matrix (not one per column, as a fit keeps): every trial of
+  // a long study is in it.
   auto covariance = [&] {
-    Eigen::MatrixXd K = Covariance(pairs, kernel_);
-    K.diagonal().tail(exact).array() -= kernel_.noise - kMinNoise;
+    const Eigen::Index n = Xt_.cols();
+    Eigen::MatrixXd K(n, n);
+    for (Eigen::Index j = 0; j < n; ++j) {
+      K(j, j) = kernel_.scale + (j >= n - exact ? kMinNoise : kernel_.noise);
+      for (Eigen::Index i = j + 1; i < n; ++i) {
+        K(i, j) = K(j, i) =
+            Matern52(ScaledSquaredDistance(Xt_.col(i), Xt_.col(j), kernel_.inv_sq_lengthscales,
+                                           categorical_),
+                     kernel_.scale);
+      }
+    }
     return K;
   };
   if (!Factor(covariance(), kernel_.scale, &chol_)) {

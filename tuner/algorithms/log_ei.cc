@@ -1,7 +1,6 @@
 #include "tuner/algorithms/log_ei.h"
 
 #include <cmath>
-#include <limits>
 
 namespace sweep {
 
@@ -36,8 +35,10 @@ double LogH(double z) {
     double pdf = std::exp(-0.5 * z * z - kHalfLog2Pi);
     return std::log(pdf + z * 0.5 * std::erfc(-z / kSqrt2));
   }
-  const double tiny = 1 / std::sqrt(std::numeric_limits<double>::epsilon());
-  if (z > -tiny) {
+  // Below -1e6 the asymptote is exact to rounding, and the middle formula
+  // would take the log of 1 minus a number within rounding of 1 (BoTorch's
+  // threshold for doubles).
+  if (z > -1e6) {
     return -0.5 * z * z - kHalfLog2Pi +
            Log1mExp(std::log(Erfcx(-z / kSqrt2) * -z) + kHalfLogPiOver2);
   }
