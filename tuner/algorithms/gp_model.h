@@ -90,7 +90,6 @@ class GaussianProcess {
                            Eigen::VectorXd* dmean, Eigen::VectorXd* dvar) const;
 
   const GpKernel& kernel() const { return kernel_; }
-  int size() const { return static_cast<int>(Xt_.cols()); }
 
  private:
   Eigen::VectorXd CrossCovariance(const Eigen::VectorXd& x) const;
