@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/json.h"
+#include "common/nearest_word.h"
 #include "common/values.h"
 
 namespace sweep {
@@ -147,7 +148,9 @@ std::string TrainKnobValueError(const TrainKnob& k, const pb::Value& v) {
       if (v.kind_case() != pb::Value::kText) return "must be a word";
       if (k.words.empty() || std::find(k.words.begin(), k.words.end(), v.text()) != k.words.end())
         return "";
-      return "unknown value '" + v.text() + "' (expected one of: " + TrainKnobWordList(k) + ")";
+      return "unknown value '" + v.text() + "'" +
+             DidYouMean(v.text(), std::vector<std::string>(k.words.begin(), k.words.end())) +
+             " (expected one of: " + TrainKnobWordList(k) + ")";
     default:
       if (!ValueAsDouble(v, &d) || v.kind_case() == pb::Value::kFlag) return "must be a number";
       if (k.type == K::kInt && !IsInteger(d)) return "must be an integer";

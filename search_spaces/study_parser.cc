@@ -15,6 +15,8 @@
 #include <set>
 #include <sstream>
 
+#include "common/nearest_word.h"
+
 namespace sweep {
 
 namespace gp = google::protobuf;
@@ -129,8 +131,8 @@ std::string EnumShortName(const gp::EnumValueDescriptor* v) {
 
 class YamlReader {
  public:
-  YamlReader(SourceMap* source, std::vector<std::string>* skipped)
-      : source_(source), skipped_(skipped) {}
+  YamlReader(SourceMap* source, std::vector<std::string>* skipped, std::set<std::string>* refused)
+      : source_(source), skipped_(skipped), refused_(refused) {}
 
   Status Fill(const YAML::Node& node, gp::Message* msg, const std::string& path,
               const gp::FieldDescriptor* key_field = nullptr) {
@@ -140,6 +142,7 @@ class YamlReader {
       return Error(node, path, std::string("expected a mapping, got ") + NodeKind(node));
     const gp::Descriptor* desc = msg->GetDescriptor();
     std::set<std::string> seen;
+    std::vector<std::string> meant;  // the keys unknown ones were near
     for (auto it = node.begin(); it != node.end(); ++it) {
       YAML::Node k = it->first;
       YAML::Node v = it->second;
@@ -153,28 +156,43 @@ class YamlReader {
       }
       const gp::FieldDescriptor* f = desc->FindFieldByName(key);
       if (f == nullptr || f == key_field) {
-        Skip(Error(k, child, "unknown key '" + key + "'" + Expected(desc, key_field)));
+        std::vector<std::string> names = FieldNames(desc, key_field);
+        auto near = NearestWord(key, names);
+        if (near) meant.push_back(*near);
+        Skip(Error(k, child,
+                   "unknown key '" + key + "'" +
+                       (near ? "; did you mean '" + *near + "'?"
+                             : " (expected one of: " + JoinWords(names, 100) + ")")));
         continue;
       }
       Record(v.IsNull() ? k : v, child);
-      RETURN_IF_ERROR(FillField(v, msg, f, child));
+      // A wrong value is reported with the rest, and its field left unset.
+      if (Status st = FillField(v, msg, f, child); !st.ok()) {
+        if (too_big_) return st;
+        Skip(st);
+        refused_->insert(child);
+        msg->GetReflection()->ClearField(msg, f);
+      }
     }
+    // A key a misspelt one meant, and missing: no second error for it.
+    for (const std::string& key : meant)
+      if (!seen.count(key)) refused_->insert(JoinFieldPath(path, key));
     return Status::Ok();
   }
 
  private:
-  static std::string Expected(const gp::Descriptor* desc, const gp::FieldDescriptor* skip) {
-    std::string names;
-    for (int i = 0; i < desc->field_count(); ++i) {
-      if (desc->field(i) == skip) continue;
-      names += (names.empty() ? "" : ", ") + desc->field(i)->name();
-    }
-    return " (expected one of: " + names + ")";
+  static std::vector<std::string> FieldNames(const gp::Descriptor* desc,
+                                             const gp::FieldDescriptor* skip) {
+    std::vector<std::string> names;
+    for (int i = 0; i < desc->field_count(); ++i)
+      if (desc->field(i) != skip) names.push_back(desc->field(i)->name());
+    return names;
   }
 
   // Every node the walk visits counts, an aliased one each time it is used.
   Status Count(const YAML::Node& n, const std::string& path) {
     if (++visited_ <= kMaxStudyNodes) return Status::Ok();
+    too_big_ = true;
     return Error(n, path,
                  "the study expands to more than " + std::to_string(kMaxStudyNodes) +
                      " values (YAML aliases repeating large lists?); a study needs far fewer");
@@ -379,7 +397,7 @@ class YamlReader {
       }
       case gp::FieldDescriptor::CPPTYPE_ENUM: {
         const gp::EnumDescriptor* e = f->enum_type();
-        std::string names;
+        std::vector<std::string> names;
         for (int i = 0; i < e->value_count(); ++i) {
           const gp::EnumValueDescriptor* ev = e->value(i);
           if (ev->number() == 0) continue;
@@ -388,9 +406,11 @@ class YamlReader {
             r->SetEnum(msg, f, ev);
             return Status::Ok();
           }
-          names += (names.empty() ? "" : ", ") + shortname;
+          names.push_back(shortname);
         }
-        return Error(v, path, "unknown value '" + s + "' (expected one of: " + names + ")");
+        return Error(v, path,
+                     "unknown value '" + s + "'" + DidYouMean(s, names) +
+                         " (expected one of: " + JoinWords(names, 100) + ")");
       }
       default:
         return Error(v, path, "unsupported field type");
@@ -399,13 +419,15 @@ class YamlReader {
 
   SourceMap* source_;
   std::vector<std::string>* skipped_;
+  std::set<std::string>* refused_;
   int64_t visited_ = 0;
+  bool too_big_ = false;  // Count's limit: the walk stops there
 };
 
 }  // namespace
 
 Result<ParsedStudy> ParseStudyYaml(const std::string& text, const std::string& filename) {
-  ParsedStudy out{pb::Study(), SourceMap(filename), {}};
+  ParsedStudy out{pb::Study(), SourceMap(filename), {}, {}};
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -419,7 +441,7 @@ Result<ParsedStudy> ParseStudyYaml(const std::string& text, const std::string& f
                                    ": a study must be a mapping of keys to values");
   }
   out.source.Record("", root.Mark().line + 1, root.Mark().column + 1);
-  YamlReader reader(&out.source, &out.skipped);
+  YamlReader reader(&out.source, &out.skipped, &out.refused);
   RETURN_IF_ERROR(reader.Fill(root, &out.study, ""));
   return out;
 }

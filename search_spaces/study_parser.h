@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,10 @@ struct ParsedStudy {
   // duplicate or unknown key): ValidateStudy reports them with its own, so
   // one run names every mistake.
   std::vector<std::string> skipped;
+  // The paths of fields whose value was refused (in `skipped`), and of those
+  // an unknown key near their name probably meant: left unset, and not
+  // reported again as missing.
+  std::set<std::string> refused;
 };
 
 // Chooses the syntax by extension: .pbtxt/.textproto/.txtpb are protobuf text

@@ -67,7 +67,7 @@ class TextErrors : public gp::io::ErrorCollector {
 }  // namespace
 
 Result<ParsedStudy> ParseStudyTextProto(const std::string& text, const std::string& filename) {
-  ParsedStudy out{pb::Study(), SourceMap(filename), {}};
+  ParsedStudy out{pb::Study(), SourceMap(filename), {}, {}};
   gp::TextFormat::Parser parser;
   gp::TextFormat::ParseInfoTree tree;
   TextErrors errors(filename);

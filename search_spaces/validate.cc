@@ -43,7 +43,7 @@ std::vector<std::string> TaskMetrics(const pb::Task& task) {
 
 Status ValidateStudy(ParsedStudy* parsed) {
   pb::Study& study = parsed->study;
-  Checker c(parsed->source);
+  Checker c(parsed->source, &parsed->refused);
   for (const std::string& e : parsed->skipped) c.Add(e);
   if (study.name().empty()) {
     // Default: the file's base name without extension.

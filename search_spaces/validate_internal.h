@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,10 +18,11 @@ namespace sweep::validate_internal {
 // once.
 class Checker {
  public:
-  explicit Checker(const SourceMap& source) : source_(source) {}
+  explicit Checker(const SourceMap& source, const std::set<std::string>* refused = nullptr)
+      : source_(source), refused_(refused) {}
 
   void Fail(const std::string& path, const std::string& what) {
-    errors_.push_back(source_.Where(path) + path + ": " + what);
+    if (!FollowsRefused(path)) errors_.push_back(source_.Where(path) + path + ": " + what);
   }
   // An error already located ("file:line:col: path: what").
   void Add(const std::string& located) { errors_.push_back(located); }
@@ -33,7 +35,23 @@ class Checker {
   }
 
  private:
+  // The reader refused the value at `path`, one inside it or one around it
+  // (ParsedStudy::refused), and said so: a check that finds the field
+  // missing or odd would only repeat that.
+  bool FollowsRefused(const std::string& path) const {
+    if (refused_ == nullptr) return false;
+    for (const std::string& r : *refused_) {
+      auto within = [](const std::string& inner, const std::string& outer) {
+        return inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
+               (inner[outer.size()] == '.' || inner[outer.size()] == '[');
+      };
+      if (path == r || within(path, r) || (!path.empty() && within(r, path))) return true;
+    }
+    return false;
+  }
+
   const SourceMap& source_;
+  const std::set<std::string>* refused_;
   std::vector<std::string> errors_;
 };
 

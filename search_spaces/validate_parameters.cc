@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 
+#include "common/nearest_word.h"
 #include "common/values.h"
 #include "search_spaces/validate_internal.h"
 
@@ -157,7 +158,10 @@ void CheckParameters(const pb::Study& study, Checker* c) {
         continue;
       }
       if (it == by_name.end()) {
-        c->Fail(cp, "condition names a missing parameter '" + cond.parent() + "'");
+        std::vector<std::string> names;
+        for (const auto& q : study.parameters()) names.push_back(q.name());
+        c->Fail(cp, "condition names a missing parameter '" + cond.parent() + "'" +
+                        DidYouMean(cond.parent(), names));
         continue;
       }
       if (cond.values_size() == 0) c->Fail(cp, "a condition needs at least one value");

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/command_template.h"
+#include "common/nearest_word.h"
 #include "common/task_schema.h"
 #include "common/train_knobs.h"
 #include "common/values.h"
@@ -77,8 +78,9 @@ void CheckSyntheticTask(const pb::Study& study, Checker* c) {
 void CheckTrainData(const pb::Study& study, Checker* c) {
   const pb::TrainTask& t = study.task().train();
   if (t.has_problem() && t.problem() != "classification" && t.problem() != "regression") {
-    c->Fail("task.train.problem",
-            "unknown value '" + t.problem() + "' (expected one of: classification, regression)");
+    c->Fail("task.train.problem", "unknown value '" + t.problem() + "'" +
+                                      DidYouMean(t.problem(), {"classification", "regression"}) +
+                                      " (expected one of: classification, regression)");
   }
   if (t.problem() == "regression" && !t.has_data()) {
     c->Fail("task.train.problem",
@@ -107,7 +109,9 @@ void CheckTrainData(const pb::Study& study, Checker* c) {
     if (v.has_train_labels() && v.has_test() && !v.has_test_labels())
       c->Fail(p + ".test_labels", "is required: train's labels are in a file of their own");
     if (v.has_missing() && v.missing() != "error" && v.missing() != "mean")
-      c->Fail(p + ".missing", "unknown value '" + v.missing() + "' (expected one of: error, mean)");
+      c->Fail(p + ".missing", "unknown value '" + v.missing() + "'" +
+                                  DidYouMean(v.missing(), {"error", "mean"}) +
+                                  " (expected one of: error, mean)");
     const std::string& del = v.delimiter();
     // A tab is "\t" in a YAML double-quoted string, or the two characters \t.
     if (v.has_delimiter() && del != "," && del != ";" && del != "|" && del != " " && del != "\t" &&
@@ -162,8 +166,10 @@ void CheckTrainTask(const pb::Study& study, Checker* c) {
     }
     const TrainKnob* knob = FindTrainKnob(p.name());
     if (!knob) {
-      c->Fail(path, "'" + p.name() +
-                        "' is not a knob of the train task (knobs: " + TrainKnobNameList() + ")");
+      std::vector<std::string> knobs;
+      for (const auto& k : TrainKnobs()) knobs.emplace_back(k.name);
+      c->Fail(path, "'" + p.name() + "' is not a knob of the train task" +
+                        DidYouMean(p.name(), knobs) + " (knobs: " + TrainKnobNameList() + ")");
       continue;
     }
     if (FixedTrainKnob(t, *knob)) {
@@ -203,17 +209,26 @@ bool EnvName(const std::string& k) {
 void CheckCommandTask(const pb::Study& study, Checker* c) {
   const pb::CommandTask& t = study.task().command();
   std::set<std::string> params;
-  for (const auto& p : study.parameters()) params.insert(p.name());
+  std::vector<std::string> param_list;
+  for (const auto& p : study.parameters()) {
+    params.insert(p.name());
+    param_list.push_back(p.name());
+  }
   auto check_template = [&](const std::string& path, const std::string& text) {
     auto names = TemplateNames(text);
     if (!names.ok()) {
       c->Fail(path, names.status().message());
       return;
     }
-    for (const auto& n : *names)
-      if (!params.count(n))
-        c->Fail(path,
-                "'{" + n + "}' is not a parameter of the study (write '{{' for a literal brace)");
+    for (const auto& n : *names) {
+      if (params.count(n)) continue;
+      std::string theirs = param_list.empty() ? "; the study has no parameters"
+                                              : "; its parameters are " + JoinWords(param_list);
+      auto near = NearestWord(n, param_list);
+      c->Fail(path, "'{" + n + "}' is not a parameter of the study" +
+                        (near ? " (did you mean '" + *near + "'?)" : "") + theirs +
+                        " (write '{{' for a literal brace)");
+    }
   };
   if (t.argv_size() == 0 || t.argv(0).empty())
     c->Fail("task.command.argv",
@@ -262,10 +277,9 @@ void CheckTask(const pb::Study& study, Checker* c) {
     const std::string& m = study.objective().metric();
     if (!m.empty() && !metrics.empty() &&
         std::find(metrics.begin(), metrics.end(), m) == metrics.end()) {
-      std::string list;
-      for (const auto& x : metrics) list += (list.empty() ? "" : ", ") + x;
-      c->Fail("objective.metric",
-              "'" + m + "' is not reported by this task (it reports: " + list + ")");
+      c->Fail("objective.metric", "'" + m + "' is not reported by this task" +
+                                      DidYouMean(m, metrics) +
+                                      " (it reports: " + JoinWords(metrics, 100) + ")");
     }
     // The test set is for the final, unbiased estimate: a metric on it that
     // chooses between trials leaks it into the result.

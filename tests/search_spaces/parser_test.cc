@@ -3,6 +3,7 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -103,6 +104,54 @@ TEST(ParserTest, ReportsEveryProblemNotJustTheFirst) {
       << st.message();
   EXPECT_NE(st.message().find("multi.yaml:6:41: parameters.x2.step"), std::string::npos)
       << st.message();
+}
+
+// A wrong word or type no longer stops the reader: every mistake in the file
+// comes back in one run, each with the nearest valid word, and none is
+// reported a second time as a missing field.
+TEST(ParserTest, WrongValuesAreAllReportedWithTheNearestWord) {
+  auto p = ParseStudyYaml(
+      "objective: {metric: val_accuracy, goal: maximise}\n"
+      "task: {command: {argv: [python3, fit.py, \"{alhpa}\"]}}\n"
+      "algorithm: {type: randon, max_trials: 2.5}\n"
+      "paramters: {}\n"
+      "parameters:\n"
+      "  alpha: {type: flaot, min: 0, max: 1}\n"
+      "  l1_ratio: {type: float, min: 0, max: 1, when: {alpah: 3}}\n",
+      "all.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  Status st = ValidateStudy(&*p);
+  ASSERT_FALSE(st.ok());
+  const std::string& m = st.message();
+  for (const char* want :
+       {"all.yaml:1:41: objective.goal: unknown value 'maximise'; did you mean 'maximize'? "
+        "(expected one of: minimize, maximize)",
+        "all.yaml:3:19: algorithm.type: unknown value 'randon'; did you mean 'random'?",
+        "all.yaml:3:39: algorithm.max_trials: expected an integer, got '2.5'",
+        "all.yaml:4:1: paramters: unknown key 'paramters'; did you mean 'parameters'?",
+        "all.yaml:6:17: parameters.alpha.type: unknown value 'flaot'; did you mean 'float'?",
+        "'{alhpa}' is not a parameter of the study (did you mean 'alpha'?); its parameters are "
+        "alpha, l1_ratio",
+        "parameters.l1_ratio.when.alpah: condition names a missing parameter 'alpah'; did you "
+        "mean 'alpha'?"})
+    EXPECT_NE(m.find(want), std::string::npos) << want << "\n" << m;
+  // The refused fields are not reported again as missing.
+  EXPECT_EQ(m.find("objective.goal: is required"), std::string::npos) << m;
+  EXPECT_EQ(m.find("algorithm.type: is required"), std::string::npos) << m;
+  EXPECT_EQ(m.find("parameters.alpha.type: is required"), std::string::npos) << m;
+  EXPECT_EQ(std::count(m.begin(), m.end(), '\n'), 6) << m;  // seven errors, one a line
+}
+
+// A misspelt key is named once: the key it meant is not also "required".
+TEST(ParserTest, AMisspeltKeyIsNotAlsoMissing) {
+  auto p = ParseStudyYaml(
+      "objectve: {metric: value, goal: minimize}\ntask: {synthetic: {function: curve}}\n"
+      "algorithm: {type: random, max_trials: 3}\nparameters: {x1: {type: float, min: 0, max: 1}}\n",
+      "key.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  Status st = ValidateStudy(&*p);
+  EXPECT_EQ(st.message(),
+            "key.yaml:1:1: objectve: unknown key 'objectve'; did you mean 'objective'?");
 }
 
 TEST(ParserTest, MalformedCorpusGivesExpectedErrorsAndLocations) {
