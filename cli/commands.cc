@@ -35,6 +35,7 @@ const CommandEntry kCommands[] = {
     {"gc", NewGcCommand},
     {"delete", NewDeleteCommand},
     {"rename", NewRenameCommand},
+    {"retry", NewRetryCommand},
     {"watch", NewWatchCommand},
     {"why", NewWhyCommand},
     {"dashboard", NewDashboardCommand},

@@ -7,6 +7,7 @@
 
 #include "cli/human_cells.h"
 #include "common/status.h"
+#include "common/terminal_text.h"
 #include "storage/reader.h"
 
 namespace sweep {
@@ -14,15 +15,6 @@ namespace sweep {
 enum class Format { kTable, kCsv, kJson };
 
 Result<Format> ParseFormat(const std::string& name);
-// Text that came from a runner or a study file, made safe for a terminal:
-// C0 control characters, DEL and UTF-8-encoded C1 controls become \xNN
-// (ESC is \x1b), so no escape sequence reaches the terminal, and the
-// bidirectional-text controls (common/bidi_controls.h) become \uNNNN, so
-// nothing reorders what is shown. Everything else, other UTF-8 included, is
-// unchanged; `keep_newlines` leaves '\n' (for
-// CSV, which quotes it). Tables and CSV escape every cell and column name
-// with it; JSON escapes the same characters its way.
-std::string EscapeControl(std::string_view s, bool keep_newlines = false);
 // A table shows numbers and times by cli/human_cells.h, `kinds` saying how
 // each column is read (missing ones: kAuto); CSV and JSON keep every number
 // in full.

@@ -30,6 +30,9 @@ class RunCommand : public Command {
                   "Folder with tuner.key and the *.pub keys of the runners it admits");
     c->add_option("--from", o_.from,
                   "Start a new tpe study from another study's finished trials: DB[:STUDY]");
+    c->add_flag("--retry-failed", o_.retry_failed,
+                "Run the study's failed trials again (same parameters, a new attempt each) "
+                "before anything new");
     c->add_flag("--insecure", o_.insecure,
                 "No runner authentication: anyone who reaches --bind may join");
     c->add_option("--max-connections", o_.max_connections,

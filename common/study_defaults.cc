@@ -14,6 +14,8 @@ constexpr double kStallTimeoutS = 1800;
 constexpr double kMaxCheckpointMb = 100;
 constexpr double kCheckpointBudgetMb = 10240;
 constexpr int32_t kMaxRetries = 2;
+// The first trials to end all failing the same way stop the study (docs/study.md).
+constexpr int32_t kFailFast = 3;
 constexpr int64_t kMinResource = 1;
 constexpr double kReductionFactor = 3;
 constexpr int32_t kPbtPopulation = 8;
@@ -127,6 +129,7 @@ void ResolveDefaults(pb::Study* study) {
 
   pb::Algorithm* alg = study->mutable_algorithm();
   if (!alg->has_max_retries()) alg->set_max_retries(kMaxRetries);
+  if (!alg->has_fail_fast()) alg->set_fail_fast(kFailFast);
   int64_t resource = TaskResource(*task);
   switch (alg->type()) {
     case pb::ALGORITHM_TYPE_ASHA:

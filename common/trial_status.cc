@@ -7,7 +7,7 @@ namespace {
 constexpr const char* kNames[kTrialStatusCount] = {"queued",    "running", "paused",
                                                    "completed", "failed",  "stopped"};
 constexpr const char* kStudyNames[kStudyStatusCount] = {"running", "completed", "interrupted",
-                                                        "paused", "cancelled"};
+                                                        "paused",  "cancelled", "failed"};
 }  // namespace
 
 const char* TrialStatusName(TrialStatus status) { return kNames[static_cast<int>(status)]; }

@@ -51,11 +51,12 @@ class TrialCounts {
 // A study's state as stored: running while a tuner runs it (or ran it and
 // died: see ShownStudyStatus), completed once its algorithm had nothing
 // left, interrupted when its tuner stopped before that; in a service
-// (`sweep serve`), paused or cancelled by its owner.
-enum class StudyStatus { kRunning, kCompleted, kInterrupted, kPaused, kCancelled };
-inline constexpr int kStudyStatusCount = 5;
+// (`sweep serve`), paused or cancelled by its owner; failed when its first
+// trials all failed the same way (algorithm.fail_fast) and it stopped.
+enum class StudyStatus { kRunning, kCompleted, kInterrupted, kPaused, kCancelled, kFailed };
+inline constexpr int kStudyStatusCount = 6;
 
-// "running", "completed", "interrupted", "paused", "cancelled".
+// "running", "completed", "interrupted", "paused", "cancelled", "failed".
 const char* StudyStatusName(StudyStatus status);
 std::optional<StudyStatus> ParseStudyStatus(std::string_view name);
 // The state to show: a study stored as running is running only while a

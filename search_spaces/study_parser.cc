@@ -224,6 +224,9 @@ class YamlReader {
         if (f->message_type() == pb::Value::descriptor()) {
           return ReadValue(v, static_cast<pb::Value*>(sub), path);
         }
+        // `time_limit: 2h` is `time_limit: {after: 2h}`.
+        if (f->message_type() == pb::TimeLimit::descriptor() && v.IsScalar())
+          return SetScalar(v, sub, pb::TimeLimit::descriptor()->FindFieldByNumber(1), path);
         return Fill(v, sub, path);
       }
       return SetScalar(v, msg, f, path);

@@ -2,6 +2,7 @@
 // on trials, budget and resources it shares with the task.
 #include <string>
 
+#include "common/duration.h"
 #include "common/study_defaults.h"
 #include "search_spaces/validate.h"
 #include "search_spaces/validate_internal.h"
@@ -179,6 +180,15 @@ void CheckAlgorithm(const pb::Study& study, Checker* c) {
     c->Fail("algorithm.max_concurrent", "must be >= 1");
   if ((alg.max_retries() < 0 || alg.max_retries() > 100)) {
     c->Fail("algorithm.max_retries", "must be in [0, 100]");
+  }
+  if (alg.fail_fast() < 0 || alg.fail_fast() > 1000)
+    c->Fail("algorithm.fail_fast", "must be in [0, 1000] trials (0: never stop the study early)");
+  if (alg.has_time_limit()) {
+    auto limit = ParseDuration(alg.time_limit().after());
+    if (!limit.ok())
+      c->Fail("algorithm.time_limit.after", limit.status().message());
+    else
+      c->Fail("algorithm.time_limit", "is not carried out yet (the next change)");
   }
 }
 

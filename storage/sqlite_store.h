@@ -64,6 +64,8 @@ class Store {
   };
   // The study named `name`, or none.
   Result<std::optional<StoredStudy>> FindStudy(const std::string& name);
+  // How many of the study's trials are in each status.
+  Result<TrialCounts> CountTrials(int64_t study_id);
 
   // The service's rows (`sweep serve`; storage/sqlite_store_service.cc).
   struct ServiceStudyRow {

@@ -84,6 +84,56 @@ Result<DeletedStudy> DeleteStudy(Store& store, int64_t study_id) {
   return out;
 }
 
+Result<int64_t> RetryFailedTrials(Store& store, int64_t study_id,
+                                  const std::vector<int64_t>& numbers, double now) {
+  sqlite3* db = store.db();
+  const std::string failed = Sql(TrialStatus::kFailed);
+  std::vector<int64_t> ids;
+  if (numbers.empty()) {
+    ASSIGN_OR_RETURN(Stmt all, Stmt::Prepare(db,
+                                             "SELECT id FROM trials WHERE study_id=?1 AND "
+                                             "status=" +
+                                                 failed + " ORDER BY number"));
+    all.Bind(1, study_id);
+    while (true) {
+      ASSIGN_OR_RETURN(bool row, all.Step());
+      if (!row) break;
+      ids.push_back(all.Int(0));
+    }
+  }
+  for (int64_t number : numbers) {
+    ASSIGN_OR_RETURN(Stmt one, Stmt::Prepare(db,
+                                             "SELECT id, status FROM trials WHERE "
+                                             "study_id=?1 AND number=?2"));
+    one.Bind(1, study_id).Bind(2, number);
+    ASSIGN_OR_RETURN(bool row, one.Step());
+    if (!row) return Status::NotFound("the study has no trial " + std::to_string(number));
+    if (one.Text(1) != TrialStatusName(TrialStatus::kFailed))
+      return Status::FailedPrecondition("trial " + std::to_string(number) + " is " + one.Text(1) +
+                                        ", not failed: only failed trials run again");
+    ids.push_back(one.Int(0));
+  }
+  ASSIGN_OR_RETURN(Stmt note,
+                   Stmt::Prepare(db,
+                                 "INSERT INTO events(study_id, trial_id, at, kind, detail) SELECT "
+                                 "study_id, id, ?2, 'retry', 'attempt ' || attempts || ' failed (' "
+                                 "|| coalesce(failure, 'no reason') || '); it runs again' FROM "
+                                 "trials WHERE id=?1"));
+  ASSIGN_OR_RETURN(Stmt requeue,
+                   Stmt::Prepare(db, "UPDATE trials SET status=" + Sql(TrialStatus::kQueued) +
+                                         ", runner=NULL, lease=NULL, value=NULL, failure=NULL, "
+                                         "ended_at=NULL, attempt_open=0 WHERE id=?1"));
+  for (int64_t id : ids) {
+    note.Reset();
+    note.Bind(1, id).Bind(2, now);
+    RETURN_IF_ERROR(note.Run());
+    requeue.Reset();
+    requeue.Bind(1, id);
+    RETURN_IF_ERROR(requeue.Run());
+  }
+  return static_cast<int64_t>(ids.size());
+}
+
 Status RenameStudy(Store& store, int64_t study_id, const std::string& name) {
   sqlite3* db = store.db();
   ASSIGN_OR_RETURN(Stmt taken, Stmt::Prepare(db, "SELECT count(*) FROM studies WHERE name=?1"));

@@ -25,6 +25,15 @@ Result<DeletedStudy> DeleteStudy(Store& store, int64_t study_id);
 // a study file with `name: NEW` resumes it. NEW must be free.
 Status RenameStudy(Store& store, int64_t study_id, const std::string& name);
 
+// `sweep run --retry-failed` and `sweep retry`: the study's failed trials
+// (those numbered in `numbers`, or all when it is empty) go back to the queue
+// with the same parameters, each with a `retry` event that keeps why it
+// failed; their attempts count on, so the failed attempts' logs stay. Not
+// committed: the caller commits (Begin first). Returns how many; a number
+// that is not a failed trial of the study is an error naming it.
+Result<int64_t> RetryFailedTrials(Store& store, int64_t study_id,
+                                  const std::vector<int64_t>& numbers, double now);
+
 struct CollectedCheckpoints {
   int64_t removed = 0;  // trials whose checkpoint was removed
   int64_t kept = 0;     // the best completed trials, whose checkpoints stay

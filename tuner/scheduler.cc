@@ -110,6 +110,10 @@ AlgorithmTraits TraitsOf(const pb::Study& study) {
   AlgorithmTraits t;
   t.learns_from_copied_trials = ModelBased(study);
   t.decisions_depend_on_max_trials = study.algorithm().type() == pb::ALGORITHM_TYPE_PBT;
+  pb::AlgorithmType type = study.algorithm().type();
+  t.runs_failed_trials_again = ModelBased(study) || type == pb::ALGORITHM_TYPE_RANDOM ||
+                               type == pb::ALGORITHM_TYPE_GRID ||
+                               type == pb::ALGORITHM_TYPE_QUASIRANDOM;
   return t;
 }
 

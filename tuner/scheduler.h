@@ -106,6 +106,11 @@ struct AlgorithmTraits {
   // Its past decisions depend on max_trials, so a resume may not raise it
   // (PBT: "not exploited: max_trials reached").
   bool decisions_depend_on_max_trials = false;
+  // A failed trial may run again (`--retry-failed`): no decision of its
+  // depends on when trials end or what they reported (random, grid,
+  // quasirandom, and tpe, gp and auto, whose proposals read the trials as
+  // they are). Early stopping and PBT decided from the failed run.
+  bool runs_failed_trials_again = false;
 };
 AlgorithmTraits TraitsOf(const pb::Study& study);
 

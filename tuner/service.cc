@@ -128,12 +128,16 @@ void Service::AdvancePauses() {
 }
 
 Status Service::HandleRequests() {
-  // Studies with nothing left to run leave the pool, stored as completed
-  // (before any request of this turn could pause them); their runners go
-  // to the others in this same turn.
+  // Studies with nothing left to run leave the pool, stored as completed,
+  // or as failed when their first trials all failed the same way (before
+  // any request of this turn could pause them); their runners go to the
+  // others in this same turn.
   for (int64_t id : admitted_) {
     StudyRun* s = server_->study(id);
-    if (s && !leaving_.count(id) && s->Done()) {
+    if (s && !leaving_.count(id) && s->Done() && s->fail_fast().stopped()) {
+      LOG_WARN << "study '" << s->study().name() << "' stopped: " << s->fail_fast().Reason();
+      Leave(id, StudyRemoval{"failed", s->fail_fast().Reason(), StudyStatus::kFailed});
+    } else if (s && !leaving_.count(id) && s->Done()) {
       LOG_INFO << "study '" << s->study().name() << "' is complete";
       Leave(id, StudyRemoval{"completed", "its algorithm has nothing left to try",
                              StudyStatus::kCompleted});

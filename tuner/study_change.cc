@@ -26,9 +26,10 @@ struct Difference {
 // Changes to how trials run: they leave every recorded result valid.
 const std::set<std::string>& RunOnly() {
   static const std::set<std::string> paths = {
-      "algorithm.max_concurrent",      "algorithm.max_retries", "task.stall_timeout_s",
-      "task.synthetic.step_ms",        "task.train.threads",    "task.train.data_dir",
-      "task.command.timeout_s",        "task.command.grace_s",  "resources.max_checkpoint_mb",
+      "algorithm.max_concurrent",      "algorithm.max_retries",     "algorithm.fail_fast",
+      "algorithm.time_limit.after",    "algorithm.time_limit.hard", "task.stall_timeout_s",
+      "task.synthetic.step_ms",        "task.train.threads",        "task.train.data_dir",
+      "task.command.timeout_s",        "task.command.grace_s",      "resources.max_checkpoint_mb",
       "resources.checkpoint_budget_mb"};
   return paths;
 }
@@ -131,13 +132,16 @@ void Walk(const Message& a, const Message& b, const std::string& prefix,
 
 }  // namespace
 
-Result<std::vector<std::string>> CompareStudies(const pb::Study& stored, const pb::Study& now) {
+Result<std::vector<std::string>> CompareStudies(const pb::Study& stored, const pb::Study& now,
+                                                bool results) {
   std::vector<Difference> diffs;
   Walk(stored, now, "", &diffs);
   std::vector<std::string> accepted, refused;
   for (const Difference& x : diffs) {
     std::string line = x.path + ": " + x.from + " -> " + x.to;
-    if (RunOnly().count(x.path)) {
+    const bool what_is_measured =
+        x.path.rfind("objective.", 0) == 0 || x.path.rfind("task.", 0) == 0;
+    if (RunOnly().count(x.path) || (!results && what_is_measured)) {
       accepted.push_back(line);
     } else if (RaiseOnly(x.path) && TraitsOf(now).decisions_depend_on_max_trials &&
                x.path == "algorithm.max_trials") {
@@ -175,6 +179,7 @@ Result<std::vector<std::string>> CompareStudies(const pb::Study& stored, const p
       now.name() +
       "` removes this one). A study resumes with changes only to: algorithm.max_trials and "
       "algorithm.budget (raised), algorithm.max_concurrent, algorithm.max_retries, "
+      "algorithm.fail_fast, algorithm.time_limit, "
       "task.stall_timeout_s, task.synthetic.step_ms, task.train.threads, task.train.data_dir, "
       "task.command.timeout_s, task.command.grace_s, resources.max_checkpoint_mb and "
       "resources.checkpoint_budget_mb.";

@@ -22,6 +22,12 @@ namespace sweep {
 // 12 -> 20"), empty when the two are the same; FailedPrecondition naming
 // every refused difference and what may change instead. Both have their
 // defaults resolved.
-Result<std::vector<std::string>> CompareStudies(const pb::Study& stored, const pb::Study& now);
+// `results`: whether any trial completed or was stopped with a value. Before
+// one has, nothing recorded means anything yet, and the objective and the task
+// may change too (the fix after a study's first trials all failed: a metric
+// misspelt, a wrong argument); the parameters, which the failed trials were
+// drawn from, may not.
+Result<std::vector<std::string>> CompareStudies(const pb::Study& stored, const pb::Study& now,
+                                                bool results = true);
 
 }  // namespace sweep

@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/json.h"
 #include "common/log.h"
+#include "common/nearest_word.h"
 #include "common/values.h"
 #include "storage/checkpoint_files.h"
 #include "storage/log_files.h"
@@ -27,6 +28,7 @@ StudyRun::StudyRun(Store* store, const pb::Study& study, SearchSpace space,
       writes_(store),
       checkpoint_files_(std::move(checkpoint_dir)) {
   max_retries_ = study_.algorithm().max_retries();
+  fail_fast_ = FailFast(study_.algorithm().fail_fast());
   double stall = study_.task().stall_timeout_s();
   stall_ms_ = static_cast<int64_t>(stall * 1000);
   max_concurrent_ =
@@ -54,7 +56,9 @@ Status StudyRun::Load() {
   if (stored) {
     // A changed study file resumes only with changes that keep every
     // recorded trial valid (tuner/study_change.h).
-    ASSIGN_OR_RETURN(changes, CompareStudies(stored->spec, study_));
+    ASSIGN_OR_RETURN(TrialCounts counts, store_->CountTrials(stored->id));
+    bool results = counts[TrialStatus::kCompleted] + counts[TrialStatus::kStopped] > 0;
+    ASSIGN_OR_RETURN(changes, CompareStudies(stored->spec, study_, results));
     study_id_ = stored->id;
   } else {
     ASSIGN_OR_RETURN(study_id_, store_->CreateStudy(study_));
@@ -127,8 +131,8 @@ Status StudyRun::Load() {
 }
 
 bool StudyRun::Done() const {
-  return scheduler_->Exhausted() && table_.queued() == 0 &&
-         table_.Count(TrialStatus::kRunning) == 0;
+  return table_.Count(TrialStatus::kRunning) == 0 &&
+         (fail_fast_.stopped() || (scheduler_->Exhausted() && table_.queued() == 0));
 }
 
 void StudyRun::AfterCommit(Dispatcher* d, uint64_t ticket) {
@@ -293,14 +297,24 @@ void StudyRun::OnFinal(const pb::Final& fin) {
   } else if (outcome == pb::TRIAL_OUTCOME_CANCELLED) {
     Finish(t, TrialStatus::kStopped, value, step, metrics, "");
   } else if (!value) {
-    Finish(t, TrialStatus::kFailed, std::nullopt, step, metrics,
-           "the trial reported no '" + metric + "' metric");
+    Finish(t, TrialStatus::kFailed, std::nullopt, step, metrics, MissingMetric(fin));
   } else if (!std::isfinite(*value)) {
     Finish(t, TrialStatus::kFailed, std::nullopt, step, metrics,
            "objective '" + metric + "' is " + FormatDouble(*value));
   } else {
     Finish(t, TrialStatus::kCompleted, value, step, metrics, "");
   }
+}
+
+std::string StudyRun::MissingMetric(const pb::Final& fin) const {
+  const std::string& metric = study_.objective().metric();
+  std::vector<std::string> names;
+  for (const auto& m : fin.metrics()) names.push_back(m.name());
+  std::string out = "the trial reported no '" + metric + "' metric (objective.metric)";
+  if (names.empty()) return out + ", nor any other";
+  auto near = NearestWord(metric, names);
+  return out + "; it reported " + JoinWords(names) +
+         (near ? "; did you mean '" + *near + "'?" : "");
 }
 
 void StudyRun::Finish(Trial* t, TrialStatus status, std::optional<double> value, int64_t step,
@@ -315,6 +329,17 @@ void StudyRun::Finish(Trial* t, TrialStatus status, std::optional<double> value,
   Move(t, status);
   scheduler_->OnEnd(t->number, step);
   if (status == TrialStatus::kFailed) LOG_DEBUG << "trial " << t->number << " failed: " << failure;
+  const bool was_stopped = fail_fast_.stopped();
+  fail_fast_.OnEnd(status, failure);
+  if (fail_fast_.stopped() && !was_stopped) {
+    LOG_WARN << "study '" << study_.name() << "' starts no more trials: " << fail_fast_.Reason();
+    Event(0, "fail_fast", fail_fast_.Reason());
+  } else if (was_stopped && !fail_fast_.stopped()) {
+    LOG_INFO << "trial " << t->number << " " << TrialStatusName(status)
+             << ": the study starts trials again";
+    Event(t->id, "fail_fast_lifted",
+          "trial " + std::to_string(t->number) + " " + TrialStatusName(status));
+  }
 }
 
 Trial* StudyRun::CreateTrial(const std::string& runner_name, uint64_t lease) {
@@ -344,7 +369,7 @@ Trial* StudyRun::CreateTrial(const std::string& runner_name, uint64_t lease) {
 }
 
 std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, uint64_t lease) {
-  while (!draining_ && pausing_.empty() && writes_.error().ok()) {
+  while (!draining_ && pausing_.empty() && !fail_fast_.stopped() && writes_.error().ok()) {
     Trial* t = table_.PopQueued();
     if (t) {
       // Re-run from a checkpoint at a decision step: it will not report that

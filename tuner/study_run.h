@@ -19,6 +19,7 @@
 #include "storage/sqlite_store.h"
 #include "tuner/ack_queue.h"
 #include "tuner/dispatcher.h"
+#include "tuner/fail_fast.h"
 #include "tuner/progress.h"
 #include "tuner/scheduler.h"
 #include "tuner/study_checkpoint_files.h"
@@ -42,7 +43,12 @@ class StudyRun : public TrialOwner {
 
   const pb::Study& study() const { return study_; }
   int64_t id() const { return study_id_; }
+  // Nothing runs, and nothing more will start: the algorithm has nothing
+  // left, or the first trials all failed the same way (fail_fast()).
   bool Done() const;
+  // algorithm.fail_fast: whether the study stopped because its first trials
+  // all failed the same way, and why.
+  const FailFast& fail_fast() const { return fail_fast_; }
   ProgressCounts Counts() const;
   const TrialTable& trials() const { return table_; }
 
@@ -127,7 +133,9 @@ class StudyRun : public TrialOwner {
   }
   void OnWaiting(const std::string& why) override;
   const std::string& Name() const override { return study_.name(); }
-  bool HasWork() const override { return !draining_ && pausing_.empty() && !Done(); }
+  bool HasWork() const override {
+    return !draining_ && pausing_.empty() && !fail_fast_.stopped() && !Done();
+  }
   std::optional<bool> Preempt(int64_t trial_id, const std::string& reason) override;
   int64_t StallMs() const override { return stall_ms_; }
 
@@ -142,6 +150,9 @@ class StudyRun : public TrialOwner {
   // Its runner stopped it after step `step` for a preemption: back to the
   // front of the queue, its attempt open, to go on from its checkpoint.
   void Preempted(Trial* t, int64_t step);
+  // "the trial reported no 'val_acc' metric ...; it reported loss, val_accuracy; did you mean
+  // 'val_accuracy'?"
+  std::string MissingMetric(const pb::Final& fin) const;
   void Finish(Trial* t, TrialStatus status, std::optional<double> value, int64_t step,
               const std::string& metrics_json, const std::string& failure);
   // Puts a trial back in the queue with `attempts` counted.
@@ -199,6 +210,7 @@ class StudyRun : public TrialOwner {
   bool draining_ = false;
   std::string pausing_;  // set_pausing
   std::string waiting_;  // OnWaiting's, until a trial starts
+  FailFast fail_fast_{0};  // the first trials' failures in this run
   // Each piece of the study's state with its owner:
   TrialTable table_;                       // the trials and their statuses
   std::unique_ptr<Scheduler> scheduler_;   // the algorithm

@@ -10,11 +10,13 @@
 #include "common/clock.h"
 #include "common/json.h"
 #include "common/log.h"
+#include "common/terminal_text.h"
 #include "common/values.h"
 #include "search_spaces/validate.h"
 #include "tuner/algorithms/hyperband.h"
 #include "tuner/interrupts.h"
 #include "tuner/progress.h"
+#include "tuner/retry_failed.h"
 #include "tuner/server.h"
 #include "tuner/study_data.h"
 #include "tuner/warm_start.h"
@@ -95,6 +97,7 @@ Status Tuner::Setup() {
   so.trials_per_gpu = o_.trials_per_gpu;
   so.exe = o_.exe;
   ASSIGN_OR_RETURN(server_, Server::Start(so));
+  if (o_.retry_failed) RETURN_IF_ERROR(RetryFailed(server_->store(), study).status());
   ASSIGN_OR_RETURN(study_, server_->Add(study, o_.from));
   // Synced beside the first turns: what the loop acknowledges waits for
   // later commits' tickets, and a ticket covers every commit before it.
@@ -195,14 +198,30 @@ int Tuner::Run() {
     PrintSummary();
     return 130;
   }
+  // Done: its algorithm had nothing left, or its first trials all failed
+  // the same way (algorithm.fail_fast).
+  const bool failed_fast = study_->fail_fast().stopped();
   Status w = store.Begin();
-  if (w.ok()) w = store.SetStudyStatus(study_->id(), StudyStatus::kCompleted, WallSeconds());
+  if (w.ok())
+    w = store.SetStudyStatus(
+        study_->id(), failed_fast ? StudyStatus::kFailed : StudyStatus::kCompleted, WallSeconds());
   if (w.ok()) w = server_->loop().Flush();
   if (progress_) progress_->Update(Counts(), true);
-  shutdown("the study is complete");
+  shutdown(failed_fast ? "the study stopped after its first trials failed"
+                       : "the study is complete");
   PrintSummary();
   if (!w.ok()) {
     fprintf(stderr, "sweep: %s\n", w.message().c_str());
+    return 1;
+  }
+  if (failed_fast) {
+    const std::string& name = study_->study().name();
+    fprintf(stderr,
+            "sweep: study '%s' stopped: %s\nThis is a mistake in the set-up, not in the "
+            "parameters. Fix it, then `sweep run %s --db %s --retry-failed` runs the failed trials "
+            "again and goes on (algorithm.fail_fast: 0 turns this check off).\n",
+            EscapeControl(name).c_str(), EscapeControl(study_->fail_fast().Reason()).c_str(),
+            ShellWord(o_.study_path).c_str(), ShellWord(o_.db_path).c_str());
     return 1;
   }
   return study_->trials().best() ? 0 : 1;

@@ -37,6 +37,9 @@ struct TunerOptions {
   // --from DB[:STUDY]: a new tpe study starts from that study's finished
   // trials (tuner/warm_start.h).
   std::string from;
+  // --retry-failed: the study's failed trials run again first
+  // (tuner/retry_failed.h).
+  bool retry_failed = false;
 };
 
 // Returns the process exit code: 0 done, 1 error, 130 interrupted.

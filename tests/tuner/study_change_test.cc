@@ -54,6 +54,22 @@ TEST(StudyChangeTest, RunOnlyChangesAndRaisedLimitsAreAcceptedWithTheirPaths) {
                                                 "algorithm.max_concurrent: (unset) -> 2"}));
 }
 
+// Before any trial has a result, the objective and the task may change (the
+// fix after a typo stopped the study); the parameters may not.
+TEST(StudyChangeTest, WithoutResultsTheObjectiveAndTaskMayChange) {
+  pb::Study stored = Parse(kCommand);
+  std::string fixed = kCommand;
+  fixed.replace(fixed.find("metric: loss"), 12, "metric: val_loss");
+  fixed.replace(fixed.find("train.py"), 8, "fit.py");
+  EXPECT_FALSE(CompareStudies(stored, Parse(fixed)).ok());
+  auto changes = CompareStudies(stored, Parse(fixed), /*results=*/false);
+  ASSERT_TRUE(changes.ok()) << changes.status().message();
+  EXPECT_EQ(changes->size(), 2u);
+  std::string wider = kCommand;
+  wider.replace(wider.find("max: 0.1"), 8, "max: 0.5");
+  EXPECT_FALSE(CompareStudies(stored, Parse(wider), /*results=*/false).ok());
+}
+
 TEST(StudyChangeTest, PbtsMaxTrialsIsRefusedItsGenerationsWereDecidedByIt) {
   const std::string pbt =
       "name: p\nobjective: {metric: loss, goal: minimize}\n"

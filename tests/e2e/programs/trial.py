@@ -27,6 +27,8 @@ ap.add_argument("--no-report", action="store_true")
 ap.add_argument("--nan", action="store_true")
 ap.add_argument("--garbage", action="store_true")
 ap.add_argument("--flood-mb", type=int, default=0)
+ap.add_argument("--fail-above", type=float, default=None, help="exit 3 when x is above this")
+ap.add_argument("--fail-while", default="", help="with --fail-above: only while this file exists")
 ap.add_argument("--mode", default="ok", help="ok, exit3, noreport, nanloss, garbage, flood, hang or badutf8")
 args = ap.parse_args()
 if args.mode == "exit3":
@@ -47,6 +49,11 @@ elif args.mode == "badutf8":
     sys.stderr.flush()
     sys.stdout.buffer.write(b'SWEEP_REPORT {"\xffbad": 1, "step": 1, "loss": 0.5}\n')
     sys.stdout.flush()
+    sys.exit(3)
+
+if (args.fail_above is not None and args.x > args.fail_above and
+        (not args.fail_while or os.path.exists(args.fail_while))):
+    print("x=%g is above %g: failing on purpose" % (args.x, args.fail_above), file=sys.stderr)
     sys.exit(3)
 
 trial = sweep_trial.Trial()
