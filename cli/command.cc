@@ -11,8 +11,16 @@ int Fail(const Status& st) {
 }
 
 int Error(const std::string& message) {
-  fprintf(stderr, "sweep: %s\n", EscapeControl(message).c_str());
+  // A message of several lines keeps them; nothing else reaches the terminal raw.
+  fprintf(stderr, "sweep: %s\n", EscapeControl(message, /*keep_newlines=*/true).c_str());
   return 1;
+}
+
+std::string ResumeCommand(const std::string& db, const std::string& study) {
+  std::optional<std::string> file;
+  if (auto reader = Reader::Open(db); reader.ok()) file = (*reader)->StudyFile(study);
+  return "`sweep run " + (file ? ShellWord(*file) : std::string("STUDY_FILE")) + " --db " +
+         ShellWord(db) + "`";
 }
 
 CLI::Option* AddTrialArgument(CLI::App* command, std::vector<std::string>* trial) {

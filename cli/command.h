@@ -42,6 +42,9 @@ int Fail(const Status& st);
 // Prints `sweep: MESSAGE` on one line (every control character escaped,
 // newlines too); returns 1.
 int Error(const std::string& message);
+// "`sweep run /path/study.yaml --db DB`": the command that resumes `study`,
+// with the study file it was last run from (STUDY_FILE when not known).
+std::string ResumeCommand(const std::string& db, const std::string& study);
 
 // --db FILE (or $SWEEP_DB): the results database every reader takes.
 CLI::Option* AddDbOption(CLI::App* command, std::string* db);

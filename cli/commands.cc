@@ -36,6 +36,7 @@ const CommandEntry kCommands[] = {
     {"delete", NewDeleteCommand},
     {"rename", NewRenameCommand},
     {"retry", NewRetryCommand},
+    {"enqueue", NewEnqueueCommand},
     {"watch", NewWatchCommand},
     {"why", NewWhyCommand},
     {"dashboard", NewDashboardCommand},

@@ -49,6 +49,7 @@ std::unique_ptr<Command> NewGcCommand();           // study_admin.cc
 std::unique_ptr<Command> NewDeleteCommand();       // study_admin.cc
 std::unique_ptr<Command> NewRenameCommand();       // study_admin.cc
 std::unique_ptr<Command> NewRetryCommand();        // retry.cc
+std::unique_ptr<Command> NewEnqueueCommand();      // enqueue.cc
 std::unique_ptr<Command> NewWatchCommand();        // watch.cc
 std::unique_ptr<Command> NewWhyCommand();          // why.cc
 std::unique_ptr<Command> NewDashboardCommand();    // dashboard.cc

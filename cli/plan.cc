@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "common/duration.h"
 #include "common/json.h"
 #include "common/study_defaults.h"
 #include "search_spaces/space.h"
@@ -228,7 +229,21 @@ class PlanCommand : public Command {
     if (!st.ok()) return Fail(st);
     auto out = FormatPlan(parsed->study, format_ == "json");  // format_: checked by CLI11
     if (!out.ok()) return Fail(out.status());
-    fputs(out->c_str(), stdout);
+    std::string text = *out;
+    if (const pb::Algorithm& alg = parsed->study.algorithm(); alg.has_time_limit()) {
+      auto parsed_limit = ParseDuration(alg.time_limit().after());  // validated
+      double limit = parsed_limit.ok() ? *parsed_limit : 0;
+      bool hard = alg.time_limit().hard();
+      if (format_ == "json" && text.size() >= 2 && text.compare(text.size() - 2, 2, "}\n") == 0)
+        text = text.substr(0, text.size() - 2) + ", \"time_limit_s\": " + FormatDouble(limit) +
+               ", \"time_limit_hard\": " + (hard ? "true" : "false") + "}\n";
+      else if (format_ != "json")
+        text += "time limit: " + DurationText(limit) +
+                " of running (a resumed study counts its earlier runs): no trial starts after "
+                "it; " +
+                (hard ? "running trials stop then" : "running trials finish") + "\n";
+    }
+    fputs(text.c_str(), stdout);
     return 0;
   }
 

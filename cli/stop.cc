@@ -45,8 +45,8 @@ int StopSweep(const std::string& db, const std::string& study, double wait_s) {
     // Marked running but held by nobody: its tuner died (kill -9, a crash).
     if (!running.empty()) {
       return Error("no tuner is running on " + db + ": study '" + running +
-                   "' was interrupted (its tuner is gone); `sweep run STUDY_FILE --db " + db +
-                   "` resumes it");
+                   "' was interrupted (its tuner is gone); " + ResumeCommand(db, running) +
+                   " resumes it");
     }
     return Error("no sweep is running on " + db);
   }
@@ -85,9 +85,10 @@ int StopSweep(const std::string& db, const std::string& study, double wait_s) {
     }
     if (h.ok() && !*h) {
       printf(
-          "stopped the tuner of study '%s' on %s (pid %d): running trials go back to the "
-          "queue; the same `sweep run` resumes them\n",
-          EscapeControl(running).c_str(), EscapeControl(db).c_str(), static_cast<int>(pid));
+          "stopped the tuner of study '%s' on %s (pid %d): running trials went back to the "
+          "queue; %s resumes them\n",
+          EscapeControl(running).c_str(), EscapeControl(db).c_str(), static_cast<int>(pid),
+          EscapeControl(ResumeCommand(db, running)).c_str());
       return 0;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

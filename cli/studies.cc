@@ -58,7 +58,7 @@ Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format 
     if (shown != s.status) {
       hints += EscapeControl("study '" + s.ref.name + "' was interrupted (its tuner is gone): " +
                              (s.owner ? "`sweep serve --db " + db + "` resumes it"
-                                      : "`sweep run STUDY_FILE --db " + db + "` resumes it")) +
+                                      : ResumeCommand(db, s.ref.name) + " resumes it")) +
                "\n";
     }
     std::vector<Cell>& row = t.rows.emplace_back();

@@ -148,7 +148,7 @@ int WatchStudy(const WatchOptions& o) {
                         FormatDuration(last.elapsed_s) + ", best " + ref->metric + " " +
                         (s.best ? FormatDouble(*s.best) : std::string("-"));
   if (last.state == StudyStatus::kInterrupted)
-    outcome += "; its tuner is gone: `sweep run STUDY_FILE --db " + o.db + "` resumes it";
+    outcome += "; its tuner is gone: " + ResumeCommand(o.db, ref->name) + " resumes it";
   Write(EscapeControl(outcome) + "\n");
   return 0;
 }

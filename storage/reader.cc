@@ -264,6 +264,16 @@ Result<std::vector<std::string>> Reader::RunningStudyNames() {
   return out;
 }
 
+std::optional<std::string> Reader::StudyFile(const std::string& study_name) {
+  // (Not there before schema version 10: then unknown.)
+  auto s = Stmt::Prepare(db_.get(), "SELECT study_file FROM studies WHERE name=?1");
+  if (!s.ok()) return std::nullopt;
+  s->Bind(1, study_name);
+  auto row = s->Step();
+  if (!row.ok() || !*row || s->IsNull(0)) return std::nullopt;
+  return s->Text(0);
+}
+
 Result<int64_t> Reader::CopiedTrialCount(int64_t study_id) {
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
                                          "SELECT count(*) FROM trials WHERE study_id=?1 AND "

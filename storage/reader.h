@@ -189,6 +189,9 @@ class Reader {
   Result<int64_t> TrialId(const StudyRef& study, int64_t number);
   // The names of the studies stored as running, by id.
   Result<std::vector<std::string>> RunningStudyNames();
+  // The study file the study was last run from (absolute), if known: the
+  // command that resumes it names it.
+  std::optional<std::string> StudyFile(const std::string& study_name);
   // The study's trials that were copied in finished by `sweep run --from`
   // (no attempt of their own): `done N/M` counts them apart.
   Result<int64_t> CopiedTrialCount(int64_t study_id);

@@ -146,6 +146,13 @@ CREATE TABLE launches(
   gpus INTEGER NOT NULL,
   detail TEXT NOT NULL);
 )sql",
+      // 10: how long tuners have run each study, summed over its runs
+      // (algorithm.time_limit counts it), and the study file it was last
+      // run from (the hint that resumes it).
+      R"sql(
+ALTER TABLE studies ADD COLUMN run_seconds REAL NOT NULL DEFAULT 0;
+ALTER TABLE studies ADD COLUMN study_file TEXT;
+)sql",
   };
   return kMigrations;
 }

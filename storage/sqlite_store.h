@@ -24,7 +24,7 @@
 namespace sweep {
 
 // The schema version this build writes; see docs/schema.md.
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 
 struct TrialRecord {
   int64_t id = 0;
@@ -61,6 +61,7 @@ class Store {
   struct StoredStudy {
     int64_t id = 0;
     pb::Study spec;
+    double run_seconds = 0;  // how long tuners have run it, all runs together
   };
   // The study named `name`, or none.
   Result<std::optional<StoredStudy>> FindStudy(const std::string& name);
@@ -180,6 +181,11 @@ class Store {
   // The final metrics of a trial as a JSON object ("" if none yet).
   Result<std::string> TrialMetrics(int64_t trial_id);
   Status SetStudyStatus(int64_t study_id, StudyStatus status, double now);
+  // How long tuners have run the study, summed over its runs
+  // (algorithm.time_limit).
+  Status SetStudyRunSeconds(int64_t study_id, double seconds);
+  // The study file it was last run from, as an absolute path.
+  Status SetStudyFile(int64_t study_id, const std::string& path);
   // Studies a killed tuner left marked running become interrupted (the
   // tuner that holds the lock calls it before opening its own study).
   Status InterruptRunningStudies(double now);

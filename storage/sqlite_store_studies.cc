@@ -43,12 +43,15 @@ std::string SpecJson(const pb::Study& study) {
 }  // namespace
 
 Result<std::optional<Store::StoredStudy>> Store::FindStudy(const std::string& name) {
-  ASSIGN_OR_RETURN(Stmt find, Stmt::Prepare(db(), "SELECT id, spec FROM studies WHERE name=?1"));
+  ASSIGN_OR_RETURN(Stmt find, Stmt::Prepare(db(),
+                                            "SELECT id, spec, run_seconds FROM studies "
+                                            "WHERE name=?1"));
   find.Bind(1, name);
   ASSIGN_OR_RETURN(bool row, find.Step());
   if (!row) return std::optional<StoredStudy>();
   StoredStudy stored;
   stored.id = find.Int(0);
+  stored.run_seconds = sqlite3_column_double(find.raw(), 2);
   std::string blob(static_cast<const char*>(sqlite3_column_blob(find.raw(), 1)),
                    static_cast<size_t>(sqlite3_column_bytes(find.raw(), 1)));
   if (!stored.spec.ParseFromString(blob))
@@ -112,6 +115,18 @@ Status Store::InterruptRunningStudies(double now) {
       Stmt::Prepare(db(), "UPDATE studies SET status=" + Sql(StudyStatus::kInterrupted) +
                               ", updated_at=?1 WHERE status=" + Sql(StudyStatus::kRunning)));
   q.Bind(1, now);
+  return q.Run();
+}
+
+Status Store::SetStudyRunSeconds(int64_t study_id, double seconds) {
+  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(), "UPDATE studies SET run_seconds=?2 WHERE id=?1"));
+  q.Bind(1, study_id).Bind(2, seconds);
+  return q.Run();
+}
+
+Status Store::SetStudyFile(int64_t study_id, const std::string& path) {
+  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(), "UPDATE studies SET study_file=?2 WHERE id=?1"));
+  q.Bind(1, study_id).Bind(2, path);
   return q.Run();
 }
 

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "common/clock.h"
+#include "common/values.h"
 #include "storage/checkpoint_files.h"
 #include "storage/log_files.h"
 #include "storage/sqlite_util.h"
@@ -132,6 +133,25 @@ Result<int64_t> RetryFailedTrials(Store& store, int64_t study_id,
     RETURN_IF_ERROR(requeue.Run());
   }
   return static_cast<int64_t>(ids.size());
+}
+
+Result<std::vector<int64_t>> EnqueueTrials(Store& store, int64_t study_id,
+                                           const std::vector<pb::ParamSet>& points, double now) {
+  ASSIGN_OR_RETURN(Stmt last, Stmt::Prepare(store.db(),
+                                            "SELECT coalesce(max(number) + 1, 0) "
+                                            "FROM trials WHERE study_id=?1"));
+  last.Bind(1, study_id);
+  ASSIGN_OR_RETURN(bool row, last.Step());
+  int64_t number = row ? last.Int(0) : 0;
+  std::vector<int64_t> numbers;
+  for (const pb::ParamSet& p : points) {
+    ASSIGN_OR_RETURN(int64_t id,
+                     store.InsertTrial(study_id, number, p, ParamsToJson(p.params()), now));
+    RETURN_IF_ERROR(store.AddEvent(study_id, id, "enqueued",
+                                   "added by sweep enqueue: it runs before new proposals", now));
+    numbers.push_back(number++);
+  }
+  return numbers;
 }
 
 Status RenameStudy(Store& store, int64_t study_id, const std::string& name) {

@@ -34,6 +34,13 @@ Status RenameStudy(Store& store, int64_t study_id, const std::string& name);
 Result<int64_t> RetryFailedTrials(Store& store, int64_t study_id,
                                   const std::vector<int64_t>& numbers, double now);
 
+// `sweep enqueue`: a queued trial for each of `points` (checked against the
+// study's space by the caller), numbered on from the study's last trial,
+// each with an `enqueued` event. Not committed: the caller commits (Begin
+// first). Returns their numbers.
+Result<std::vector<int64_t>> EnqueueTrials(Store& store, int64_t study_id,
+                                           const std::vector<pb::ParamSet>& points, double now);
+
 struct CollectedCheckpoints {
   int64_t removed = 0;  // trials whose checkpoint was removed
   int64_t kept = 0;     // the best completed trials, whose checkpoints stay

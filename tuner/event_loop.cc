@@ -104,8 +104,12 @@ Status EventLoop::Turn(bool draining) {
   if (turn_hook_) RETURN_IF_ERROR(turn_hook_());
   RETURN_IF_ERROR(RemovePending());
   for (StudyRun* s : studies_) {
+    s->Tick();
     s->ApplyDirectives();
     s->set_draining(draining);
+    // algorithm.time_limit with `hard: true` has passed: its trials stop now.
+    if (s->HardStopDue())
+      dispatcher_->PreemptStudy(s->id(), "the study's time limit passed (algorithm.time_limit)");
   }
   dispatcher_->Assign();
   dispatcher_->Preempt();

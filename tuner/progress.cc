@@ -64,13 +64,21 @@ std::string StatusLine(const std::string& study, const ProgressCounts& c, double
   // The shortest text that reads back as the value, as every table shows it
   // (the line is cut to the terminal's width, fields at the end first).
   fields.push_back({"best " + (c.best ? FormatDouble(*c.best) : std::string("-")), 1});
-  if (c.planned && progressed > 0 && rate > 0 && static_cast<double>(*c.planned) > progressed) {
+  const bool time_up = c.time_left_s && *c.time_left_s <= 0;
+  if (c.planned && progressed > 0 && rate > 0 && static_cast<double>(*c.planned) > progressed &&
+      !time_up) {
     double left = (static_cast<double>(*c.planned) - progressed) / rate;
     if (c.running > 0 && c.left_share && c.trial_rate && *c.trial_rate > 0)
       left = std::max(left, std::min(1.0, *c.left_share) / *c.trial_rate);
     if (c.running > 0 && c.running_left_s) left = std::max(left, *c.running_left_s);
+    // No trial starts past the time limit.
+    if (c.time_left_s) left = std::min(left, *c.time_left_s);
     fields.push_back({"~" + FormatDuration(left) + " left", 3});
   }
+  if (c.time_left_s)
+    fields.push_back({*c.time_left_s > 0 ? "time limit in " + FormatDuration(*c.time_left_s)
+                                         : std::string("time limit reached"),
+                      2});
   fields.push_back({FormatDuration(elapsed_s) + " elapsed", 4});
   // Long trials read per minute or per hour, not "0.0 trials/s".
   char r[32];

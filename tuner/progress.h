@@ -56,6 +56,8 @@ struct ProgressCounts {
   // The time left is at least this: a slow trial left running at the end
   // is timed by its own steps.
   std::optional<double> running_left_s;
+  // Seconds until algorithm.time_limit (0 once it passed); unset without one.
+  std::optional<double> time_left_s;
 };
 
 // "[study] done 3/20  running 2 (slowest at step 40)  best 0.12  ~3:05 left

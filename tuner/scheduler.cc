@@ -114,6 +114,9 @@ AlgorithmTraits TraitsOf(const pb::Study& study) {
   t.runs_failed_trials_again = ModelBased(study) || type == pb::ALGORITHM_TYPE_RANDOM ||
                                type == pb::ALGORITHM_TYPE_GRID ||
                                type == pb::ALGORITHM_TYPE_QUASIRANDOM;
+  t.takes_enqueued_trials = ModelBased(study) || type == pb::ALGORITHM_TYPE_RANDOM ||
+                            type == pb::ALGORITHM_TYPE_QUASIRANDOM ||
+                            type == pb::ALGORITHM_TYPE_ASHA || type == pb::ALGORITHM_TYPE_MEDIAN;
   return t;
 }
 

@@ -111,6 +111,10 @@ struct AlgorithmTraits {
   // quasirandom, and tpe, gp and auto, whose proposals read the trials as
   // they are). Early stopping and PBT decided from the failed run.
   bool runs_failed_trials_again = false;
+  // Trials a person chose (`sweep enqueue`) may join its own: not where a
+  // trial's number is its place (a grid's point, Hyperband's and BOHB's
+  // brackets, PBT's population).
+  bool takes_enqueued_trials = false;
 };
 AlgorithmTraits TraitsOf(const pb::Study& study);
 

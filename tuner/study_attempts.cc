@@ -120,6 +120,7 @@ int64_t StudyRun::Interrupt(const std::string& cause) {
 
 int64_t StudyRun::Suspend(const std::string& kind, const std::string& cause, StudyStatus stored) {
   const int64_t requeued = Interrupt(cause);
+  Write(store_->SetStudyRunSeconds(study_id_, RunSeconds()));
   Event(0, kind, std::to_string(requeued) + " running trials re-queued: " + cause);
   Write(store_->SetStudyStatus(study_id_, stored, Stamp()));
   return requeued;
@@ -130,6 +131,11 @@ std::optional<bool> StudyRun::Preempt(int64_t trial_id, const std::string& reaso
   if (!t || t->status != TrialStatus::kRunning || t->pausing || t->segment_ended ||
       !t->preempting.empty())
     return std::nullopt;
+  if (HardStopDue()) {  // the time limit: now, whatever `preemptible` says
+    t->preempting = reason;
+    t->stops_at_limit = true;
+    return true;
+  }
   const bool no_checkpoints = study_.task().has_command() && !study_.task().command().checkpoints();
   if (!pausing_.empty()) {  // the user's own pause, whatever `preemptible` says
     t->preempting = pausing_;

@@ -6,6 +6,8 @@
 #include <optional>
 
 #include "common/clock.h"
+#include "common/duration.h"
+#include "common/log.h"
 #include "common/study_defaults.h"
 #include "tuner/study_run.h"
 
@@ -32,6 +34,7 @@ ProgressCounts StudyRun::Counts() const {
   c.queued = static_cast<int64_t>(table_.queued());  // those waiting in the queue
   c.planned = scheduler_->Planned();
   if (const Trial* b = table_.best()) c.best = b->value;
+  if (time_limit_s_ > 0) c.time_left_s = std::max(0.0, time_limit_s_ - RunSeconds());
   const int64_t task_steps = TaskResource(study_.task());
   const int64_t now_ms = NowMs();
   const double steps = static_cast<double>(std::max<int64_t>(1, task_steps));
@@ -54,6 +57,25 @@ ProgressCounts StudyRun::Counts() const {
       c.running_left_s = std::max(c.running_left_s.value_or(0.0), *left_ms / 1000);
   }
   return c;
+}
+
+void StudyRun::Tick() {
+  const int64_t now = NowMs();
+  if (now - run_written_ms_ >= 1000) {
+    run_written_ms_ = now;
+    Write(store_->Begin());
+    Write(store_->SetStudyRunSeconds(study_id_, RunSeconds()));
+  }
+  if (TimeUp() && !time_up_told_) {
+    time_up_told_ = true;
+    std::string what = "the study has run " + DurationText(RunSeconds()) +
+                       ", its time limit (algorithm.time_limit: " + DurationText(time_limit_s_) +
+                       "): no trial starts";
+    what += hard_limit_ ? ", and running trials stop now" : "; running trials finish";
+    LOG_INFO << "study '" << study_.name() << "': " << what;
+    Write(store_->Begin());
+    Event(0, "time_limit", what);
+  }
 }
 
 void StudyRun::WriteProgress() {

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "common/clock.h"
+#include "common/duration.h"
 #include "common/json.h"
 #include "common/log.h"
 #include "common/nearest_word.h"
@@ -29,6 +30,12 @@ StudyRun::StudyRun(Store* store, const pb::Study& study, SearchSpace space,
       checkpoint_files_(std::move(checkpoint_dir)) {
   max_retries_ = study_.algorithm().max_retries();
   fail_fast_ = FailFast(study_.algorithm().fail_fast());
+  if (study_.algorithm().has_time_limit()) {
+    // Validated: it parses.
+    auto limit = ParseDuration(study_.algorithm().time_limit().after());
+    time_limit_s_ = limit.ok() ? *limit : 0;
+    hard_limit_ = study_.algorithm().time_limit().hard();
+  }
   double stall = study_.task().stall_timeout_s();
   stall_ms_ = static_cast<int64_t>(stall * 1000);
   max_concurrent_ =
@@ -60,6 +67,7 @@ Status StudyRun::Load() {
     bool results = counts[TrialStatus::kCompleted] + counts[TrialStatus::kStopped] > 0;
     ASSIGN_OR_RETURN(changes, CompareStudies(stored->spec, study_, results));
     study_id_ = stored->id;
+    run_base_s_ = stored->run_seconds;
   } else {
     ASSIGN_OR_RETURN(study_id_, store_->CreateStudy(study_));
   }
@@ -132,7 +140,7 @@ Status StudyRun::Load() {
 
 bool StudyRun::Done() const {
   return table_.Count(TrialStatus::kRunning) == 0 &&
-         (fail_fast_.stopped() || (scheduler_->Exhausted() && table_.queued() == 0));
+         (fail_fast_.stopped() || TimeUp() || (scheduler_->Exhausted() && table_.queued() == 0));
 }
 
 void StudyRun::AfterCommit(Dispatcher* d, uint64_t ticket) {
@@ -292,6 +300,9 @@ void StudyRun::OnFinal(const pb::Final& fin) {
   } else if (outcome == pb::TRIAL_OUTCOME_CANCELLED && t->pausing) {
     t->last_step = step;
     Pause(t);
+  } else if (outcome == pb::TRIAL_OUTCOME_CANCELLED && t->stops_at_limit) {
+    RecordDecision(t, step, Decision::kStop, t->preempting);
+    Finish(t, TrialStatus::kStopped, value, step, metrics, "");
   } else if (outcome == pb::TRIAL_OUTCOME_CANCELLED && !t->preempting.empty()) {
     Preempted(t, step);
   } else if (outcome == pb::TRIAL_OUTCOME_CANCELLED) {
@@ -369,7 +380,8 @@ Trial* StudyRun::CreateTrial(const std::string& runner_name, uint64_t lease) {
 }
 
 std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, uint64_t lease) {
-  while (!draining_ && pausing_.empty() && !fail_fast_.stopped() && writes_.error().ok()) {
+  while (!draining_ && pausing_.empty() && !fail_fast_.stopped() && !TimeUp() &&
+         writes_.error().ok()) {
     Trial* t = table_.PopQueued();
     if (t) {
       // Re-run from a checkpoint at a decision step: it will not report that

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/status.h"
 #include "proto/sweep.pb.h"
 #include "search_spaces/space.h"
@@ -49,6 +50,19 @@ class StudyRun : public TrialOwner {
   // algorithm.fail_fast: whether the study stopped because its first trials
   // all failed the same way, and why.
   const FailFast& fail_fast() const { return fail_fast_; }
+  // How long tuners have run the study: its earlier runs (stored) and this
+  // one since it opened.
+  double RunSeconds() const { return run_base_s_ + (NowMs() - opened_ms_) / 1000.0; }
+  // algorithm.time_limit has passed: no trial starts (study_progress.cc).
+  bool TimeUp() const { return time_limit_s_ > 0 && RunSeconds() >= time_limit_s_; }
+  // ... with `hard: true`, and trials still run: they are to stop now
+  // (the event loop has the dispatcher ask them; Preempt agrees).
+  bool HardStopDue() const {
+    return hard_limit_ && TimeUp() && table_.Count(TrialStatus::kRunning) > 0;
+  }
+  // Once a turn: stores RunSeconds() every second (writes only; the caller
+  // commits) and records the time limit's passing once.
+  void Tick();
   ProgressCounts Counts() const;
   const TrialTable& trials() const { return table_; }
 
@@ -211,6 +225,12 @@ class StudyRun : public TrialOwner {
   std::string pausing_;  // set_pausing
   std::string waiting_;  // OnWaiting's, until a trial starts
   FailFast fail_fast_{0};  // the first trials' failures in this run
+  double run_base_s_ = 0;  // RunSeconds() of the earlier runs, as stored
+  int64_t opened_ms_ = NowMs();
+  int64_t run_written_ms_ = 0;  // Tick's last write
+  double time_limit_s_ = 0;     // algorithm.time_limit (0: none)
+  bool hard_limit_ = false;
+  bool time_up_told_ = false;
   // Each piece of the study's state with its owner:
   TrialTable table_;                       // the trials and their statuses
   std::unique_ptr<Scheduler> scheduler_;   // the algorithm

@@ -54,6 +54,9 @@ struct Trial {
   // A service took its runner back (StudyRun::Preempt): why, until it
   // leaves running (its runner stops at its next checkpoint).
   std::string preempting;
+  // The study's hard time limit stops it (algorithm.time_limit): its
+  // preemption ends it, stopped, instead of sending it back to the queue.
+  bool stops_at_limit = false;
   std::optional<Decision> pending;
   // A checkpoint on disk whose step's report has not arrived yet: it is
   // recorded in the same transaction as that report, so a restart never

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "common/clock.h"
 #include "common/json.h"
@@ -99,6 +100,11 @@ Status Tuner::Setup() {
   ASSIGN_OR_RETURN(server_, Server::Start(so));
   if (o_.retry_failed) RETURN_IF_ERROR(RetryFailed(server_->store(), study).status());
   ASSIGN_OR_RETURN(study_, server_->Add(study, o_.from));
+  // Where it was run from, for the command that resumes it (`sweep stop`,
+  // `sweep studies`).
+  std::error_code ec;
+  auto file = std::filesystem::absolute(o_.study_path, ec);
+  if (!ec) RETURN_IF_ERROR(server_->store().SetStudyFile(study_->id(), file.lexically_normal()));
   // Synced beside the first turns: what the loop acknowledges waits for
   // later commits' tickets, and a ticket covers every commit before it.
   RETURN_IF_ERROR(server_->store().CommitNoWait().status());
@@ -131,7 +137,8 @@ void Tuner::PrintSummary() {
     auto metrics = server_->store().TrialMetrics(t->id);
     if (metrics.ok() && metrics->size() > 2) out += "  final metrics " + *metrics + "\n";
   } else {
-    out += "no trial completed; see: sweep trials --status failed --db " + o_.db_path + "\n";
+    out += std::string("no trial completed; see: sweep trials ") +
+           (c.failed > 0 ? "--status failed " : "") + "--db " + o_.db_path + "\n";
   }
   out += "results: " + o_.db_path + "\n";
   fputs(out.c_str(), stdout);
@@ -202,6 +209,7 @@ int Tuner::Run() {
   // the same way (algorithm.fail_fast).
   const bool failed_fast = study_->fail_fast().stopped();
   Status w = store.Begin();
+  if (w.ok()) w = store.SetStudyRunSeconds(study_->id(), study_->RunSeconds());
   if (w.ok())
     w = store.SetStudyStatus(
         study_->id(), failed_fast ? StudyStatus::kFailed : StudyStatus::kCompleted, WallSeconds());

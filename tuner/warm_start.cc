@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "common/study_defaults.h"
 #include "common/values.h"
+#include "search_spaces/space_point.h"
 #include "storage/reader.h"
 #include "tuner/scheduler.h"
 
@@ -24,50 +25,6 @@ std::pair<std::string, std::string> SplitSource(const std::string& from) {
   size_t colon = from.rfind(':');
   if (stat(from.c_str(), &st) == 0 || colon == std::string::npos) return {from, ""};
   return {from.substr(0, colon), from.substr(colon + 1)};
-}
-
-bool ValidValue(const pb::Parameter& p, const pb::Value& v) {
-  switch (p.type()) {
-    case pb::PARAM_TYPE_CATEGORICAL:
-      for (const auto& c : p.values())
-        if (ValuesEqual(c, v)) return true;
-      return false;
-    case pb::PARAM_TYPE_CONSTANT:
-      return ValuesEqual(p.value(), v);
-    case pb::PARAM_TYPE_INT: {
-      if (v.kind_case() != pb::Value::kInteger) return false;
-      double d = static_cast<double>(v.integer());
-      int64_t step = static_cast<int64_t>(std::max(1.0, p.step()));
-      return d >= p.min() && d <= p.max() &&
-             (v.integer() - static_cast<int64_t>(p.min())) % step == 0;
-    }
-    default: {
-      double d = 0;
-      if (!ValueAsDouble(v, &d) || !(d >= p.min() && d <= p.max())) return false;
-      if (!p.has_step()) return true;
-      double k = (d - p.min()) / p.step();
-      return std::abs(k - std::round(k)) < 1e-9 * std::max(1.0, std::abs(k));
-    }
-  }
-}
-
-// True when `params` is exactly a point of `space`: parents first, every
-// active parameter present with a valid value, nothing else.
-bool FitsSpace(const SearchSpace& space, const pb::ParamSet& params) {
-  std::vector<std::optional<pb::Value>> chosen(static_cast<size_t>(space.size()));
-  std::set<std::string> used;
-  for (int i : space.order()) {
-    const pb::ParamValue* found = nullptr;
-    for (const auto& pv : params.params())
-      if (pv.name() == space.param(i).name()) found = &pv;
-    bool active = space.Active(i, chosen);
-    if (active != (found != nullptr)) return false;
-    if (!found) continue;
-    if (!ValidValue(space.param(i), found->value())) return false;
-    chosen[static_cast<size_t>(i)] = found->value();
-    used.insert(found->name());
-  }
-  return used.size() == static_cast<size_t>(params.params_size());
 }
 
 }  // namespace
@@ -134,7 +91,7 @@ Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study&
       ++out.valueless;
       continue;
     }
-    if (!FitsSpace(space, t.params)) {
+    if (!CheckPoint(space, t.params).ok()) {
       ++out.skipped;
       continue;
     }

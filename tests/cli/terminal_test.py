@@ -246,7 +246,8 @@ class TerminalTest(unittest.TestCase):
                            timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("study 'term' is interrupted", r.stdout)
-        self.assertIn("`sweep run STUDY_FILE --db %s` resumes it" % self.db, r.stdout)
+        self.assertIn("`sweep run %s --db %s` resumes it" % (os.path.abspath(self.study), self.db),
+                      r.stdout)
 
     def test_watch_stops_on_ctrl_c_and_bad_input_is_named(self):
         self.start_sweep()

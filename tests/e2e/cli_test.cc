@@ -147,6 +147,8 @@ TEST(E2eCliTest, StopEndsASweepFromAnotherTerminalAndItResumes) {
         << out;
     ASSERT_EQ(RunSweep({"stop", "slow", "--db", db}, &out), 0) << out;
     EXPECT_NE(out.find("stopped the tuner of study 'slow'"), std::string::npos) << out;
+    EXPECT_NE(out.find("`sweep run " + study + " --db " + db + "` resumes them"), std::string::npos)
+        << out;
     EXPECT_EQ(tuner.Wait(10000), 130) << tuner.Log();
   }
   // Exactly what Ctrl-C leaves: nothing running, the rest queued or unmade.
@@ -172,7 +174,8 @@ TEST(E2eCliTest, StopEndsASweepFromAnotherTerminalAndItResumes) {
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM studies WHERE status = 'running'"), 1);
   ASSERT_EQ(RunSweep({"studies", "--db", db}, &out), 0) << out;
   EXPECT_NE(out.find("interrupted"), std::string::npos) << out;
-  EXPECT_NE(out.find("`sweep run STUDY_FILE --db " + db + "` resumes it"), std::string::npos)
+  // The command names the study file it was run from, as it was stored.
+  EXPECT_NE(out.find("`sweep run " + study + " --db " + db + "` resumes it"), std::string::npos)
       << out;
   ASSERT_EQ(RunSweep(args, &out), 0) << out;
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status = 'completed'"), 30);

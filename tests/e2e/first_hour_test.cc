@@ -3,6 +3,7 @@
 // few (algorithm.fail_fast), with the cause and the fix.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 #include "e2e/command_helpers.h"
@@ -132,6 +133,119 @@ TEST(E2eFirstHourTest, RetryNamesTheTrialsToRunAgain) {
   RunStudy(study, db, 1, 0);
   EXPECT_EQ(CellText(Query(db, "SELECT status FROM trials WHERE number=2")[0][0]), "completed");
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed'"), 2);
+}
+
+// A curve study whose trials take `steps` x `step_ms`, with `limit` as its
+// algorithm.time_limit (YAML).
+std::string LimitedStudy(const TempDir& dir, const std::string& name, int steps, int step_ms,
+                         const std::string& limit) {
+  std::string text = CurveStudyYaml(name, 1000, steps, step_ms, 3);
+  text.replace(text.find("max_retries: 0}"), 15, "max_retries: 0, time_limit: " + limit + "}");
+  return dir.Write(name + ".yaml", text);
+}
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+// No trial starts after the limit; those running finish. A resumed study
+// counts the time its earlier runs took, and a raised limit runs more.
+TEST(E2eFirstHourTest, TimeLimitStartsNoTrialAfterItAndCountsEarlierRuns) {
+  TempDir dir;
+  std::string db = dir.File("t.db");
+  std::string study = LimitedStudy(dir, "t", 1, 200, "2s");
+  std::string plan;
+  ASSERT_EQ(RunSweep({"plan", study}, &plan), 0) << plan;
+  EXPECT_NE(plan.find("time limit: 2s of running"), std::string::npos) << plan;
+  auto start = std::chrono::steady_clock::now();
+  std::string out = RunStudy(study, db, 2, 0);
+  EXPECT_LT(Seconds(start), 30);
+  int64_t first = QueryInt(db, "SELECT count(*) FROM trials");
+  EXPECT_GE(first, 4) << out;    // 2 runners x 200 ms trials for 2 s: about 20
+  EXPECT_LT(first, 200) << out;  // of 1000
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status!='completed'"), 0) << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind='time_limit'"), 1) << out;
+  double ran = CellText(Query(db, "SELECT run_seconds FROM studies")[0][0]).empty()
+                   ? 0
+                   : std::stod(CellText(Query(db, "SELECT run_seconds FROM studies")[0][0]));
+  EXPECT_GE(ran, 2.0);
+  EXPECT_LT(ran, 20.0);
+  // Resumed: its 2 s are spent, so nothing starts.
+  out = RunStudy(study, db, 2, 0);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials"), first) << out;
+  // A raised limit (a change a resume accepts) runs about 2 s more.
+  LimitedStudy(dir, "t", 1, 200, "4s");
+  out = RunStudy(study, db, 2, 0);
+  EXPECT_NE(out.find("algorithm.time_limit.after: \"2s\" -> \"4s\""), std::string::npos) << out;
+  EXPECT_GT(QueryInt(db, "SELECT count(*) FROM trials"), first) << out;
+}
+
+// `hard: true`: running trials stop at the limit, stopped with the value
+// they reached, instead of running their 20 steps of 300 ms.
+TEST(E2eFirstHourTest, AHardTimeLimitStopsRunningTrials) {
+  TempDir dir;
+  std::string db = dir.File("h.db");
+  std::string study = LimitedStudy(dir, "h", 20, 300, "{after: 2s, hard: true}");
+  auto start = std::chrono::steady_clock::now();
+  std::string out = RunStudy(study, db, 2, 1);  // no trial completed
+  EXPECT_LT(Seconds(start), 5.5) << out;        // not the 6 s a trial takes
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials"), 2) << out;
+  EXPECT_EQ(QueryInt(db,
+                     "SELECT count(*) FROM trials WHERE status='stopped' AND step < 20 AND "
+                     "value IS NOT NULL"),
+            2)
+      << out;
+  std::string why;
+  ASSERT_EQ(RunSweep({"why", "0", "--db", db}, &why), 0) << why;
+  EXPECT_NE(why.find("time limit"), std::string::npos) << why;
+}
+
+// Hand-picked configurations run first, checked against the space, and
+// TPE's model learns from them; a wrong name gets the nearest one.
+TEST(E2eFirstHourTest, EnqueuedConfigurationsRunFirst) {
+  TempDir dir;
+  std::string db = dir.File("e.db");
+  std::string study = dir.Write(
+      "e.yaml",
+      "name: e\nobjective: {metric: value, goal: minimize}\n"
+      "task: {synthetic: {function: branin}}\nalgorithm: {type: tpe, max_trials: 12}\n"
+      "parameters:\n  x1: {type: float, min: -5, max: 10}\n  x2: {type: float, min: 0, max: 15}\n");
+  std::string out;
+  EXPECT_EQ(RunSweep({"enqueue", study, "--db", db, "--params", "{\"x1\": 3.14, \"x3\": 2}"}, &out),
+            1);
+  EXPECT_NE(out.find("--params: 'x2' is missing (a number in [0, 15]); 'x3' is not a parameter "
+                     "of the study; did you mean 'x2'?"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(RunSweep({"enqueue", study, "--db", db, "--params", "{\"x1\": 30, \"x2\": 2}"}, &out),
+            1);
+  EXPECT_NE(out.find("'x1' is 30, which it never takes (a number in [-5, 10])"), std::string::npos)
+      << out;
+  std::string file = dir.Write("points.jsonl",
+                               "# two of Branin's minima\n{\"x1\": 3.14159, \"x2\": 2.275}\n\n"
+                               "{\"x1\": 9.42478, \"x2\": 2.475}\n");
+  ASSERT_EQ(RunSweep({"enqueue", study, "--db", db, "--params",
+                      "{\"x1\": -3.14159, \"x2\": 12.275}", "--params-file", file},
+                     &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("enqueued 3 trials in study 'e' (numbers 0, 1, 2)"), std::string::npos) << out;
+  RunStudy(study, db, 1, 0);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed'"), 12);
+  EXPECT_EQ(CellText(Query(db, "SELECT params FROM trials WHERE number=1")[0][0]),
+            "{\"x1\": 3.14159, \"x2\": 2.275}");
+  // Branin's minimum is 0.397887: an enqueued minimum is the best trial.
+  double best = std::stod(CellText(Query(db, "SELECT min(value) FROM trials")[0][0]));
+  EXPECT_NEAR(best, 0.397887, 1e-3);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind='enqueued'"), 3);
+  // Not where a trial's number is its place.
+  std::string grid = dir.Write("g.yaml",
+                               "name: g\nobjective: {metric: value, goal: minimize}\n"
+                               "task: {synthetic: {function: branin}}\nalgorithm: {type: grid}\n"
+                               "parameters:\n  x1: {type: float, min: -5, max: 10, step: 5}\n"
+                               "  x2: {type: float, min: 0, max: 15, step: 5}\n");
+  EXPECT_EQ(RunSweep({"enqueue", grid, "--db", db, "--params", "{\"x1\": 0, \"x2\": 5}"}, &out), 1);
+  EXPECT_NE(out.find("numbers its trials by their place"), std::string::npos) << out;
 }
 
 }  // namespace

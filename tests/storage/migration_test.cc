@@ -275,7 +275,8 @@ TEST_F(StoreFixture, Version6OpensThePausedTrialsAttempts) {
                    "ALTER TABLE trials DROP COLUMN attempt_open; ALTER TABLE studies DROP COLUMN "
                    "owner; ALTER TABLE studies DROP COLUMN priority; ALTER TABLE studies "
                    "DROP COLUMN max_runners; DROP TABLE service; DROP TABLE preempted_runs; DROP "
-                   "TABLE launches; "
+                   "TABLE launches; ALTER TABLE studies DROP COLUMN run_seconds; ALTER TABLE "
+                   "studies DROP COLUMN study_file; "
                    "PRAGMA user_version=5",
                    nullptr, nullptr, nullptr),
       SQLITE_OK);

@@ -9,6 +9,22 @@
 namespace sweep {
 namespace {
 
+// algorithm.time_limit: the line shows it, and no trial starts after it, so
+// the time left is at most the time to it, and gone once it passed.
+TEST(ProgressTest, TheTimeLimitBoundsTheTimeLeft) {
+  ProgressCounts c;
+  c.completed = 10;
+  c.planned = 1000;
+  c.time_left_s = 90;
+  std::string line = StatusLine("s", c, 10, 200);
+  EXPECT_NE(line.find("time limit in 1:30"), std::string::npos) << line;
+  EXPECT_NE(line.find("~1:30 left"), std::string::npos) << line;  // not 990 s at 1 trial/s
+  c.time_left_s = 0;
+  line = StatusLine("s", c, 100, 200);
+  EXPECT_NE(line.find("time limit reached"), std::string::npos) << line;
+  EXPECT_EQ(line.find(" left"), std::string::npos) << line;
+}
+
 TEST(ProgressTest, TheLastLongTrialBringsTheTimeLeftDown) {
   // 2 of 3 done in 10 minutes; the last one halfway, then nearly there.
   ProgressCounts c;
