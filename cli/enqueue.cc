@@ -4,12 +4,15 @@
 #include <sys/stat.h>
 
 #include <cstdio>
-#include <fstream>
+#include <filesystem>
+#include <optional>
+#include <sstream>
 
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "common/clock.h"
+#include "common/small_file.h"
 #include "search_spaces/space_point.h"
 #include "search_spaces/study_parser.h"
 #include "search_spaces/validate.h"
@@ -17,6 +20,7 @@
 #include "storage/sqlite_store.h"
 #include "storage/study_admin.h"
 #include "tuner/scheduler.h"
+#include "tuner/study_change.h"
 
 namespace sweep {
 namespace {
@@ -66,17 +70,22 @@ class EnqueueCommand : public Command {
     if (!store.ok()) return Error(store.status().message());
     auto found = (*store)->FindStudy(study->name());
     if (!found.ok()) return Error(found.status().message());
-    int64_t id = 0;
-    if (*found) {
-      id = (*found)->id;
-    } else {
-      auto made = (*store)->CreateStudy(*study);
-      if (!made.ok()) return Error(made.status().message());
-      id = *made;
-    }
+    // A new study and its trials in one transaction: nothing stays of a
+    // failed enqueue.
     Status st = (*store)->Begin();
-    auto numbers = st.ok() ? EnqueueTrials(**store, id, points, WallSeconds())
-                           : Result<std::vector<int64_t>>(st);
+    Result<int64_t> id = *found ? Result<int64_t>((*found)->id) : (*store)->CreateStudy(*study);
+    if (!*found && id.ok()) {
+      // Not running yet: stored as a study its tuner has yet to take up,
+      // with the file that runs it.
+      Status made = (*store)->SetStudyStatus(*id, StudyStatus::kInterrupted, WallSeconds());
+      std::error_code ec;
+      auto file = std::filesystem::absolute(study_, ec);
+      if (made.ok() && !ec) made = (*store)->SetStudyFile(*id, file.lexically_normal());
+      if (!made.ok()) id = made;
+    }
+    auto numbers = !st.ok()   ? Result<std::vector<int64_t>>(st)
+                   : !id.ok() ? Result<std::vector<int64_t>>(id.status())
+                              : EnqueueTrials(**store, *id, points, WallSeconds());
     if (numbers.ok()) st = (*store)->Commit();
     if (!numbers.ok() || !st.ok()) {
       (*store)->Rollback();
@@ -96,8 +105,9 @@ class EnqueueCommand : public Command {
     std::vector<std::pair<std::string, std::string>> out;
     if (!params_.empty()) out.emplace_back("--params", params_);
     if (!file_.empty()) {
-      std::ifstream in(file_);
-      if (!in) return Status::NotFound(file_ + ": cannot be read");
+      ASSIGN_OR_RETURN(std::string text, ReadSmallFile(file_, {.what = "configurations file",
+                                                               .max_bytes = 16 << 20}));
+      std::istringstream in(text);
       std::string line;
       for (int n = 1; std::getline(in, line); ++n) {
         size_t start = line.find_first_not_of(" \t\r");
@@ -111,20 +121,26 @@ class EnqueueCommand : public Command {
     return out;
   }
 
-  // The study file's study (validated), or the stored one by its name.
+  // The study as the database holds it, where it does (a study file given
+  // must be one a resume would accept), else the study file's (validated),
+  // made in the database by Run.
   Result<pb::Study> Study() const {
     struct stat st;
+    std::optional<pb::Study> from_file;
     if (stat(study_.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
       ASSIGN_OR_RETURN(ParsedStudy parsed, LoadStudyFile(study_));
       RETURN_IF_ERROR(ValidateStudy(&parsed));
-      return parsed.study;
-    }
-    if (stat(db_.c_str(), &st) != 0)
+      from_file = parsed.study;
+    } else if (stat(db_.c_str(), &st) != 0) {
       return Status::NotFound(db_ + ": no such database (name a study file to start one)");
-    ASSIGN_OR_RETURN(auto store, Store::Open(db_));
-    ASSIGN_OR_RETURN(auto found, store->FindStudy(study_));
-    if (!found) return Status::NotFound("no study named '" + study_ + "' in " + db_);
-    return found->spec;
+    }
+    if (stat(db_.c_str(), &st) != 0) return *from_file;
+    ASSIGN_OR_RETURN(auto store, Store::Open(db_));  // let go again at the return
+    ASSIGN_OR_RETURN(auto stored, store->FindStudy(from_file ? from_file->name() : study_));
+    if (!stored && from_file) return *from_file;  // a new study
+    if (!stored) return Status::NotFound("no study named '" + study_ + "' in " + db_);
+    if (from_file) RETURN_IF_ERROR(CompareStudies(stored->spec, *from_file).status());
+    return stored->spec;
   }
 
   std::string db_ = "sweep.db", study_, params_, file_;

@@ -10,6 +10,28 @@
 
 namespace sweep {
 
+std::string FailureLine(const std::string& failure) {
+  size_t nl = failure.find('\n');
+  if (nl == std::string::npos) return failure;
+  std::string head = failure.substr(0, nl);
+  // "...; last lines of stderr:": what follows is the program's own words.
+  size_t tail_mark = head.rfind("; last lines of ");
+  if (tail_mark != std::string::npos) head.resize(tail_mark);
+  std::string last;
+  size_t end = failure.size();
+  while (end > nl) {
+    size_t start = failure.rfind('\n', end - 1);
+    std::string line = failure.substr(start + 1, end - start - 1);
+    size_t a = line.find_first_not_of(" \t\r");
+    if (a != std::string::npos) {
+      last = line.substr(a);
+      break;
+    }
+    end = start;
+  }
+  return last.empty() ? head : head + ": " + last;
+}
+
 Result<Format> ParseFormat(const std::string& name) {
   if (name == "table") return Format::kTable;
   if (name == "csv") return Format::kCsv;
@@ -211,7 +233,9 @@ std::string FormatTrials(const std::vector<TrialView>& trials, Format f,
     row.push_back(opt(tr.started_at));
     row.push_back(opt(tr.ended_at));
     row.push_back(tr.started_at && tr.ended_at ? Cell(*tr.ended_at - *tr.started_at) : Cell());
-    row.push_back(tr.failure.empty() ? Cell() : Cell(tr.failure));
+    row.push_back(tr.failure.empty() ? Cell()
+                  : table            ? Cell(FailureLine(tr.failure))
+                                     : Cell(tr.failure));
     if (!table) row.push_back(tr.id);
     t.rows.push_back(std::move(row));
   }

@@ -15,6 +15,10 @@ namespace sweep {
 enum class Format { kTable, kCsv, kJson };
 
 Result<Format> ParseFormat(const std::string& name);
+// A failure of several lines as one, for a table: its first line (without
+// "; last lines of stderr:") and its last, which names the error
+// ("the program exited with code 1: ValueError: alpha must be > 0").
+std::string FailureLine(const std::string& failure);
 // A table shows numbers and times by cli/human_cells.h, `kinds` saying how
 // each column is read (missing ones: kAuto); CSV and JSON keep every number
 // in full.

@@ -58,6 +58,7 @@ int KeysNew(const std::string& name, const std::string& keys_dir, const std::str
            name.c_str());
     printf("  sweep runner --connect tcp://HOST:5555 --server-key tuner.pub --key %s\n",
            path->c_str());
+    printf("  (add --allow-commands where its studies run your own program: task.command)\n");
   }
   return 0;
 }

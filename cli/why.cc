@@ -28,7 +28,8 @@ Result<std::string> ExplainTrial(Reader& reader, int64_t id) {
                     Num(t.attempts) + " attempt(s); " + EscapeControl(d.study.metric) + " = " +
                     Opt(t.value) + "\n";
   out += "params " + EscapeControl(d.params_json) + "\n";
-  if (!t.failure.empty()) out += "failure: " + EscapeControl(t.failure) + "\n";
+  if (!t.failure.empty())
+    out += "failure: " + EscapeControl(t.failure, /*keep_newlines=*/true) + "\n";
   if (t.parent) {
     out +=
         "parent: trial " + Opt(t.parent_number) + ", copied at step " + Opt(t.parent_step) + "\n";

@@ -130,6 +130,17 @@ Status Store::SetStudyFile(int64_t study_id, const std::string& path) {
   return q.Run();
 }
 
+Result<bool> Store::HasResults(int64_t study_id) {
+  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(),
+                                         "SELECT count(*) FROM trials WHERE study_id=?1 AND "
+                                         "NOT (status=" +
+                                             Sql(TrialStatus::kFailed) + " OR (status=" +
+                                             Sql(TrialStatus::kQueued) + " AND attempt_open=0))"));
+  q.Bind(1, study_id);
+  ASSIGN_OR_RETURN(bool row, q.Step());
+  return row && q.Int(0) > 0;
+}
+
 Result<TrialCounts> Store::CountTrials(int64_t study_id) {
   ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(),
                                          "SELECT status, count(*) FROM trials WHERE "

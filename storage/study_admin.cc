@@ -102,7 +102,7 @@ Result<int64_t> RetryFailedTrials(Store& store, int64_t study_id,
       ids.push_back(all.Int(0));
     }
   }
-  for (int64_t number : numbers) {
+  for (int64_t number : std::set<int64_t>(numbers.begin(), numbers.end())) {
     ASSIGN_OR_RETURN(Stmt one, Stmt::Prepare(db,
                                              "SELECT id, status FROM trials WHERE "
                                              "study_id=?1 AND number=?2"));
@@ -120,10 +120,14 @@ Result<int64_t> RetryFailedTrials(Store& store, int64_t study_id,
                                  "study_id, id, ?2, 'retry', 'attempt ' || attempts || ' failed (' "
                                  "|| coalesce(failure, 'no reason') || '); it runs again' FROM "
                                  "trials WHERE id=?1"));
+  // It starts afresh: its failed attempt's checkpoint row goes (the file,
+  // which no row names then, is removed when a tuner opens the study).
   ASSIGN_OR_RETURN(Stmt requeue,
                    Stmt::Prepare(db, "UPDATE trials SET status=" + Sql(TrialStatus::kQueued) +
                                          ", runner=NULL, lease=NULL, value=NULL, failure=NULL, "
-                                         "ended_at=NULL, attempt_open=0 WHERE id=?1"));
+                                         "step=NULL, metrics=NULL, ended_at=NULL, attempt_open=0 "
+                                         "WHERE id=?1"));
+  ASSIGN_OR_RETURN(Stmt forget, Stmt::Prepare(db, "DELETE FROM checkpoints WHERE trial_id=?1"));
   for (int64_t id : ids) {
     note.Reset();
     note.Bind(1, id).Bind(2, now);
@@ -131,6 +135,9 @@ Result<int64_t> RetryFailedTrials(Store& store, int64_t study_id,
     requeue.Reset();
     requeue.Bind(1, id);
     RETURN_IF_ERROR(requeue.Run());
+    forget.Reset();
+    forget.Bind(1, id);
+    RETURN_IF_ERROR(forget.Run());
   }
   return static_cast<int64_t>(ids.size());
 }

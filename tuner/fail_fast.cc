@@ -1,12 +1,33 @@
 #include "tuner/fail_fast.h"
 
-#include <regex>
-
 namespace sweep {
 
 std::string FailFast::Kind(const std::string& failure) {
-  static const std::regex kNumber(R"([0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?)");
-  return std::regex_replace(failure, kNumber, "#");
+  // Each number (digits, a fraction, an exponent) becomes '#'.
+  std::string kind;
+  const size_t n = failure.size();
+  auto digit = [&](size_t i) { return i < n && failure[i] >= '0' && failure[i] <= '9'; };
+  for (size_t i = 0; i < n;) {
+    if (!digit(i)) {
+      kind += failure[i++];
+      continue;
+    }
+    while (digit(i)) ++i;
+    if (i < n && failure[i] == '.') {
+      ++i;
+      while (digit(i)) ++i;
+    }
+    if (i < n && (failure[i] == 'e' || failure[i] == 'E')) {
+      size_t j = i + 1;
+      if (j < n && (failure[j] == '+' || failure[j] == '-')) ++j;
+      if (digit(j)) {
+        i = j;
+        while (digit(i)) ++i;
+      }
+    }
+    kind += '#';
+  }
+  return kind;
 }
 
 void FailFast::OnEnd(TrialStatus status, const std::string& failure) {

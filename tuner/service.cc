@@ -135,11 +135,14 @@ Status Service::HandleRequests() {
   for (int64_t id : admitted_) {
     StudyRun* s = server_->study(id);
     if (s && !leaving_.count(id) && s->Done() && s->fail_fast().stopped()) {
-      LOG_WARN << "study '" << s->study().name() << "' stopped: " << s->fail_fast().Reason();
+      LOG_WARN << "study '" << Printable(s->study().name())
+               << "' stopped: " << Printable(s->fail_fast().Reason());
       Leave(id, StudyRemoval{"failed", s->fail_fast().Reason(), StudyStatus::kFailed});
     } else if (s && !leaving_.count(id) && s->Done()) {
       LOG_INFO << "study '" << s->study().name() << "' is complete";
-      Leave(id, StudyRemoval{"completed", "its algorithm has nothing left to try",
+      Leave(id, StudyRemoval{"completed",
+                             s->TimeUp() ? "its time limit passed (algorithm.time_limit)"
+                                         : "its algorithm has nothing left to try",
                              StudyStatus::kCompleted});
     }
   }

@@ -63,8 +63,9 @@ Status StudyRun::Load() {
   if (stored) {
     // A changed study file resumes only with changes that keep every
     // recorded trial valid (tuner/study_change.h).
-    ASSIGN_OR_RETURN(TrialCounts counts, store_->CountTrials(stored->id));
-    bool results = counts[TrialStatus::kCompleted] + counts[TrialStatus::kStopped] > 0;
+    ASSIGN_OR_RETURN(bool results, store_->HasResults(stored->id));
+    // It worked before: failures now are not a mistake in its set-up.
+    if (results) fail_fast_.Disarm();
     ASSIGN_OR_RETURN(changes, CompareStudies(stored->spec, study_, results));
     study_id_ = stored->id;
     run_base_s_ = stored->run_seconds;
@@ -223,6 +224,7 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
     if (!first.ok()) Write(first.status());
     t->last_objective = first.ok() && *first ? **first : objective;
   } else if (objective) {
+    if (std::isfinite(*objective)) fail_fast_.Disarm();  // something works
     t->last_objective = objective;
     action = scheduler_->OnReport(t->number, report.step(), *objective);
     t->attempt_reported = report.step();
@@ -343,7 +345,8 @@ void StudyRun::Finish(Trial* t, TrialStatus status, std::optional<double> value,
   const bool was_stopped = fail_fast_.stopped();
   fail_fast_.OnEnd(status, failure);
   if (fail_fast_.stopped() && !was_stopped) {
-    LOG_WARN << "study '" << study_.name() << "' starts no more trials: " << fail_fast_.Reason();
+    LOG_WARN << "study '" << Printable(study_.name())
+             << "' starts no more trials: " << Printable(fail_fast_.Reason());
     Event(0, "fail_fast", fail_fast_.Reason());
   } else if (was_stopped && !fail_fast_.stopped()) {
     LOG_INFO << "trial " << t->number << " " << TrialStatusName(status)

@@ -129,12 +129,13 @@ class StudyRun : public TrialOwner {
   bool Owns(int64_t trial_id) const override { return table_.all().count(trial_id) > 0; }
   void OnRejected(int64_t trial_id, const std::string& what, const std::string& reason) override;
   std::optional<pb::Assign> NextAssign(const std::string& runner_name, uint64_t lease) override;
-  // Not with a budget (a trial starts only while it has room), nor with
+  // Not with a budget (a trial starts only while it has room) or a time
+  // limit (none starts after it), nor with
   // max_concurrent: 1 (each trial is proposed after the last one ended),
   // nor for model-based search (each proposal learns from every result in
   // so far, not from those in when a queue was filled).
   bool QueueAhead() const override {
-    return !study_.algorithm().has_budget() && max_concurrent_ != 1 &&
+    return !study_.algorithm().has_budget() && time_limit_s_ == 0 && max_concurrent_ != 1 &&
            !scheduler_->LearnsFromEveryResult();
   }
   int64_t MaxConcurrent() const override {

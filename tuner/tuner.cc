@@ -18,6 +18,7 @@
 #include "tuner/interrupts.h"
 #include "tuner/progress.h"
 #include "tuner/retry_failed.h"
+#include "tuner/scheduler.h"
 #include "tuner/server.h"
 #include "tuner/study_data.h"
 #include "tuner/warm_start.h"
@@ -113,8 +114,11 @@ Status Tuner::Setup() {
     LOG_INFO << "resuming study '" << study.name() << "' from " << o_.db_path << ": " << c.completed
              << " completed, " << c.failed << " failed, " << c.queued << " to run again";
   }
+  // A remote runner runs a study's own program only with --allow-commands.
+  std::string join = server_->JoinHint();
+  if (study.task().has_command() && join.rfind("join with: ", 0) == 0) join += " --allow-commands";
   LOG_INFO << "study '" << study.name() << "': tuner listening on "
-           << server_->dispatcher().endpoint() << " (" << server_->JoinHint() << ")";
+           << server_->dispatcher().endpoint() << " (" << join << ")";
   return Status::Ok();
 }
 
@@ -224,12 +228,19 @@ int Tuner::Run() {
   }
   if (failed_fast) {
     const std::string& name = study_->study().name();
+    // Failed trials run again only where no decision came from them.
+    const std::string again =
+        TraitsOf(study_->study()).runs_failed_trials_again
+            ? "`sweep run " + ShellWord(o_.study_path) + " --db " + ShellWord(o_.db_path) +
+                  " --retry-failed` runs the failed trials again and goes on"
+            : "`sweep run " + ShellWord(o_.study_path) + " --db " + ShellWord(o_.db_path) +
+                  "` goes on with new trials (the failed ones stay failed)";
     fprintf(stderr,
             "sweep: study '%s' stopped: %s\nThis is a mistake in the set-up, not in the "
-            "parameters. Fix it, then `sweep run %s --db %s --retry-failed` runs the failed trials "
-            "again and goes on (algorithm.fail_fast: 0 turns this check off).\n",
-            EscapeControl(name).c_str(), EscapeControl(study_->fail_fast().Reason()).c_str(),
-            ShellWord(o_.study_path).c_str(), ShellWord(o_.db_path).c_str());
+            "parameters. Fix it, then %s (algorithm.fail_fast: 0 turns this check off).\n",
+            EscapeControl(name).c_str(),
+            EscapeControl(study_->fail_fast().Reason(), /*keep_newlines=*/true).c_str(),
+            EscapeControl(again).c_str());
     return 1;
   }
   return study_->trials().best() ? 0 : 1;

@@ -310,5 +310,24 @@ TEST(EscapeControlTest, EveryTableAndCsvCellAndColumnIsEscaped) {
             std::string::npos);
 }
 
+// A program's failure in a table is one line: what happened and the last
+// line of its stderr, which names the error (a traceback's first lines do
+// not); CSV keeps every line.
+TEST(FormatTest, AFailureOfSeveralLinesShowsItsLastLineInATable) {
+  const std::string failure =
+      "the program exited with code 1; last lines of stderr:\n  Traceback (most recent call "
+      "last):\n    File \"fit.py\", line 3\n  ValueError: alpha must be > 0\n";
+  EXPECT_EQ(FailureLine(failure), "the program exited with code 1: ValueError: alpha must be > 0");
+  EXPECT_EQ(FailureLine("objective 'loss' is nan"), "objective 'loss' is nan");
+  TrialView v = Trial(5, "failed", std::nullopt, 0.1);
+  v.failure = failure;
+  std::string table = FormatTrials({v}, Format::kTable, "loss");
+  EXPECT_NE(table.find("exited with code 1: ValueError: alpha must be"), std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("\\x0a"), std::string::npos) << table;
+  EXPECT_NE(FormatTrials({v}, Format::kCsv, "loss").find("File \"\"fit.py\"\", line 3\n"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace sweep

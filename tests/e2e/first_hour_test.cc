@@ -67,6 +67,26 @@ TEST(E2eFirstHourTest, AStudyWhereATrialCompletedIsNeverStopped) {
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM studies WHERE status='completed'"), 1);
 }
 
+// A study that worked in an earlier run is not stopped when its next
+// trials all fail alike (a full disk, an edit of the program): the set-up
+// was sound.
+TEST(E2eFirstHourTest, AStudyWithEarlierResultsIsNeverStopped) {
+  TempDir dir;
+  std::string db = dir.File("w.db");
+  std::string flag = dir.File("failing");
+  std::string study = PyStudy(dir, "w", ", --fail-above, \"-1\", --fail-while, " + flag,
+                              "{type: random, max_trials: 3}", 2);
+  RunStudy(study, db, 1, 0);
+  ASSERT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='completed'"), 3);
+  dir.Write("failing", "");
+  std::string text = FileBytes(study);
+  text.replace(text.find("max_trials: 3"), 13, "max_trials: 9");
+  dir.Write("w.yaml", text);
+  std::string out = RunStudy(study, db, 1, 0);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed'"), 6) << out;
+  EXPECT_EQ(out.find("stopped:"), std::string::npos) << out;
+}
+
 // The fix after a typo in the objective: the study file changes (allowed,
 // since no trial has a result yet) and --retry-failed runs the failed trials
 // again with their parameters, as new attempts, keeping the failed

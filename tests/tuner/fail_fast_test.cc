@@ -52,6 +52,22 @@ TEST(FailFastTest, DifferentFailuresOrDivergingObjectivesAreNotASetUpMistake) {
   EXPECT_FALSE(off.stopped());
 }
 
+// A finite objective reported, or results from an earlier run: the set-up
+// works, and failures after that never stop the study.
+TEST(FailFastTest, DisarmedForGoodOnceSomethingWorks) {
+  FailFast f(2);
+  f.OnEnd(kFailed, "CUDA out of memory: tried to allocate 2.00 GiB");
+  f.Disarm();
+  for (int i = 0; i < 5; ++i) f.OnEnd(kFailed, "CUDA out of memory: tried to allocate 4.00 GiB");
+  EXPECT_FALSE(f.stopped());
+  FailFast g(2);
+  g.OnEnd(kFailed, "a");
+  g.OnEnd(kFailed, "a");
+  ASSERT_TRUE(g.stopped());
+  g.Disarm();  // one still running reported its objective
+  EXPECT_FALSE(g.stopped());
+}
+
 TEST(FailFastTest, KindsDifferOnlyInNumbers) {
   EXPECT_EQ(FailFast::Kind("batch_size 128 is more than the 21 examples"),
             "batch_size # is more than the # examples");
