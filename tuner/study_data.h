@@ -3,6 +3,7 @@
 // `sweep validate`) with the message a runner would fail its trials with.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "common/status.h"
@@ -16,5 +17,11 @@ namespace sweep {
 // runners would read it here), else *summary says so and the rest is not
 // checked. Studies without their own data: Ok, *summary empty.
 Status CheckStudyData(const pb::Study& study, bool required, std::string* summary);
+
+// What every trial needs of a table of `examples` training rows, checked
+// once instead of failing each trial: a validation split (the study's, else
+// `default_validation`) that leaves rows to train on, and a smallest batch
+// size (searched, fixed or default) that fits in them.
+Status CheckSplits(const pb::Study& study, int default_validation, int64_t examples);
 
 }  // namespace sweep

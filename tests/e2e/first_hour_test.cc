@@ -268,5 +268,45 @@ TEST(E2eFirstHourTest, EnqueuedConfigurationsRunFirst) {
   EXPECT_NE(out.find("numbers its trials by their place"), std::string::npos) << out;
 }
 
+// A batch larger than the rows a table leaves for training would fail every
+// trial: `sweep validate` and `sweep run` say so before anything runs.
+TEST(E2eFirstHourTest, ABatchLargerThanTheTableIsCaughtBeforeAnythingRuns) {
+  TempDir dir;
+  std::string rows = "a,b,label\n";
+  for (int i = 0; i < 32; ++i)
+    rows +=
+        std::to_string(i % 7) + "," + std::to_string(i % 5) + "," + std::to_string(i % 2) + "\n";
+  dir.Write("small.csv", rows);
+  auto study = [&](const std::string& extra_task, const std::string& params) {
+    return dir.Write("small.yaml",
+                     "name: small\nobjective: {metric: val_accuracy, goal: maximize}\n"
+                     "task:\n  train:\n    model: mlp\n    epochs: 1\n" +
+                         extra_task +
+                         "    data: {csv: {train: small.csv, label: label}}\n"
+                         "algorithm: {type: random, max_trials: 3}\nparameters:\n" +
+                         params + "  lr: {type: float, min: 0.001, max: 0.1, log: true}\n");
+  };
+  std::string out;
+  // 32 rows: 26 after the fixed test split, 5 of them for validation.
+  EXPECT_EQ(RunSweep({"validate", study("", "")}, &out), 1);
+  EXPECT_NE(out.find("batch_size 128 is more than the 21 training examples left after the "
+                     "validation split (5 of 26): every trial would fail"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(
+      RunSweep({"run", study("", ""), "--db", dir.File("s.db"), "--local-runners", "1"}, &out), 1);
+  EXPECT_NE(out.find("batch_size 128 is more than"), std::string::npos) << out;
+  EXPECT_EQ(out.find("joined"), std::string::npos) << out;  // no runner started
+  EXPECT_EQ(RunSweep({"validate", study("    validation: 26\n", "")}, &out), 1);
+  EXPECT_NE(out.find("task.train.validation: 26 validation examples of the 26"), std::string::npos)
+      << out;
+  // A searched batch size whose least value fits is valid.
+  EXPECT_EQ(
+      RunSweep({"validate", study("", "  batch_size: {type: categorical, values: [8, 64]}\n")},
+               &out),
+      0)
+      << out;
+}
+
 }  // namespace
 }  // namespace sweep::e2e
