@@ -160,7 +160,7 @@ class WatchCommand : public Command {
   WatchCommand() { o_.db = "sweep.db"; }
   CLI::App* Define(CLI::App* app) override {
     auto* c = app->add_subcommand(
-        "watch", "Follow a sweep that runs elsewhere (another terminal or machine), read-only");
+        "watch", "Follow a sweep that runs in another terminal of this machine, read-only");
     AddDbOption(c, &o_.db);
     c->add_option("study", o_.study, "Study name (optional: the one that runs)");
     c->add_option("--interval", o_.interval_s, "Seconds between reads")
