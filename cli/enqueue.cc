@@ -11,12 +11,12 @@
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/study_admin.h"
 #include "common/clock.h"
 #include "common/small_file.h"
 #include "search_spaces/space_point.h"
 #include "search_spaces/study_parser.h"
 #include "search_spaces/validate.h"
-#include "storage/db_lock.h"
 #include "storage/sqlite_store.h"
 #include "storage/study_admin.h"
 #include "tuner/scheduler.h"
@@ -46,12 +46,18 @@ class EnqueueCommand : public Command {
     if (params_.empty() && file_.empty()) return Error("give --params JSON or --params-file FILE");
     auto lines = Lines();
     if (!lines.ok()) return Error(lines.status().message());
-    auto holder = DbLock::Holder(db_);
-    if (holder.ok() && *holder)
-      return Error("a tuner (pid " + std::to_string(**holder) + ") runs on " + db_ +
-                   ": enqueue before `sweep run`, or stop it first (`sweep stop --db " + db_ +
-                   "`); it takes the trials up when run again");
-    auto study = Study();
+    struct stat info;
+    const bool from_file = stat(study_.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+    if (stat(db_.c_str(), &info) == 0) {
+      Status free = NoTuner(db_, "enqueue (a tuner takes enqueued trials up when it starts)");
+      if (!free.ok()) return Error(free.message());
+    } else if (!from_file) {
+      return Error(db_ + ": no such database (name a study file to start one)");
+    }
+    auto store = Store::Open(db_);  // takes the lock: a tuner started meanwhile is refused
+    if (!store.ok()) return Error(store.status().message());
+    std::optional<Store::StoredStudy> found;
+    auto study = Study(**store, from_file, &found);
     if (!study.ok()) return Error(study.status().message());
     if (!TraitsOf(*study).takes_enqueued_trials)
       return Error("study '" + study->name() +
@@ -66,15 +72,11 @@ class EnqueueCommand : public Command {
       if (!p.ok()) return Error(where + ": " + p.status().message());
       points.push_back(std::move(*p));
     }
-    auto store = Store::Open(db_);  // takes the lock: a tuner started meanwhile is refused
-    if (!store.ok()) return Error(store.status().message());
-    auto found = (*store)->FindStudy(study->name());
-    if (!found.ok()) return Error(found.status().message());
     // A new study and its trials in one transaction: nothing stays of a
     // failed enqueue.
     Status st = (*store)->Begin();
-    Result<int64_t> id = *found ? Result<int64_t>((*found)->id) : (*store)->CreateStudy(*study);
-    if (!*found && id.ok()) {
+    Result<int64_t> id = found ? Result<int64_t>(found->id) : (*store)->CreateStudy(*study);
+    if (!found && id.ok()) {
       // Not running yet: stored as a study its tuner has yet to take up,
       // with the file that runs it.
       Status made = (*store)->SetStudyStatus(*id, StudyStatus::kInterrupted, WallSeconds());
@@ -121,26 +123,22 @@ class EnqueueCommand : public Command {
     return out;
   }
 
-  // The study as the database holds it, where it does (a study file given
-  // must be one a resume would accept), else the study file's (validated),
-  // made in the database by Run.
-  Result<pb::Study> Study() const {
-    struct stat st;
-    std::optional<pb::Study> from_file;
-    if (stat(study_.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+  // The study as the database holds it, where it does (*stored; a study
+  // file given must be one a resume would accept), else the study file's
+  // (validated), which Run makes in the database.
+  Result<pb::Study> Study(Store& store, bool from_file,
+                          std::optional<Store::StoredStudy>* stored) const {
+    std::optional<pb::Study> file;
+    if (from_file) {
       ASSIGN_OR_RETURN(ParsedStudy parsed, LoadStudyFile(study_));
       RETURN_IF_ERROR(ValidateStudy(&parsed));
-      from_file = parsed.study;
-    } else if (stat(db_.c_str(), &st) != 0) {
-      return Status::NotFound(db_ + ": no such database (name a study file to start one)");
+      file = parsed.study;
     }
-    if (stat(db_.c_str(), &st) != 0) return *from_file;
-    ASSIGN_OR_RETURN(auto store, Store::Open(db_));  // let go again at the return
-    ASSIGN_OR_RETURN(auto stored, store->FindStudy(from_file ? from_file->name() : study_));
-    if (!stored && from_file) return *from_file;  // a new study
-    if (!stored) return Status::NotFound("no study named '" + study_ + "' in " + db_);
-    if (from_file) RETURN_IF_ERROR(CompareStudies(stored->spec, *from_file).status());
-    return stored->spec;
+    ASSIGN_OR_RETURN(*stored, store.FindStudy(file ? file->name() : study_));
+    if (!*stored && file) return *file;  // a new study
+    if (!*stored) return Status::NotFound("no study named '" + study_ + "' in " + db_);
+    if (file) RETURN_IF_ERROR(CompareStudies((*stored)->spec, *file).status());
+    return (*stored)->spec;
   }
 
   std::string db_ = "sweep.db", study_, params_, file_;

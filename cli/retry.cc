@@ -2,14 +2,12 @@
 // `sweep run` (same parameters, a new attempt each); `sweep run
 // --retry-failed` does the same for all of them as it starts. The work is
 // tuner/retry_failed.h.
-#include <sys/stat.h>
-
 #include <cstdio>
 
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/format.h"
-#include "storage/db_lock.h"
+#include "cli/study_admin.h"
 #include "storage/sqlite_store.h"
 #include "tuner/retry_failed.h"
 
@@ -28,14 +26,8 @@ class RetryCommand : public Command {
   }
 
   int Run(const CommandContext&) override {
-    struct stat st;
-    if (stat(db_.c_str(), &st) != 0) return Error(db_ + ": no such database");
-    auto holder = DbLock::Holder(db_);
-    if (!holder.ok()) return Error(holder.status().message());
-    if (*holder)
-      return Error("a tuner (pid " + std::to_string(**holder) + ") runs on " + db_ +
-                   ": stop it (`sweep stop --db " + db_ +
-                   "`), then run the study again with --retry-failed");
+    Status free = NoTuner(db_, "run the study again with --retry-failed");
+    if (!free.ok()) return Error(free.message());
     auto store = Store::Open(db_);  // takes the lock: a tuner started meanwhile is refused
     if (!store.ok()) return Error(store.status().message());
     auto found = (*store)->FindStudy(study_);

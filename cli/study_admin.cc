@@ -18,12 +18,8 @@
 #include "storage/study_admin.h"
 
 namespace sweep {
-namespace {
 
-// The study to change, on a database no tuner runs on; else an error
-// message.
-// An existing database that no tuner runs on; else why not.
-Status NoTuner(const std::string& db, const char* verb) {
+Status NoTuner(const std::string& db, const std::string& verb) {
   struct stat st;
   if (stat(db.c_str(), &st) != 0) return Status::NotFound(db + ": no such database");
   auto holder = DbLock::Holder(db);
@@ -35,6 +31,8 @@ Status NoTuner(const std::string& db, const char* verb) {
   }
   return Status::Ok();
 }
+
+namespace {
 
 Result<StudySummary> Target(const std::string& db, const std::string& study, const char* verb) {
   RETURN_IF_ERROR(NoTuner(db, verb));

@@ -5,7 +5,14 @@
 
 #include <string>
 
+#include "common/status.h"
+
 namespace sweep {
+
+// Ok for an existing database no tuner runs on; else why not, ending with
+// "stop it first (`sweep stop --db DB`), then VERB". Commands that write
+// outside a sweep check it before Store::Open takes the lock.
+Status NoTuner(const std::string& db, const std::string& verb);
 
 // Deletes STUDY with its trials and their files after a confirmation: a
 // yes on the terminal, or `yes` (--yes). 0 done; 1 an error (no such

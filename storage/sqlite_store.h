@@ -65,8 +65,6 @@ class Store {
   };
   // The study named `name`, or none.
   Result<std::optional<StoredStudy>> FindStudy(const std::string& name);
-  // How many of the study's trials are in each status.
-  Result<TrialCounts> CountTrials(int64_t study_id);
   // Whether any trial has a result or a run of its own to go on with:
   // anything but failed trials and queued ones that start afresh.
   Result<bool> HasResults(int64_t study_id);

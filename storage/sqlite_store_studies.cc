@@ -141,21 +141,6 @@ Result<bool> Store::HasResults(int64_t study_id) {
   return row && q.Int(0) > 0;
 }
 
-Result<TrialCounts> Store::CountTrials(int64_t study_id) {
-  ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db(),
-                                         "SELECT status, count(*) FROM trials WHERE "
-                                         "study_id=?1 GROUP BY status"));
-  q.Bind(1, study_id);
-  TrialCounts counts;
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, q.Step());
-    if (!row) break;
-    auto status = ParseTrialStatus(q.Text(0));
-    if (status) counts[*status] = q.Int(1);
-  }
-  return counts;
-}
-
 Result<int> Store::RequeueRunning(int64_t study_id, double now) {
   // Their attempts were cut short by the tuner, not lost: each resumes as
   // the same attempt, which an `interrupted` event of its own says (as

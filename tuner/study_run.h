@@ -223,8 +223,8 @@ class StudyRun : public TrialOwner {
   double priority_ = 1;         // SetShare
   int64_t max_runners_ = 0;     // SetShare; 0: no cap
   bool draining_ = false;
-  std::string pausing_;  // set_pausing
-  std::string waiting_;  // OnWaiting's, until a trial starts
+  std::string pausing_;    // set_pausing
+  std::string waiting_;    // OnWaiting's, until a trial starts
   FailFast fail_fast_{0};  // the first trials' failures in this run
   double run_base_s_ = 0;  // RunSeconds() of the earlier runs, as stored
   int64_t opened_ms_ = NowMs();
