@@ -20,8 +20,7 @@ Result<std::string> ValidateReport(const std::string& path, bool print) {
   ASSIGN_OR_RETURN(ParsedStudy parsed, LoadStudyFile(path));
   RETURN_IF_ERROR(ValidateStudy(&parsed));
   RETURN_IF_ERROR(CheckPlan(parsed.study));
-  std::string data;  // what the data holds, or that only remote runners may have it
-  RETURN_IF_ERROR(CheckStudyData(parsed.study, /*required=*/false, &data));
+  ASSIGN_OR_RETURN(StudyData data, CheckStudyData(parsed.study, /*required=*/false));
   const pb::Study& s = parsed.study;
   if (print) {
     // The study as it will run, every default filled in, as a protobuf text
@@ -38,7 +37,8 @@ Result<std::string> ValidateReport(const std::string& path, bool print) {
   out += std::string("objective: ") +
          (s.objective().goal() == pb::GOAL_MAXIMIZE ? "maximize " : "minimize ") +
          EscapeControl(s.objective().metric()) + "\n";
-  if (!data.empty()) out += "data: " + EscapeControl(data) + "\n";
+  if (!data.summary.empty()) out += "data: " + EscapeControl(data.summary) + "\n";
+  for (const std::string& hint : data.hints) out += "hint: " + EscapeControl(hint) + "\n";
   out += "algorithm: " + algo;
   if (s.algorithm().has_max_trials())
     out += ", max_trials " + std::to_string(s.algorithm().max_trials());

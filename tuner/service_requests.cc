@@ -6,6 +6,7 @@
 
 #include "common/clock.h"
 #include "common/json.h"
+#include "common/log.h"
 #include "search_spaces/validate.h"
 #include "tuner/algorithms/hyperband.h"
 #include "tuner/assign_policy.h"
@@ -55,8 +56,8 @@ Result<pb::ControlReply> Service::Submit(const pb::SubmitStudy& s, const Control
   RETURN_IF_ERROR(ValidateStudy(&parsed));
   const pb::Study& study = parsed.study;
   RETURN_IF_ERROR(CheckPlan(study));
-  std::string data;
-  RETURN_IF_ERROR(CheckStudyData(study, o_.server.local_runners != 0, &data));
+  ASSIGN_OR_RETURN(StudyData data, CheckStudyData(study, o_.server.local_runners != 0));
+  for (const std::string& hint : data.hints) LOG_WARN << "study '" << study.name() << "': " << hint;
   double priority = s.priority() > 0 ? s.priority() : 1;
   int64_t max_runners = s.max_runners();
   std::string owner = user;

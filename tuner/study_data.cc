@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <charconv>
 #include <optional>
 
 #include "common/train_knobs.h"
@@ -14,34 +15,60 @@ namespace sweep {
 
 namespace {
 
-// The smallest batch size a trial may get: the searched parameter's least
-// value, else the one task.train fixes, else the knob's default.
-std::optional<int64_t> SmallestBatch(const pb::Study& study) {
+struct BatchRange {
+  int64_t least = 0, most = 0;
+  bool searched = false;
+};
+
+// The batch sizes a trial may get: the searched parameter's values, else the
+// one task.train fixes, else the knob's default.
+std::optional<BatchRange> Batches(const pb::Study& study) {
   for (const pb::Parameter& p : study.parameters()) {
     if (p.name() != "batch_size") continue;
-    if (p.type() == pb::PARAM_TYPE_INT) return static_cast<int64_t>(p.min());
-    std::optional<int64_t> least;
+    if (p.type() == pb::PARAM_TYPE_INT)
+      return BatchRange{static_cast<int64_t>(p.min()), static_cast<int64_t>(p.max()), true};
+    std::optional<BatchRange> range;
     auto take = [&](const pb::Value& v) {
       double b = 0;
       if (!ValueAsDouble(v, &b)) return;
       const auto n = static_cast<int64_t>(b);
-      least = least ? std::min(*least, n) : n;
+      if (!range) range = BatchRange{n, n, true};
+      range->least = std::min(range->least, n);
+      range->most = std::max(range->most, n);
     };
     if (p.type() == pb::PARAM_TYPE_CONSTANT) take(p.value());
     for (const pb::Value& v : p.values()) take(v);
-    return least;
+    return range;
   }
   const TrainKnob* knob = FindTrainKnob("batch_size");
   if (!knob) return std::nullopt;
   pb::Value v = FixedTrainKnob(study.task().train(), *knob).value_or(TrainKnobDefault(*knob));
   double b = 0;
   if (!ValueAsDouble(v, &b)) return std::nullopt;
-  return static_cast<int64_t>(b);
+  return BatchRange{static_cast<int64_t>(b), static_cast<int64_t>(b), false};
+}
+
+// Classes that are all numbers, and many of them: a quantity, perhaps.
+std::optional<std::string> RegressionHint(const pb::Study& study, const nn::Splits& d) {
+  constexpr size_t kManyClasses = 20;
+  if (d.problem != nn::Problem::kClassification || d.class_names.size() <= kManyClasses)
+    return std::nullopt;
+  for (const std::string& name : d.class_names) {
+    double v = 0;
+    auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), v);
+    if (ec != std::errc() || end != name.data() + name.size()) return std::nullopt;
+  }
+  const std::string& label = study.task().train().data().csv().label();
+  return "the label" + (label.empty() ? "" : " '" + label + "'") + " has " +
+         std::to_string(d.class_names.size()) +
+         " distinct numbers, each taken as a class (task.train.problem: classification); if "
+         "it is a quantity to predict, set task.train.problem: regression";
 }
 
 }  // namespace
 
-Status CheckSplits(const pb::Study& study, int default_validation, int64_t examples) {
+Status CheckSplits(const pb::Study& study, int default_validation, int64_t examples,
+                   std::vector<std::string>* hints) {
   const pb::TrainTask& t = study.task().train();
   const int64_t validation = t.has_validation() ? t.validation() : default_validation;
   if (validation >= examples) {
@@ -52,22 +79,31 @@ Status CheckSplits(const pb::Study& study, int default_validation, int64_t examp
                                    std::to_string(examples));
   }
   const int64_t left = examples - validation;
-  std::optional<int64_t> batch = SmallestBatch(study);
-  if (batch && *batch > left) {
-    return Status::InvalidArgument("batch_size " + std::to_string(*batch) + " is more than the " +
-                                   std::to_string(left) +
+  std::optional<BatchRange> batch = Batches(study);
+  if (batch && batch->least > left) {
+    return Status::InvalidArgument("batch_size " + std::to_string(batch->least) +
+                                   " is more than the " + std::to_string(left) +
                                    " training examples left after the validation split (" +
                                    std::to_string(validation) + " of " + std::to_string(examples) +
                                    "): every trial would fail; set batch_size (in "
                                    "task.train or its parameter's range) to at most " +
                                    std::to_string(left));
   }
+  if (batch && batch->most > left && hints) {
+    hints->push_back("batch_size takes values up to " + std::to_string(batch->most) +
+                     ", more than the " + std::to_string(left) +
+                     " training examples left after the validation split: trials given more "
+                     "than " +
+                     std::to_string(left) + " will fail; keep its range at most " +
+                     std::to_string(left));
+  }
   return Status::Ok();
 }
 
-Status CheckStudyData(const pb::Study& study, bool required, std::string* summary) {
-  summary->clear();
-  if (!study.task().has_train() || !study.task().train().has_data()) return Status::Ok();
+Result<StudyData> CheckStudyData(const pb::Study& study, bool required) {
+  StudyData out;
+  std::string* summary = &out.summary;
+  if (!study.task().has_train() || !study.task().train().has_data()) return out;
   const pb::TrainTask& t = study.task().train();
   nn::DataSpec spec;
   spec.files = t.data();
@@ -85,13 +121,14 @@ Status CheckStudyData(const pb::Study& study, bool required, std::string* summar
           "run with --local-runners 0 and remote runners that have it");
     }
     *summary = *f + " is not on this machine: the runners must have it";
-    return Status::Ok();
+    return out;
   }
   auto loaded = nn::LoadData(spec);
   if (!loaded.ok()) return Status::InvalidArgument("task.train.data: " + loaded.status().message());
   const nn::Splits& d = *loaded;
   const nn::Examples& x = d.train;
-  RETURN_IF_ERROR(CheckSplits(study, nn::DefaultValidation(spec, d), x.n));
+  RETURN_IF_ERROR(CheckSplits(study, nn::DefaultValidation(spec, d), x.n, &out.hints));
+  if (auto hint = RegressionHint(study, d)) out.hints.push_back(*hint);
   *summary = std::to_string(x.n) + " training examples (validation comes out of them), " +
              std::to_string(d.test.n) + " test; ";
   if (x.image()) {
@@ -109,7 +146,7 @@ Status CheckStudyData(const pb::Study& study, bool required, std::string* summar
     if (d.class_names.size() > 10) names += ", ...";
     *summary += "; " + std::to_string(d.classes) + " classes: " + names;
   }
-  return Status::Ok();
+  return out;
 }
 
 }  // namespace sweep

@@ -67,8 +67,8 @@ Status Tuner::Setup() {
           "path, or run with --local-runners 0 and remote runners that have it");
     }
   }
-  std::string data;  // what the data holds, or that only remote runners have it
-  RETURN_IF_ERROR(CheckStudyData(study, o_.local_runners != 0, &data));
+  ASSIGN_OR_RETURN(StudyData data, CheckStudyData(study, o_.local_runners != 0));
+  for (const std::string& hint : data.hints) LOG_WARN << "study '" << study.name() << "': " << hint;
   if (!o_.from.empty()) RETURN_IF_ERROR(CheckWarmStartable(study));
   if (!o_.gpus.empty() &&
       static_cast<int>(o_.gpus.size()) < std::max(1, study.resources().gpus_per_trial())) {

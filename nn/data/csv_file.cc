@@ -139,9 +139,19 @@ class Splitter {
 
 }  // namespace
 
+std::string_view UnquotedHeader(std::string_view cell) {
+  if (cell.size() >= 2 && (cell.front() == '\'' || cell.front() == '"') &&
+      cell.back() == cell.front())
+    return cell.substr(1, cell.size() - 2);
+  return cell;
+}
+
 int CsvTable::column(std::string_view name) const {
   for (size_t i = 0; i < names.size(); ++i)
     if (names[i] == name) return static_cast<int>(i);
+  // The name as a person writes it matches a header cell with quotes of its own.
+  for (size_t i = 0; i < names.size(); ++i)
+    if (UnquotedHeader(names[i]) == name) return static_cast<int>(i);
   return -1;
 }
 

@@ -37,11 +37,17 @@ struct CsvTable {
   // The same columns with rows[idx[begin..end)].
   CsvTable Rows(const std::vector<int32_t>& idx, size_t begin, size_t end) const;
 
-  int column(std::string_view name) const;  // -1 where there is none
+  // -1 where there is none. A header cell in quotes of its own ('vote', as
+  // statsmodels' anes96.csv has) matches its name without them too.
+  int column(std::string_view name) const;
   // "file:line:column" of a cell (column 0-based here, 1-based in the text),
   // in the labels file for a joined label column.
   std::string Where(size_t row, size_t column) const;
 };
+
+// A header cell in quotes of its own inside the CSV quoting ('vote' in
+// statsmodels' anes96.csv, or """vote""") without them; else as it is.
+std::string_view UnquotedHeader(std::string_view cell);
 
 // `text` is the file's bytes; `file` names it in messages.
 Result<CsvTable> ParseCsv(std::string text, const std::string& file, const CsvOptions& options);

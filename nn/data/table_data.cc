@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "common/json.h"
+#include "common/nearest_word.h"
 
 namespace sweep::nn {
 
@@ -46,10 +47,20 @@ std::string BadCell(const CsvTable& t, size_t row, size_t col, const std::string
          (Trim(cell).empty() ? "an empty cell" : Quote(cell) + ", not a number,") + " in " + what;
 }
 
-std::string ColumnList(const CsvTable& t) {
-  std::string list;
-  for (const auto& n : t.names) list += (list.empty() ? "" : ", ") + n;
-  return list;
+// "; did you mean 'vote'? the columns are 'vote', 'age', ...": the header's
+// names exactly as they are, quotes of their own included.
+std::string ColumnList(const CsvTable& t, std::string_view wanted) {
+  std::vector<std::string> quoted, plain;
+  for (const auto& n : t.names) {
+    quoted.push_back("'" + n + "'");
+    plain.emplace_back(UnquotedHeader(n));
+  }
+  std::string near;
+  if (auto w = NearestWord(wanted, plain))
+    near = "; did you mean " +
+           quoted[static_cast<size_t>(std::find(plain.begin(), plain.end(), *w) - plain.begin())] +
+           "? the columns are ";
+  return (near.empty() ? "; the columns are " : near) + JoinWords(quoted, 30);
 }
 
 // Standardisation statistics; a constant column keeps scale 1.
@@ -90,19 +101,22 @@ Result<TableEncoding> FitTable(const CsvTable& t, const TableOptions& o,
   if (t.rows.empty()) return Status::InvalidArgument(t.file + ": no rows to learn from");
   e.label = t.column(o.label);
   if (e.label < 0) {
-    return Status::InvalidArgument(t.file + ": no column '" + o.label +
-                                   "' to predict (label); the columns are " + ColumnList(t));
+    return Status::InvalidArgument(t.file + ": no column '" + o.label + "' to predict (label)" +
+                                   ColumnList(t, o.label));
   }
-  std::set<std::string> ignore(o.ignore.begin(), o.ignore.end());
-  for (const auto& name : ignore) {
-    if (t.column(name) < 0)
-      return Status::InvalidArgument(t.file + ": no column '" + name + "' to ignore");
-    if (name == o.label)
+  std::set<int> ignore;
+  for (const auto& name : o.ignore) {
+    const int col = t.column(name);
+    if (col < 0)
+      return Status::InvalidArgument(t.file + ": no column '" + name + "' to ignore" +
+                                     ColumnList(t, name));
+    if (col == e.label)
       return Status::InvalidArgument("the label '" + name + "' cannot also be ignored");
+    ignore.insert(col);
   }
   const size_t rows = t.rows.size();
   for (size_t col = 0; col < t.names.size(); ++col) {
-    if (static_cast<int>(col) == e.label || ignore.count(t.names[col])) continue;
+    if (static_cast<int>(col) == e.label || ignore.count(static_cast<int>(col))) continue;
     ColumnCode code;
     code.name = t.names[col];
     code.source = static_cast<int>(col);

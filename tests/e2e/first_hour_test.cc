@@ -306,6 +306,48 @@ TEST(E2eFirstHourTest, ABatchLargerThanTheTableIsCaughtBeforeAnythingRuns) {
                &out),
       0)
       << out;
+  // ... with a hint that its larger values will fail.
+  EXPECT_NE(out.find("hint: batch_size takes values up to 64, more than the 21 training examples "
+                     "left after the validation split"),
+            std::string::npos)
+      << out;
+}
+
+// statsmodels' anes96.csv quotes its header cells ('vote'): the name as a
+// person writes it matches. A numeric label with many values validates, with
+// a hint that the study may mean regression.
+TEST(E2eFirstHourTest, AQuotedHeaderMatchesAndManyNumericClassesHintAtRegression) {
+  TempDir dir;
+  std::string rows = "'age','income','vote'\n";
+  for (int i = 0; i < 60; ++i)
+    rows += std::to_string(20 + i) + "," + std::to_string(i * 37 % 100) + "," +
+            std::to_string(i % 2) + "\n";
+  dir.Write("anes.csv", rows);
+  auto study = [&](const std::string& label, const std::string& ignore) {
+    return dir.Write("anes.yaml",
+                     "name: anes\nobjective: {metric: val_accuracy, goal: maximize}\n"
+                     "task:\n  train:\n    model: mlp\n    epochs: 1\n    batch_size: 8\n"
+                     "    data: {csv: {train: anes.csv, label: " +
+                         label + ignore +
+                         "}}\nalgorithm: {type: random, max_trials: 2}\nparameters:\n"
+                         "  lr: {type: float, min: 0.001, max: 0.1, log: true}\n");
+  };
+  std::string out;
+  EXPECT_EQ(RunSweep({"validate", study("vote", ", ignore: [income]")}, &out), 0) << out;
+  EXPECT_NE(out.find("1 features; 2 classes: 0, 1"), std::string::npos) << out;
+  EXPECT_EQ(out.find("hint:"), std::string::npos) << out;
+  // A misspelt label: the nearest, and the header's names exactly as written.
+  EXPECT_EQ(RunSweep({"validate", study("vot", "")}, &out), 1);
+  EXPECT_NE(out.find("no column 'vot' to predict (label); did you mean ''vote''? the columns "
+                     "are ''age'', ''income'', ''vote''"),
+            std::string::npos)
+      << out;
+  // 'income' has 60 distinct numbers: taken as classes, with a hint.
+  EXPECT_EQ(RunSweep({"validate", study("income", "")}, &out), 0) << out;
+  EXPECT_NE(out.find("hint: the label 'income' has 60 distinct numbers, each taken as a class"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("set task.train.problem: regression"), std::string::npos) << out;
 }
 
 }  // namespace

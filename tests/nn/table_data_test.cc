@@ -326,7 +326,7 @@ TEST_F(TableTest, MalformedTablesNameTheirPlace) {
       {"text after a closing quote", "x,y\n1,\"a\"b\n",
        "bad.csv:2:6: unexpected 'b' after a quoted field"},
       {"no label column", "x,z\n1,a\n2,b\n",
-       "bad.csv: no column 'y' to predict (label); the columns are x, z"},
+       "bad.csv: no column 'y' to predict (label); did you mean 'x'? the columns are 'x', 'z'"},
       {"one class only", "x,y\n1,a\n2,a\n3, a \n",
        "bad.csv: the label column 'y' has one class only ('a'): there is nothing to tell apart"},
       {"an empty class label", "x,y\n1,a\n2,\n3,b\n",

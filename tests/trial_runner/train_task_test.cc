@@ -263,9 +263,8 @@ TEST(TrainTaskTest, ABadFileFailsTheTrialWithTheMessageTheTunerGives) {
       << r.error;
   pb::Study study;
   *study.mutable_task() = a.task();
-  std::string summary;
-  Status st = CheckStudyData(study, true, &summary);
-  EXPECT_EQ(st.message(), "task.train.data: " + r.error);
+  auto st = CheckStudyData(study, true);
+  EXPECT_EQ(st.status().message(), "task.train.data: " + r.error);
   // A table is no image: a CNN fails the trial and says why.
   pb::Assign cnn = CsvAssign(f.Write("ok.csv", LinearCsv(50)), "colour");
   cnn.mutable_task()->mutable_train()->set_model("cnn");
