@@ -72,7 +72,12 @@ Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format 
            s.counts.Total()};
     for (S st : kShown) row.push_back(s.counts[st]);
     row.push_back(s.best ? Cell(*s.best) : Cell(std::monostate{}));
-    if (!service_db) continue;
+    if (!service_db) {
+      // `sweep run`'s study: its tuner's latest word on why it waits.
+      if (shown == StudyStatus::kRunning && !s.waiting.empty())
+        hints += EscapeControl("study '" + s.ref.name + "' is " + s.waiting) + "\n";
+      continue;
+    }
     const Cell none = std::monostate{};
     row.push_back(s.owner ? Cell(*s.owner) : none);
     row.push_back(s.owner ? Cell(s.priority) : none);

@@ -110,6 +110,9 @@ struct StudySummary {
   std::optional<std::string> owner;
   double priority = 1;
   int64_t max_runners = 0;
+  // Why a running study with no trial running waits (its tuner's latest
+  // "waiting" event, when no trial started after it): "" otherwise.
+  std::string waiting;
 };
 
 // The service that holds (or held) the database, as it wrote itself down.
@@ -249,6 +252,8 @@ class Reader {
   // Runs `sql` (trial columns first, see reader.cc) with ?1 bound to `arg`.
   Result<std::vector<TrialView>> TrialsWhere(const std::string& sql, int64_t arg,
                                              std::optional<TrialStatus> status = std::nullopt);
+  // StudySummary::waiting of a running study with no trial running.
+  Result<std::string> Waiting(int64_t study_id);
   Connection db_;  // the queries' statements are locals: gone before it closes
   std::string path_;
 };

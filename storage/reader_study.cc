@@ -58,7 +58,22 @@ Result<std::vector<StudySummary>> Reader::StudySummaries(double now) {
     m.max_runners = s.Int(c + 6);
     out.push_back(std::move(m));
   }
+  for (StudySummary& m : out) {
+    if (m.status != StudyStatus::kRunning || m.counts[TrialStatus::kRunning] > 0) continue;
+    ASSIGN_OR_RETURN(m.waiting, Waiting(m.ref.id));
+  }
   return out;
+}
+
+Result<std::string> Reader::Waiting(int64_t study_id) {
+  ASSIGN_OR_RETURN(Stmt w, Stmt::Prepare(db_.get(),
+                                         "SELECT e.detail FROM events e WHERE e.study_id = ?1 "
+                                         "AND e.kind = 'waiting' AND e.at >= coalesce((SELECT "
+                                         "max(t.started_at) FROM trials t WHERE t.study_id = ?1), "
+                                         "0) ORDER BY e.id DESC LIMIT 1"));
+  w.Bind(1, study_id);
+  ASSIGN_OR_RETURN(bool row, w.Step());
+  return row ? w.Text(0) : std::string();
 }
 
 Result<std::optional<ServiceRow>> Reader::Service() {

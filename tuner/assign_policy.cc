@@ -28,6 +28,17 @@ bool CanRun(const RunnerAbilities& runner, const RunnerNeeds& needs) {
   return runner.gpus >= needs.gpus && (runner.commands || !needs.commands);
 }
 
+std::string Lacks(const RunnerAbilities& runner, const RunnerNeeds& needs) {
+  if (CanRun(runner, needs)) return "";
+  std::string lacks;
+  if (needs.commands && !runner.commands) lacks = "it was started without --allow-commands";
+  if (runner.gpus < needs.gpus) {
+    lacks += std::string(lacks.empty() ? "it" : " and") + " has " + std::to_string(runner.gpus) +
+             " GPU(s), a trial needs " + std::to_string(needs.gpus);
+  }
+  return lacks;
+}
+
 std::optional<int64_t> RoundRobinPolicy::Pick(const AssignInput& in) const {
   const size_t n = in.studies.size(), start = After(in);
   for (size_t k = 0; k < n; ++k) {

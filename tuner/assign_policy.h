@@ -49,6 +49,9 @@ struct RunnerAbilities {
 
 // Whether `runner` can run a trial that needs `needs`.
 bool CanRun(const RunnerAbilities& runner, const RunnerNeeds& needs);
+// What `runner` lacks to run such a trial ("it was started without
+// --allow-commands"; "it has 0 GPUs, a trial needs 2"); "" when CanRun.
+std::string Lacks(const RunnerAbilities& runner, const RunnerNeeds& needs);
 
 struct AssignInput {
   // Every study, in the order they were admitted.

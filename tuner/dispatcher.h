@@ -342,6 +342,11 @@ class Dispatcher {
   // Studies told that no runner in the pool can run their trials (told
   // once, until one can).
   std::unordered_set<int64_t> told_waiting_;
+  std::set<std::pair<std::string, int64_t>> told_unable_;  // TellUnable's (runner, study)
+  // Logs once per runner name and study that `r` cannot run the study's
+  // trials, and what it lacks.
+  void TellUnable(const Runner& r, int64_t study_id, const RunnerNeeds& needs,
+                  const std::string& study);
   int64_t last_poll_ms_ = 0;
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/clock.h"
+#include "common/log.h"
 #include "common/rng.h"
 #include "tuner/dispatcher.h"
 
@@ -130,11 +131,16 @@ void Dispatcher::TellWaiting() {
   for (const auto& [id, r] : runners_) any_ready = any_ready || r.ready;
   if (!any_ready) return;
   for (const StudyLoad& s : assign_in_.studies) {
-    if (s.running > 0 || s.needs.None()) continue;
+    if (s.needs.None()) continue;
     TrialOwner* o = owners_ ? owners_->FindOwner(s.study_id) : nullptr;
     if (!o || !o->HasWork()) continue;
     bool any = false;
-    for (const auto& [id, r] : runners_) any = any || (r.ready && CanRun(r.abilities, s.needs));
+    for (const auto& [id, r] : runners_) {
+      if (!r.ready) continue;
+      any = any || CanRun(r.abilities, s.needs);
+      TellUnable(r, s.study_id, s.needs, o->Name());
+    }
+    if (s.running > 0) continue;
     if (any) {
       told_waiting_.erase(s.study_id);
       continue;
@@ -146,6 +152,21 @@ void Dispatcher::TellWaiting() {
     o->OnWaiting("waiting: no runner in the pool can run its trials (they need " + needs +
                  "; see sweep runners)");
   }
+}
+
+}  // namespace sweep
+
+namespace sweep {
+
+void Dispatcher::TellUnable(const Runner& r, int64_t study_id, const RunnerNeeds& needs,
+                            const std::string& study) {
+  const std::string lacks = Lacks(r.abilities, needs);
+  if (lacks.empty()) return;
+  // Once per runner name and study; a bounded memory of whom it told.
+  if (told_unable_.size() > 4096) told_unable_.clear();
+  if (!told_unable_.emplace(r.name, study_id).second) return;
+  LOG_WARN << "runner '" << Printable(r.name) << "' cannot run the trials of study '"
+           << Printable(study) << "': " << lacks << "; they go to runners that can";
 }
 
 }  // namespace sweep

@@ -60,6 +60,7 @@ std::string StatusLine(const std::string& study, const ProgressCounts& c, double
   if (c.running > 0 && c.slowest_step)
     running += " (slowest at step " + std::to_string(*c.slowest_step) + ")";
   fields.push_back({running, 1});
+  if (!c.waiting.empty()) fields.push_back({c.waiting, 1});
   if (c.failed > 0) fields.push_back({"failed " + std::to_string(c.failed), 2});
   // The shortest text that reads back as the value, as every table shows it
   // (the line is cut to the terminal's width, fields at the end first).

@@ -58,6 +58,9 @@ struct ProgressCounts {
   std::optional<double> running_left_s;
   // Seconds until algorithm.time_limit (0 once it passed); unset without one.
   std::optional<double> time_left_s;
+  // Why none of its trials can start ("waiting: no runner in the pool can
+  // run its trials (they need --allow-commands; ...)"); "" when they can.
+  std::string waiting;
 };
 
 // "[study] done 3/20  running 2 (slowest at step 40)  best 0.12  ~3:05 left

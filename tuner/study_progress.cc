@@ -35,6 +35,7 @@ ProgressCounts StudyRun::Counts() const {
   c.planned = scheduler_->Planned();
   if (const Trial* b = table_.best()) c.best = b->value;
   if (time_limit_s_ > 0) c.time_left_s = std::max(0.0, time_limit_s_ - RunSeconds());
+  c.waiting = waiting_;
   const int64_t task_steps = TaskResource(study_.task());
   const int64_t now_ms = NowMs();
   const double steps = static_cast<double>(std::max<int64_t>(1, task_steps));

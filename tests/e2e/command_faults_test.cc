@@ -350,6 +350,19 @@ TEST(E2eCommandTest, RunnersRefuseCommandsWithoutAllowCommandsOrAnAuthenticatedT
   ASSERT_TRUE(WaitFor([&] { return SaysWaiting(db); }, 30000)) << tuner.Log();
   usleep(500000);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials WHERE status != 'queued'"), 0);
+  // The tuner names the runner and what it lacks; sweep studies says why
+  // the study waits.
+  EXPECT_NE(
+      tuner.Log().find("runner 'r0' cannot run the trials of study 'r': it was started without "
+                       "--allow-commands; they go to runners that can"),
+      std::string::npos)
+      << tuner.Log();
+  std::string out;
+  EXPECT_EQ(RunSweep({"studies", "--db", db}, &out), 0) << out;
+  EXPECT_NE(out.find("study 'r' is waiting: no runner in the pool can run its trials (they need "
+                     "--allow-commands"),
+            std::string::npos)
+      << out;
   tuner.Signal(SIGTERM);
   EXPECT_EQ(tuner.Wait(30000), 130) << tuner.Log();
   EXPECT_TRUE(Lines(dir.File("pids")).empty());
@@ -357,7 +370,7 @@ TEST(E2eCommandTest, RunnersRefuseCommandsWithoutAllowCommandsOrAnAuthenticatedT
   // --insecure: a runner with --allow-commands but no --server-key cannot
   // know who it talks to, and refuses.
   TempDir dir2;
-  std::string endpoint2 = "ipc://" + dir2.File("t.sock"), db2 = dir2.File("i.db"), out;
+  std::string endpoint2 = "ipc://" + dir2.File("t.sock"), db2 = dir2.File("i.db");
   Process tuner2({"run", PyStudy(dir2, "i", "", "{type: random, max_trials: 1}", 1), "--db", db2,
                   "--bind", endpoint2, "--local-runners", "0", "--insecure", "--heartbeat-ms",
                   "200", "--progress", "plain"},

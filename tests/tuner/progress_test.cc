@@ -25,6 +25,21 @@ TEST(ProgressTest, TheTimeLimitBoundsTheTimeLeft) {
   EXPECT_EQ(line.find(" left"), std::string::npos) << line;
 }
 
+// A study no connected runner can run says so, before fields of less use.
+TEST(ProgressTest, AStudyNoRunnerCanRunSaysWhyItWaits) {
+  ProgressCounts c;
+  c.planned = 10;
+  c.queued = 10;
+  c.runners = 1;
+  c.waiting = "waiting: no runner in the pool can run its trials (they need --allow-commands)";
+  std::string line = StatusLine("s", c, 10, 120);
+  EXPECT_NE(line.find("running 0  waiting: no runner in the pool can run its trials (they need "
+                      "--allow-commands)"),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(line.find("queued"), std::string::npos) << line;  // dropped first
+}
+
 TEST(ProgressTest, TheLastLongTrialBringsTheTimeLeftDown) {
   // 2 of 3 done in 10 minutes; the last one halfway, then nearly there.
   ProgressCounts c;
