@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/trials_table.h"
 
 namespace sweep {
 
@@ -26,7 +27,7 @@ class BestCommand : public Command {
         return Status::NotFound("study '" + s.name + "' has no completed trial yet");
       ASSIGN_OR_RETURN(std::vector<std::string> order, ParameterOrder(r, s));
       if (f == Format::kJson) return TrialJson(trials[0]) + "\n";
-      std::string table = FormatTrials(trials, f, s.metric, order);
+      ASSIGN_OR_RETURN(std::string table, FormatTrials(trials, f, s.metric, order));
       if (f == Format::kTable)
         table = "study '" + EscapeControl(s.name) +
                 "': " + (s.maximize ? "maximize " : "minimize ") + EscapeControl(s.metric) +

@@ -31,15 +31,4 @@ std::string StreamHead(const std::vector<std::string>& columns, Format format);
 std::string StreamRow(const std::vector<std::string>& columns, const std::vector<Cell>& row,
                       Format format, bool first);
 std::string StreamEnd(Format format);
-// {"id": 3, "status": "completed", "params": {...}, "value": 1.25, "step": 1, "attempts": 1,
-//  "number": 2, ..., "started_at": 1796190013.953, "ended_at": ...}: `number` is the trial's
-// name in its study, `id` the database's key.
-std::string TrialJson(const TrialView& t);
-// Table and CSV put each parameter, and each final metric other than the
-// objective, in a column of its own. `params`, the study's parameters in
-// its file's order, come first, each with its column even when no row has
-// it, so the columns do not depend on the rows shown.
-std::string FormatTrials(const std::vector<TrialView>& trials, Format format,
-                         const std::string& objective, const std::vector<std::string>& params = {});
-
 }  // namespace sweep

@@ -7,21 +7,11 @@
 #include <ctime>
 
 #include "common/json.h"
+#include "common/number_text.h"
 
 namespace sweep {
 
 namespace {
-
-bool FixedFits(double v) { return v == 0 || (std::fabs(v) >= 1e-5 && std::fabs(v) < 1e15); }
-
-// Shortest round-trip text in one notation.
-std::string Shortest(double v, bool fixed) {
-  if (!std::isfinite(v)) return FormatDouble(v);
-  char buf[400];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v,
-                                 fixed ? std::chars_format::fixed : std::chars_format::scientific);
-  return ec == std::errc() ? std::string(buf, end) : FormatDouble(v);
-}
 
 bool IsTimeName(const std::string& name) {
   return name == "at" || (name.size() > 3 && name.compare(name.size() - 3, 3, "_at") == 0);
@@ -100,10 +90,10 @@ std::vector<std::string> HumanColumn(const Table& t, size_t c, ColumnKind* kind_
   } else {
     for (const auto& row : t.rows)
       if (auto* d = std::get_if<double>(&row[c]))
-        fixed = fixed && (FixedFits(*d) || !std::isfinite(*d));
+        fixed = fixed && (FixedFits(ScreenRounded(*d)) || !std::isfinite(*d));
     for (size_t r = 0; r < t.rows.size(); ++r) {
       const Cell& cell = t.rows[r][c];
-      if (auto* d = std::get_if<double>(&cell)) out[r] = Shortest(*d, fixed);
+      if (auto* d = std::get_if<double>(&cell)) out[r] = ScreenNumber(*d, fixed);
       if (auto* i = std::get_if<int64_t>(&cell)) out[r] = std::to_string(*i);
     }
   }

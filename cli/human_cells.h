@@ -1,5 +1,5 @@
 // How tables show numbers and times to people, one rule everywhere: every
-// number in its shortest form that reads back to the same double; within a
+// number in 6 significant digits (common/number_text.h); within a
 // column one notation (fixed, or scientific when a value is too small or
 // large for it) with the decimal points lined up; a Unix time as a local
 // date and time; a duration in seconds, minutes or hours. CSV and JSON

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "common/json.h"
+#include "common/number_text.h"
 #include "search_spaces/validate.h"
 #include "storage/db_lock.h"
 #include "storage/reader.h"
@@ -110,15 +111,13 @@ int CollectCheckpointsCommand(const std::string& db, const std::string& study, i
     }
     files += r->files;
     bytes += r->bytes;
-    printf("study '%s': %s the checkpoints of %lld trials (%lld files, %s MiB)%s\n", name.c_str(),
+    printf("study '%s': %s the checkpoints of %lld trials (%lld files, %s)%s\n", name.c_str(),
            dry_run ? "would remove" : "removed", static_cast<long long>(r->removed),
-           static_cast<long long>(r->files),
-           FormatDouble(static_cast<double>(r->bytes) / (1 << 20)).c_str(),
+           static_cast<long long>(r->files), HumanBytes(r->bytes).c_str(),
            r->kept > 0 ? (", kept the best " + std::to_string(r->kept) + "'s").c_str() : "");
   }
-  printf("%s %lld files, %s MiB, from %s\n", dry_run ? "would free" : "freed",
-         static_cast<long long>(files),
-         FormatDouble(static_cast<double>(bytes) / (1 << 20)).c_str(),
+  printf("%s %lld files, %s, from %s\n", dry_run ? "would free" : "freed",
+         static_cast<long long>(files), HumanBytes(bytes).c_str(),
          EscapeControl(db + ".checkpoints").c_str());
   return 0;
 }

@@ -1,9 +1,13 @@
 // `sweep trials [STUDY]` (a study's trials, filtered) and `sweep export
 // STUDY` (all of them, as CSV or JSON): one table, two commands.
+#include <unistd.h>
+
 #include <climits>
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/trials_table.h"
+#include "tuner/progress.h"
 
 namespace sweep {
 
@@ -27,6 +31,11 @@ class TrialsCommand : public Command {
     c->add_option("--status", status_, "Only trials with this status")
         ->check(CLI::IsMember(TrialStatusNames()));
     c->add_option("--top", top_, "Only the K best completed trials")->check(CLI::Range(1, INT_MAX));
+    c->add_option("--columns", columns_.names,
+                  "These columns, in this order (comma-separated names as the table or CSV "
+                  "head has them: trial, status, the objective's metric, step, attempts, "
+                  "parameters, metrics, start, end, duration, failure)")
+        ->delimiter(',');
     AddFormatOption(c, &format_, {"table", "csv", "json"});
     return c;
   }
@@ -47,7 +56,9 @@ class TrialsCommand : public Command {
         return "(no rows: " + EscapeControl(why) + ")\n";
       }
       ASSIGN_OR_RETURN(std::vector<std::string> order, ParameterOrder(r, s));
-      return FormatTrials(trials, f, s.metric, order);
+      // On a terminal the default table fits its width.
+      if (isatty(STDOUT_FILENO)) columns_.width = TerminalWidth(STDOUT_FILENO);
+      return FormatTrials(trials, f, s.metric, order, columns_);
     });
   }
 
@@ -55,6 +66,7 @@ class TrialsCommand : public Command {
   const bool export_;
   std::string db_ = "sweep.db", study_, format_ = "table", status_;
   int top_ = 0;
+  TrialColumns columns_;
 };
 
 }  // namespace

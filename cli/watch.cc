@@ -16,6 +16,7 @@
 #include "cli/format.h"
 #include "common/clock.h"
 #include "common/json.h"
+#include "common/number_text.h"
 #include "storage/db_lock.h"
 #include "storage/reader.h"
 #include "tuner/progress.h"
@@ -85,7 +86,7 @@ std::string Key(const ProgressCounts& c) {
   return std::to_string(c.completed) + "/" + std::to_string(c.failed) + "/" +
          std::to_string(c.stopped) + "/" + std::to_string(c.running) + "/" +
          std::to_string(c.queued) + "/" + std::to_string(c.paused) + "/" +
-         (c.best ? FormatDouble(*c.best) : "-");
+         (c.best ? ScreenNumber(*c.best) : "-");
 }
 
 void Write(const std::string& text) {
@@ -146,7 +147,7 @@ int WatchStudy(const WatchOptions& o) {
                         std::to_string(s.completed) + " completed, " + std::to_string(s.failed) +
                         " failed, " + std::to_string(s.stopped) + " stopped) in " +
                         FormatDuration(last.elapsed_s) + ", best " + ref->metric + " " +
-                        (s.best ? FormatDouble(*s.best) : std::string("-"));
+                        (s.best ? ScreenNumber(*s.best) : std::string("-"));
   if (last.state == StudyStatus::kInterrupted)
     outcome += "; its tuner is gone: " + ResumeCommand(o.db, ref->name) + " resumes it";
   Write(EscapeControl(outcome) + "\n");

@@ -9,6 +9,7 @@
 #include "cli/trial_ref.h"
 #include "common/json.h"
 #include "common/json_writer.h"
+#include "common/number_text.h"
 #include "common/values.h"
 #include "dashboard/views.h"
 
@@ -17,7 +18,7 @@ namespace sweep {
 namespace {
 std::string Num(int64_t v) { return std::to_string(v); }
 std::string Opt(const std::optional<int64_t>& v) { return v ? Num(*v) : "-"; }
-std::string Opt(const std::optional<double>& v) { return v ? FormatDouble(*v) : "-"; }
+std::string Opt(const std::optional<double>& v) { return v ? ScreenNumber(*v) : "-"; }
 }  // namespace
 
 Result<std::string> ExplainTrial(Reader& reader, int64_t id) {

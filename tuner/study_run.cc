@@ -12,6 +12,7 @@
 #include "common/json.h"
 #include "common/log.h"
 #include "common/nearest_word.h"
+#include "common/number_text.h"
 #include "common/values.h"
 #include "storage/checkpoint_files.h"
 #include "storage/log_files.h"
@@ -313,7 +314,7 @@ void StudyRun::OnFinal(const pb::Final& fin) {
     Finish(t, TrialStatus::kFailed, std::nullopt, step, metrics, MissingMetric(fin));
   } else if (!std::isfinite(*value)) {
     Finish(t, TrialStatus::kFailed, std::nullopt, step, metrics,
-           "objective '" + metric + "' is " + FormatDouble(*value));
+           "objective '" + metric + "' is " + ScreenNumber(*value));
   } else {
     Finish(t, TrialStatus::kCompleted, value, step, metrics, "");
   }

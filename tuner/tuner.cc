@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "common/json.h"
 #include "common/log.h"
+#include "common/number_text.h"
 #include "common/terminal_text.h"
 #include "common/values.h"
 #include "search_spaces/validate.h"
@@ -136,7 +137,7 @@ void Tuner::PrintSummary() {
   std::string out = line;
   if (const Trial* t = study_->trials().best()) {
     out += "best trial " + std::to_string(t->number) + ": " + study.objective().metric() + " = " +
-           FormatDouble(*t->value) + "  params " + ParamsToJson(t->params.params()) + "\n";
+           ScreenNumber(*t->value) + "  params " + ParamsToJson(t->params.params()) + "\n";
     // Everything else it reported at the end (test_accuracy for training).
     auto metrics = server_->store().TrialMetrics(t->id);
     if (metrics.ok() && metrics->size() > 2) out += "  final metrics " + *metrics + "\n";

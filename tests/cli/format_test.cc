@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "cli/trials_table.h"
 #include "common/json.h"
 #include "common/values.h"
 
@@ -33,17 +34,17 @@ Table Sample() {
 }
 
 // Headers are left-aligned; numbers are right-aligned on their decimal
-// points, in their shortest round-trip form; no line ends in spaces.
+// points, in 6 significant digits; no line ends in spaces.
 TEST(FormatRowsTest, TableAlignsNumbersRightAndTextLeft) {
   EXPECT_EQ(FormatRows(Sample(), Format::kTable),
             "id  name      value\n"
             " 1  a,b       0.5\n"
             "12  say \"hi\"\n"
-            " 3  x         3.14159265358979\n");
+            " 3  x         3.14159\n");
 }
 
-// One rule for people: the shortest text that reads back to the same
-// double, one notation per column (scientific only when a value is too
+// One rule for people: 6 significant digits (every digit before the point
+// kept), one notation per column (scientific only when a value is too
 // small or large for fixed), points lined up (issue 16).
 TEST(FormatRowsTest, NumbersInAColumnShareOneNotationAndLineUpOnTheirPoints) {
   Table t;
@@ -55,7 +56,7 @@ TEST(FormatRowsTest, NumbersInAColumnShareOneNotationAndLineUpOnTheirPoints) {
             "x                   y        n\n"
             "      0.0000587756    1e-09     7\n"
             "      0.030264      2.5e+00  1234\n"
-            "1234567.891                    -3\n");
+            "1234568                        -3\n");
   // CSV and JSON keep the shortest round-trip text of each number.
   EXPECT_EQ(FormatRows(t, Format::kCsv),
             "x,y,n\n5.87756e-05,1e-09,7\n0.030264,2.5,1234\n1234567.891,,-3\n");
@@ -70,7 +71,7 @@ TEST(FormatRowsTest, UnixTimesInAtColumnsAreShownAsLocalTimes) {
   // `value_at` holds no time (5 is 1970): a number; `x` is not named as one.
   EXPECT_EQ(FormatRows(t, Format::kTable),
             "at                   started_at           value_at  x\n"
-            "2026-12-02 04:20:13  2026-12-02 04:21:13         5  1796185213.83\n");
+            "2026-12-02 04:20:13  2026-12-02 04:21:13         5  1796185214\n");
   EXPECT_EQ(FormatRows(t, Format::kCsv),
             "at,started_at,value_at,x\n1796185213.83,1796185273,5,1796185213.83\n");
 }
@@ -160,6 +161,13 @@ TEST(TrialJsonTest, WritesEveryFieldAndNullsForMissingOnes) {
             "\"parent_step\": 4, \"started_at\": 1796185213.5, \"ended_at\": 1796185214.25}");
 }
 
+// FormatTrials' text, or its error.
+std::string Fmt(const std::vector<TrialView>& trials, Format f, const std::string& objective,
+                const std::vector<std::string>& params = {}, const TrialColumns& columns = {}) {
+  auto out = FormatTrials(trials, f, objective, params, columns);
+  return out.ok() ? *out : "error: " + out.status().message();
+}
+
 std::vector<TrialView> Trials() {
   std::vector<TrialView> v = {Trial(1, "completed", 0.25, 0.001), Trial(2, "failed", {}, 0.1)};
   v[0].metrics = {{"loss", 0.25}, {"accuracy", 0.875}};
@@ -170,13 +178,55 @@ std::vector<TrialView> Trials() {
 TEST(FormatTrialsTest, TablePutsParamsAndOtherMetricsInColumns) {
   // The objective's column bears its name (CSV and JSON keep `value`); a
   // trial is named by its number.
-  EXPECT_EQ(
-      FormatTrials(Trials(), Format::kTable, "loss"),
-      "trial  status     loss  step  attempts  lr     layers  accuracy  start  end  duration  "
-      "failure\n"
-      "    0  completed  0.25     9         1  0.001       2     0.875\n"
-      "    1  failed                        1  0.1         2                                  "
-      "diverged\n");
+  // By default: no start and end (--columns has them), no attempts while
+  // every trial had one.
+  EXPECT_EQ(Fmt(Trials(), Format::kTable, "loss"),
+            "trial  status     loss  step  lr     layers  accuracy  duration  failure\n"
+            "    0  completed  0.25     9  0.001       2     0.875\n"
+            "    1  failed                 0.1         2                      diverged\n");
+  std::vector<TrialView> retried = Trials();
+  retried[1].attempts = 2;
+  EXPECT_NE(Fmt(retried, Format::kTable, "loss").find("step  attempts  lr"), std::string::npos);
+}
+
+// `sweep trials --columns`: these columns in this order, in a table or CSV;
+// a name the table lacks is refused with the nearest.
+TEST(FormatTrialsTest, ColumnsChooseWhatIsShown) {
+  EXPECT_EQ(Fmt(Trials(), Format::kTable, "loss", {}, {{"lr", "trial", "accuracy"}}),
+            "lr     trial  accuracy\n"
+            "0.001      0     0.875\n"
+            "0.1        1\n");
+  EXPECT_EQ(Fmt(Trials(), Format::kCsv, "loss", {}, {{"trial", "value", "started_at"}}),
+            "trial,value,started_at\n0,0.25,\n1,,\n");
+  EXPECT_EQ(Fmt(Trials(), Format::kTable, "loss", {}, {{"trial", "acuracy"}}),
+            "error: --columns: no column 'acuracy'; did you mean 'accuracy'? (the columns are "
+            "trial, status, loss, step, attempts, lr, layers, accuracy, start, end, duration, "
+            "failure)");
+  EXPECT_EQ(Fmt(Trials(), Format::kJson, "loss", {}, {{"trial"}}),
+            "error: --columns chooses table and CSV columns, not JSON's fields");
+}
+
+// On a terminal, the default table drops other metrics, last first, until
+// it fits, and says what it left out.
+TEST(FormatTrialsTest, TheDefaultTableFitsTheTerminal) {
+  std::vector<TrialView> v = Trials();
+  v[0].metrics = {{"loss", 0.25},
+                  {"accuracy", 0.875},
+                  {"test_accuracy", 0.86},
+                  {"val_loss_of_the_last_epoch", 0.3}};
+  std::string wide = Fmt(v, Format::kTable, "loss");
+  EXPECT_NE(wide.find("test_accuracy  val_loss_of_the_last_epoch"), std::string::npos) << wide;
+  std::string narrow = Fmt(v, Format::kTable, "loss", {}, {{}, 80});
+  EXPECT_EQ(narrow.find("val_loss_of_the_last_epoch  "), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("(2 more columns past the terminal's width: test_accuracy, "
+                        "val_loss_of_the_last_epoch; --columns chooses, --format csv has them "
+                        "all)"),
+            std::string::npos)
+      << narrow;
+  for (size_t start = 0, end; (end = narrow.find('\n', start)) != std::string::npos;
+       start = end + 1) {
+    if (narrow.compare(start, 1, "(") != 0) EXPECT_LE(end - start, 80u) << narrow;
+  }
 }
 
 TEST(FormatTrialsTest, StartEndAndDurationAreTimesForPeopleAndSecondsInCsv) {
@@ -187,19 +237,20 @@ TEST(FormatTrialsTest, StartEndAndDurationAreTimesForPeopleAndSecondsInCsv) {
   v[0].ended_at = 1796185458.5;       // 4m05s later, the same day
   v[1].started_at = 1796256000 - 10;  // 23:59:50
   v[1].ended_at = 1796256000 + 2.25;  // 00:00:02.25 the next day
-  std::string table = FormatTrials(v, Format::kTable, "loss");
+  std::string table =
+      Fmt(v, Format::kTable, "loss", {}, {{"trial", "loss", "start", "end", "duration"}});
   EXPECT_NE(table.find("2026-12-02 04:20:13  04:24:18                4m05s"), std::string::npos)
       << table;
   EXPECT_NE(table.find("2026-12-02 23:59:50  2026-12-03 00:00:02     12.2s"), std::string::npos)
       << table;
-  EXPECT_EQ(FormatTrials(v, Format::kCsv, "loss"),
+  EXPECT_EQ(Fmt(v, Format::kCsv, "loss"),
             "trial,status,value,step,attempts,lr,layers,started_at,ended_at,duration_s,failure,id\n"
             "0,completed,0.25,9,1,0.001,2,1796185213.5,1796185458.5,245,,1\n"
             "1,completed,0.5,9,1,0.1,2,1796255990,1796256002.25,12.25,,2\n");
 }
 
 TEST(FormatTrialsTest, CsvHasTheSameColumns) {
-  EXPECT_EQ(FormatTrials(Trials(), Format::kCsv, "loss"),
+  EXPECT_EQ(Fmt(Trials(), Format::kCsv, "loss"),
             "trial,status,value,step,attempts,lr,layers,accuracy,started_at,ended_at,duration_s,"
             "failure,id\n"
             "0,completed,0.25,9,1,0.001,2,0.875,,,,,1\n"
@@ -208,13 +259,13 @@ TEST(FormatTrialsTest, CsvHasTheSameColumns) {
 
 TEST(FormatTrialsTest, ColumnsFollowTheStudysParametersWhicheverRowsAreShown) {
   // `momentum` is conditional and no row shown has it: its column is there.
-  EXPECT_EQ(FormatTrials(Trials(), Format::kCsv, "loss", {"layers", "momentum", "lr"}),
+  EXPECT_EQ(Fmt(Trials(), Format::kCsv, "loss", {"layers", "momentum", "lr"}),
             "trial,status,value,step,attempts,layers,momentum,lr,accuracy,started_at,ended_at,"
             "duration_s,failure,id\n"
             "0,completed,0.25,9,1,2,,0.001,0.875,,,,,1\n"
             "1,failed,,,1,2,,0.1,,,,,diverged,2\n");
   EXPECT_EQ(
-      FormatTrials({}, Format::kCsv, "loss", {"layers", "lr"}),
+      Fmt({}, Format::kCsv, "loss", {"layers", "lr"}),
       "trial,status,value,step,attempts,layers,lr,started_at,ended_at,duration_s,failure,id\n");
 }
 
@@ -242,7 +293,7 @@ TEST(FormatTrialsTest, AParentColumnAppearsOnlyWithLineage) {
   v[1].parent_number = 0;
   v[1].parent_step = 3;
   // The parent by its number, as every trial is named.
-  EXPECT_EQ(FormatTrials(v, Format::kCsv, "loss"),
+  EXPECT_EQ(Fmt(v, Format::kCsv, "loss"),
             "trial,status,value,step,attempts,parent_number,lr,layers,accuracy,started_at,ended_at,"
             "duration_s,failure,id\n"
             "0,completed,0.25,9,1,,0.001,2,0.875,,,,,1\n"
@@ -251,14 +302,14 @@ TEST(FormatTrialsTest, AParentColumnAppearsOnlyWithLineage) {
 
 TEST(FormatTrialsTest, JsonIsAnArrayOfTrialJson) {
   std::vector<TrialView> v = Trials();
-  EXPECT_EQ(FormatTrials(v, Format::kJson, "loss"),
+  EXPECT_EQ(Fmt(v, Format::kJson, "loss"),
             "[" + TrialJson(v[0]) + ",\n " + TrialJson(v[1]) + "]\n");
-  EXPECT_EQ(FormatTrials({}, Format::kJson, "loss"), "[]\n");
+  EXPECT_EQ(Fmt({}, Format::kJson, "loss"), "[]\n");
 }
 
 TEST(FormatTrialsTest, NoTrialsIsAnEmptyTable) {
-  EXPECT_EQ(FormatTrials({}, Format::kTable, "loss"),
-            "trial  status  loss  step  attempts  start  end  duration  failure\n(no rows)\n");
+  EXPECT_EQ(Fmt({}, Format::kTable, "loss"),
+            "trial  status  loss  step  duration  failure\n(no rows)\n");
 }
 
 // Text from a runner or a study file reaches no terminal raw (issue 10).
@@ -303,11 +354,10 @@ TEST(EscapeControlTest, EveryTableAndCsvCellAndColumnIsEscaped) {
   v.failure = "runner said \x1b[31mno";
   v.metrics = {{"acc\x1b[1m", 0.5}};
   for (Format f : {Format::kTable, Format::kCsv, Format::kJson}) {
-    std::string out = FormatTrials({v}, f, "loss");
+    std::string out = Fmt({v}, f, "loss");
     EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
   }
-  EXPECT_NE(FormatTrials({v}, Format::kCsv, "loss").find("runner said \\x1b[31mno"),
-            std::string::npos);
+  EXPECT_NE(Fmt({v}, Format::kCsv, "loss").find("runner said \\x1b[31mno"), std::string::npos);
 }
 
 // A program's failure in a table is one line: what happened and the last
@@ -321,11 +371,11 @@ TEST(FormatTest, AFailureOfSeveralLinesShowsItsLastLineInATable) {
   EXPECT_EQ(FailureLine("objective 'loss' is nan"), "objective 'loss' is nan");
   TrialView v = Trial(5, "failed", std::nullopt, 0.1);
   v.failure = failure;
-  std::string table = FormatTrials({v}, Format::kTable, "loss");
+  std::string table = Fmt({v}, Format::kTable, "loss");
   EXPECT_NE(table.find("exited with code 1: ValueError: alpha must be"), std::string::npos)
       << table;
   EXPECT_EQ(table.find("\\x0a"), std::string::npos) << table;
-  EXPECT_NE(FormatTrials({v}, Format::kCsv, "loss").find("File \"\"fit.py\"\", line 3\n"),
+  EXPECT_NE(Fmt({v}, Format::kCsv, "loss").find("File \"\"fit.py\"\", line 3\n"),
             std::string::npos);
 }
 

@@ -261,6 +261,12 @@ TEST(E2eCliTest, QueryCommandsAndFormats) {
   // Rosenbrock's minimum on this grid is at x1 = 1, x2 = 1.
   EXPECT_NE(out.find("\"params\": {\"x1\": 1, \"x2\": 1,"), std::string::npos) << out;
   EXPECT_NE(out.find("\"value\": 0,"), std::string::npos) << out;
+  // --columns: these, in this order.
+  ASSERT_EQ(RunSweep({"trials", "--db", db, "--top", "1", "--columns", "x2,trial,value"}, &out), 0)
+      << out;
+  EXPECT_EQ(out.rfind("x2  trial  value\n", 0), 0u) << out;
+  EXPECT_EQ(RunSweep({"trials", "--db", db, "--columns", "trial,x3"}, &out), 1);
+  EXPECT_NE(out.find("--columns: no column 'x3'; did you mean 'x1'?"), std::string::npos) << out;
   ASSERT_EQ(RunSweep({"trials", "--db", db, "--status", "failed"}, &out), 0);
   EXPECT_EQ(out, "(no rows: no trial of study 'grid-4x5' has status failed)\n");
   ASSERT_EQ(RunSweep({"trials", "--db", db, "--top", "3", "--status", "stopped"}, &out), 0);

@@ -63,11 +63,10 @@ TEST(HyperbandTest, SynchronousHalvingPausesUntilTheRungIsComplete) {
   // The ninth completes the rung: values 0.9..0.1 for trials 0..8; the best
   // three (8, 7, 6) continue, 8 directly, 7 and 6 by directive.
   EXPECT_EQ(f.Decide(8, 1, 0.1), "promote");
-  EXPECT_EQ(
-      f.last_reason,
-      "promoted at rung 0 (step 1) of bracket 2: value 0.1 within cutoff 0.30000000000000004, "
-      "rank 1 of "
-      "9, top 3 continue");
+  EXPECT_EQ(f.last_reason,
+            "promoted at rung 0 (step 1) of bracket 2: value 0.1 within cutoff 0.3, "
+            "rank 1 of "
+            "9, top 3 continue");
   auto d = f.Directives();
   std::sort(d.begin(), d.end());
   EXPECT_EQ(d, (std::vector<std::string>{"0:stop", "1:stop", "2:stop", "3:stop", "4:stop", "5:stop",

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/json.h"
+#include "common/number_text.h"
 #include "tuner/scheduler.h"
 
 namespace sweep {
@@ -70,7 +71,7 @@ class Asha : public Scheduler {
       return decided_[{k, number}] =
                  Action{Decision::kStop, "stopped at rung " + std::to_string(k) + " (step " +
                                              std::to_string(step) + "): " + metric_ + " is " +
-                                             FormatDouble(value)};
+                                             ScreenNumber(value)};
     }
     // A replayed report, or a re-run trial reaching the rung again, gets the
     // decision it got the first time.
@@ -87,14 +88,14 @@ class Asha : public Scheduler {
         std::max<int64_t>(1, static_cast<int64_t>(std::floor(static_cast<double>(n) / eta_)));
     double cutoff = v[static_cast<size_t>(keep - 1)];
     std::string where = "rung " + std::to_string(k) + " (step " + std::to_string(step) +
-                        "): " + metric_ + " " + FormatDouble(value);
+                        "): " + metric_ + " " + ScreenNumber(value);
     std::string tail = ", rank " + std::to_string(rank) + " of " + std::to_string(n);
     Action a =
         rank <= keep
             ? Action{Decision::kContinue,
-                     "promoted at " + where + " within cutoff " + FormatDouble(cutoff) + tail}
+                     "promoted at " + where + " within cutoff " + ScreenNumber(cutoff) + tail}
             : Action{Decision::kStop, "stopped at " + where + (maximize_ ? " below" : " above") +
-                                          " cutoff " + FormatDouble(cutoff) + tail};
+                                          " cutoff " + ScreenNumber(cutoff) + tail};
     decided_[{k, number}] = a;
     return a;
   }

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "common/json.h"
+#include "common/number_text.h"
 #include "common/study_defaults.h"
 #include "tuner/algorithms/cohort.h"
 #include "tuner/scheduler.h"
@@ -276,7 +277,7 @@ class Hyperband : public Scheduler {
     return Action{Decision::kPause,
                   "paused at rung " + std::to_string(i) + " (step " + std::to_string(rung.step()) +
                       ") of bracket " + std::to_string(plan_.brackets[b].s) + ": " + metric_ + " " +
-                      FormatDouble(value) + ", " + std::to_string(rung.arrived()) + " of " +
+                      ScreenNumber(value) + ", " + std::to_string(rung.arrived()) + " of " +
                       std::to_string(rung.size()) + " trials of the rung are in"};
   }
 
@@ -306,7 +307,7 @@ class Hyperband : public Scheduler {
     std::string where = "rung " + std::to_string(i) + " (step " + std::to_string(rung.step()) +
                         ") of bracket " + std::to_string(plan.s);
     std::string cutoff =
-        keep > 0 ? FormatDouble(ranked[static_cast<size_t>(keep - 1)].second) : std::string("none");
+        keep > 0 ? ScreenNumber(ranked[static_cast<size_t>(keep - 1)].second) : std::string("none");
     for (size_t k = 0; k < ranked.size(); ++k) {
       auto [number, value] = ranked[k];
       std::string tail = ", rank " + std::to_string(k + 1) + " of " +
@@ -316,12 +317,12 @@ class Hyperband : public Scheduler {
       if (static_cast<int64_t>(k) < keep) {
         next.insert(number);
         a = {Decision::kContinue, "promoted at " + where + ": " + metric_ + " " +
-                                      FormatDouble(value) + " within cutoff " + cutoff + tail};
+                                      ScreenNumber(value) + " within cutoff " + cutoff + tail};
       } else {
         std::string side = !std::isfinite(value) ? " (not finite), cutoff "
                            : maximize_           ? " below cutoff "
                                                  : " above cutoff ";
-        a = {Decision::kStop, "stopped at " + where + ": " + metric_ + " " + FormatDouble(value) +
+        a = {Decision::kStop, "stopped at " + where + ": " + metric_ + " " + ScreenNumber(value) +
                                   side + cutoff + tail};
       }
       decided_[{number, i}] = a;

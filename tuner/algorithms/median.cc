@@ -8,6 +8,7 @@
 #include <map>
 
 #include "common/json.h"
+#include "common/number_text.h"
 #include "tuner/scheduler.h"
 
 namespace sweep {
@@ -60,9 +61,9 @@ class MedianStopping : public Scheduler {
     if (!std::isfinite(h.best) || Better(median, h.best)) {
       h.stop_step = step;
       h.stop = Action{Decision::kStop, "stopped at step " + std::to_string(step) + ": best " +
-                                           metric_ + " " + FormatDouble(h.best) +
+                                           metric_ + " " + ScreenNumber(h.best) +
                                            (maximize_ ? " below" : " above") +
-                                           " the median running average " + FormatDouble(median) +
+                                           " the median running average " + ScreenNumber(median) +
                                            " of " + std::to_string(m) + " other trials"};
       return *h.stop;
     }

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "common/json.h"
+#include "common/number_text.h"
 #include "common/rng.h"
 #include "common/train_knobs.h"
 #include "common/values.h"
@@ -95,7 +96,7 @@ class Pbt : public Scheduler {
     }
     Action wait{Decision::kPause, "paused at generation " + std::to_string(g + 1) + " (step " +
                                       std::to_string(step) + "): " + metric_ + " " +
-                                      FormatDouble(value) + ", " +
+                                      ScreenNumber(value) + ", " +
                                       std::to_string(gens_[g].arrived()) + " of " +
                                       std::to_string(gens_[g].size()) + " members are in"};
     decided_[{number, g}] = wait;
@@ -152,7 +153,7 @@ class Pbt : public Scheduler {
     Rng rng(HashKey({seed_, static_cast<uint64_t>(g), 0x9B7}));
     for (int64_t k = 0; k < n; ++k) {
       auto [num, v] = ranked[static_cast<size_t>(k)];
-      std::string rank = metric_ + " " + FormatDouble(v) + ", rank " + std::to_string(k + 1) +
+      std::string rank = metric_ + " " + ScreenNumber(v) + ", rank " + std::to_string(k + 1) +
                          " of " + std::to_string(n);
       Action a{Decision::kContinue, "kept at " + where + ": " + rank};
       if (k >= n - bottom) {
@@ -171,7 +172,7 @@ class Pbt : public Scheduler {
           a = {Decision::kExploit,
                "exploited at " + where + ": " + rank + " (bottom quantile); " +
                    "replaced by trial number " + std::to_string(child) + ", a copy of number " +
-                   std::to_string(src) + " (" + FormatDouble(src_v) + ")",
+                   std::to_string(src) + " (" + ScreenNumber(src_v) + ")",
                std::move(r)};
         } else if (!std::isfinite(v)) {
           a = {Decision::kStop, "stopped at " + where + ": " + rank + " is not finite; " + why};
@@ -212,7 +213,7 @@ class Pbt : public Scheduler {
     spec.parent_step = step;
     return {std::move(spec), "exploit at generation " + std::to_string(g + 1) +
                                  ": copy of trial number " + std::to_string(src) + " at step " +
-                                 std::to_string(step) + " (" + metric_ + " " + FormatDouble(src_v) +
+                                 std::to_string(step) + " (" + metric_ + " " + ScreenNumber(src_v) +
                                  "); explore: " + (changes.empty() ? "no change" : changes)};
   }
 
