@@ -13,6 +13,7 @@
 #include "common/json.h"
 #include "common/number_text.h"
 #include "search_spaces/validate.h"
+#include "storage/db_files.h"
 #include "storage/db_lock.h"
 #include "storage/reader.h"
 #include "storage/sqlite_store.h"
@@ -118,7 +119,7 @@ int CollectCheckpointsCommand(const std::string& db, const std::string& study, i
   }
   printf("%s %lld files, %s, from %s\n", dry_run ? "would free" : "freed",
          static_cast<long long>(files), HumanBytes(bytes).c_str(),
-         EscapeControl(db + ".checkpoints").c_str());
+         EscapeControl(CheckpointDirOf(db)).c_str());
   return 0;
 }
 

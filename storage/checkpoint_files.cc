@@ -18,17 +18,17 @@ uint32_t Checksum(const std::string& data) {
       adler32(1, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
 }
 
-Status CheckCheckpointDir(const std::string& dir, bool create) {
+Status CheckCheckpointDir(const std::string& dir, bool create, const std::string& what_dir) {
   struct stat st;
   if (lstat(dir.c_str(), &st) != 0) {
     int err = errno;
-    if (err != ENOENT || !create) return PosixError("stat checkpoint folder", dir, err);
+    if (err != ENOENT || !create) return PosixError("stat " + what_dir, dir, err);
     if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-      return PosixError("create checkpoint folder", dir, errno);
-    if (lstat(dir.c_str(), &st) != 0) return PosixError("stat checkpoint folder", dir, errno);
+      return PosixError("create " + what_dir, dir, errno);
+    if (lstat(dir.c_str(), &st) != 0) return PosixError("stat " + what_dir, dir, errno);
   }
   auto refuse = [&](const std::string& what) {
-    return Status::FailedPrecondition("checkpoint folder " + dir + " " + what +
+    return Status::FailedPrecondition(what_dir + " " + dir + " " + what +
                                       "; remove it (or use another --db) and run again");
   };
   if (S_ISLNK(st.st_mode)) return refuse("is a symbolic link");

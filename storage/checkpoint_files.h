@@ -10,11 +10,13 @@
 
 namespace sweep {
 
-// Checks the checkpoint folder: a directory (not a symlink) owned by this
-// user and not writable by group or others, so nobody else can plant files
-// in it. `create`: a missing folder is made, mode 0700. Anything else is
+// Checks the checkpoint folder (or the log folder, `what_dir` naming it in
+// messages): a directory (not a symlink) owned by this user and not
+// writable by group or others, so nobody else can plant files in it.
+// `create`: a missing folder is made, mode 0700. Anything else is
 // kFailedPrecondition naming the folder and what is wrong with it.
-Status CheckCheckpointDir(const std::string& dir, bool create);
+Status CheckCheckpointDir(const std::string& dir, bool create,
+                          const std::string& what_dir = "checkpoint folder");
 
 // Writes `data` to dir/trial-<id>-step-<step>.ckpt; returns the path. The
 // folder passes CheckCheckpointDir first; the temporary file is created

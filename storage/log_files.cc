@@ -23,7 +23,7 @@ std::string LogFilePath(const std::string& dir, int64_t trial_id, int attempt) {
 
 Result<LogAppend> AppendLogFile(const std::string& dir, int64_t trial_id, int attempt,
                                 std::string_view text) {
-  RETURN_IF_ERROR(CheckCheckpointDir(dir, /*create=*/true));
+  RETURN_IF_ERROR(CheckCheckpointDir(dir, /*create=*/true, "log folder"));
   LogAppend r;
   r.path = LogFilePath(dir, trial_id, attempt);
   // The guard of every file opened by path (common/small_file.h), made for

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common/clock.h"
+#include "storage/db_files.h"
 #include "storage/schema.h"
 
 namespace sweep {
@@ -20,6 +21,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, DbLock held)
   } else {
     ASSIGN_OR_RETURN(s->lock_, DbLock::Acquire(path));
   }
+  RETURN_IF_ERROR(CheckDbSideFiles(path));
   struct stat before;
   const bool created = stat(path.c_str(), &before) != 0 || before.st_size == 0;
   ASSIGN_OR_RETURN(s->db_, Connection::Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));

@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "common/values.h"
 #include "storage/checkpoint_files.h"
+#include "storage/db_files.h"
 #include "storage/log_files.h"
 #include "storage/sqlite_util.h"
 
@@ -252,7 +253,7 @@ Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, 
                          study_id));
   out.removed -= out.kept;
   // The files: every checkpoint file of the study's trials but the kept ones.
-  const std::string dir = store.path() + ".checkpoints";
+  const std::string dir = CheckpointDirOf(store.path());
   struct stat dir_st;
   // The folder the tuner would use, or none: a symlink or a folder others
   // may write is refused here as there.
@@ -308,7 +309,7 @@ int RemoveTrialFiles(const std::string& db, const std::vector<int64_t>& trial_id
   const std::set<int64_t> ids(trial_ids.begin(), trial_ids.end());
   int removed = 0;
   const std::pair<std::string, std::string (*)(int64_t)> folders[] = {
-      {db + ".checkpoints", CheckpointFilePrefix}, {db + ".logs", LogFilePrefix}};
+      {CheckpointDirOf(db), CheckpointFilePrefix}, {LogDirOf(db), LogFilePrefix}};
   for (const auto& [dir, prefix_of] : folders) {
     DIR* d = opendir(dir.c_str());
     if (!d) continue;

@@ -14,6 +14,7 @@
 #include "common/curve_keys.h"
 #include "common/log.h"
 #include "common/private_endpoint.h"
+#include "storage/db_files.h"
 #include "storage/db_lock.h"
 #include "tuner/warm_start.h"
 
@@ -132,7 +133,7 @@ Result<std::unique_ptr<StudyRun>> Server::OpenStudy(const pb::Study& study,
     if (s->study().name() == study.name())
       return Status::FailedPrecondition("study '" + study.name() + "' runs here already");
   }
-  const std::string checkpoints = o_.db_path + ".checkpoints", logs = o_.db_path + ".logs";
+  const std::string checkpoints = CheckpointDirOf(o_.db_path), logs = LogDirOf(o_.db_path);
   ASSIGN_OR_RETURN(std::unique_ptr<StudyRun> run,
                    StudyRun::Open(store_.get(), study, checkpoints, logs));
   RETURN_IF_ERROR(run->write_error());

@@ -51,7 +51,8 @@ Result<std::unique_ptr<StudyRun>> StudyRun::Open(Store* store, const pb::Study& 
   struct stat st;
   if (lstat(checkpoint_dir.c_str(), &st) == 0)
     RETURN_IF_ERROR(CheckCheckpointDir(checkpoint_dir, /*create=*/false));
-  if (lstat(log_dir.c_str(), &st) == 0) RETURN_IF_ERROR(CheckCheckpointDir(log_dir, false));
+  if (lstat(log_dir.c_str(), &st) == 0)
+    RETURN_IF_ERROR(CheckCheckpointDir(log_dir, false, "log folder"));
   std::unique_ptr<StudyRun> run(
       new StudyRun(store, study, std::move(space), std::move(checkpoint_dir), std::move(log_dir)));
   RETURN_IF_ERROR(run->Load());

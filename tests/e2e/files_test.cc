@@ -122,5 +122,26 @@ TEST(E2eFilesTest, AFileThatIsNotASweepDatabaseIsRefusedUnchanged) {
   }
 }
 
+// The files a database has beside it, as a person may find them: a link
+// where SQLite keeps its write-ahead log, a log folder that is a link. Each
+// is named with what is wrong, not SQLite's "unable to open database file"
+// or a "checkpoint folder" that is not one.
+TEST(E2eFilesTest, SideFilesThatAreLinksAreNamedForWhatTheyAre) {
+  TempDir dir;
+  std::string study = dir.Write("s.yaml", kStudy), db = dir.File("s.db"), out;
+  fs::create_symlink(dir.File("elsewhere"), db + "-wal");
+  EXPECT_EQ(RunSweep({"run", study, "--db", db, "--local-runners", "1"}, &out, 30000), 1);
+  EXPECT_NE(out.find(db + "-wal is a symbolic link: SQLite keeps the database's wal file there"),
+            std::string::npos)
+      << out;
+  EXPECT_FALSE(fs::exists(dir.File("elsewhere")));
+  fs::remove(db + "-wal");
+  fs::create_directory(dir.File("logs-elsewhere"));
+  fs::create_directory_symlink(dir.File("logs-elsewhere"), db + ".logs");
+  EXPECT_EQ(RunSweep({"run", study, "--db", db, "--local-runners", "1"}, &out, 30000), 1);
+  EXPECT_NE(out.find("log folder " + db + ".logs is a symbolic link"), std::string::npos) << out;
+  EXPECT_EQ(out.find("checkpoint folder"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace sweep::e2e
