@@ -42,7 +42,12 @@ int RunnerLoop::CheckLeaving(int64_t now) {
     // every process of the job, and the job script passes it on again).
     if (leaving_signal_ != 0 && now - leaving_since_ms_ < kSameSignalMs) return -1;
     if (leaving_signal_ != 0 || o_.private_tuner) {
-      LOG_INFO << "stopping on " << strsignal(sig);
+      // A local runner is stopped by its tuner, which has already said
+      // how the study ended: nothing to add after that summary.
+      if (o_.private_tuner)
+        LOG_DEBUG << "stopping on " << strsignal(sig);
+      else
+        LOG_INFO << "stopping on " << strsignal(sig);
       if (leaving_signal_ == 0) leaving_signal_ = sig;
       SayLeaving(true);
       return 128 + sig;

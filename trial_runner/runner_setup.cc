@@ -57,7 +57,12 @@ void CatchStopSignals() {
 Result<RunnerSetup> SetUpRunner(const RunnerOptions& o) {
   RunnerSetup setup;
   RETURN_IF_ERROR(ResolveTrainDevice(o, &setup.device));
-  LOG_INFO << "training on " << setup.device;
+  // A local runner's tuner says it in "runner 'local-0' joined (... cpu
+  // (OpenBLAS ...))", and a command study trains with none of it.
+  if (o.private_tuner)
+    LOG_DEBUG << "training on " << setup.device;
+  else
+    LOG_INFO << "training on " << setup.device;
   CommandRunnerConfig commands;
   commands.allow_commands = o.allow_commands;
   if (o.private_tuner) RETURN_IF_ERROR(CheckPrivateEndpoint(o.endpoint).Wrap("--private-tuner"));

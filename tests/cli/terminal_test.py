@@ -167,7 +167,7 @@ class TerminalTest(unittest.TestCase):
                          on_output=kill_a_runner)
         self.assertEqual(rc, 0, out[-2000:])
         self.assertTrue(killed, out[-2000:])
-        self.assertGreaterEqual(out.count("info: training on"), 3, out[-3000:])
+        self.assertGreaterEqual(out.count("' joined (pid"), 3, out[-3000:])
         shown = segments(out)
         status = [s for s in shown if STATUS.match(s)]
         self.assertGreater(len(status), 2, out[-2000:])
