@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/trial_ref.h"
+#include "storage/db_lock.h"
 #include "storage/reader.h"
 
 namespace sweep {
@@ -38,13 +39,43 @@ bool PrintFrom(const std::string& path, int64_t* offset) {
   return true;
 }
 
+// Whether a tuner (sweep run or serve) holds the database: the trials it
+// has not made yet may still come.
+bool TunerHolds(const std::string& db) {
+  auto holder = DbLock::Holder(db);
+  return holder.ok() && holder->has_value();
+}
+
+// --follow on a trial not made yet, or queued: waits, while a tuner runs,
+// until it has started. Returns the trial, or the error to print.
+Result<TrialRef> WaitForTrial(Reader& reader, const std::string& db,
+                              const std::vector<std::string>& args) {
+  bool said = false;
+  while (true) {
+    auto ref = ResolveTrial(reader, args);
+    bool wait = !ref.ok() && ref.status().IsNotFound();
+    if (ref.ok()) {
+      ASSIGN_OR_RETURN(TrialDetail t, reader.Trial(ref->id));
+      wait = t.trial.status == TrialStatus::kQueued && t.trial.attempts == 0;
+      if (!wait) return ref;
+    }
+    if (!wait || !TunerHolds(db)) return ref;
+    if (!said) {
+      std::fprintf(stderr, "sweep: waiting for trial %s to start (Ctrl-C to stop)\n",
+                   EscapeControl(args.back()).c_str());
+      said = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+}
+
 }  // namespace
 
 int PrintTrialLog(const std::string& db, const std::vector<std::string>& trial_args, int attempt,
                   bool follow) {
   auto reader = Reader::Open(db);
   if (!reader.ok()) return Error(reader.status().message());
-  auto ref = ResolveTrial(**reader, trial_args);
+  auto ref = follow ? WaitForTrial(**reader, db, trial_args) : ResolveTrial(**reader, trial_args);
   if (!ref.ok()) return Error(ref.status().message());
   int64_t trial_id = ref->id;
   auto trial = (*reader)->Trial(trial_id);

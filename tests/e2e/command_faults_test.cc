@@ -237,6 +237,28 @@ TEST(E2eCommandTest, LogsFollowsARunningTrialUntilItsAttemptEnds) {
       << out;
 }
 
+// `sweep logs N --follow` before trial N exists (one runner, trials one at
+// a time): it waits for it to start, then follows it to its end.
+TEST(E2eCommandTest, LogsFollowWaitsForATrialNotYetMade) {
+  TempDir dir;
+  std::string db = dir.File("w.db");
+  Process tuner({"run", PyStudy(dir, "w", ", --sleep, \"0.2\"", "{type: random, max_trials: 3}", 3),
+                 "--db", db, "--local-runners", "1", "--progress", "plain"},
+                dir.File("tuner.log"));
+  ASSERT_TRUE(WaitFor([&] { return QueryInt(db, "SELECT count(*) FROM reports") > 0; }, 30000))
+      << tuner.Log();
+  ASSERT_LT(QueryInt(db, "SELECT count(*) FROM trials WHERE number = 2 AND attempts > 0"), 1);
+  std::string out;
+  ASSERT_EQ(RunSweep({"logs", "2", "--db", db, "--follow"}, &out, 60000), 0) << out;
+  EXPECT_NE(out.find("waiting for trial 2 to start"), std::string::npos) << out;
+  EXPECT_NE(out.find("training step 3\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("[sweep] the program exited with code 0"), std::string::npos) << out;
+  EXPECT_EQ(tuner.Wait(30000), 0) << tuner.Log();
+  // With no sweep running, a trial that is not there is an error at once.
+  EXPECT_EQ(RunSweep({"logs", "9", "--db", db, "--follow"}, &out, 10000), 1);
+  EXPECT_NE(out.find("has no trial 9"), std::string::npos) << out;
+}
+
 TEST(E2eCommandTest, TimeoutAndStallCostAnAttemptAndEndTheProgram) {
   TempDir dir;
   std::string t =
