@@ -37,6 +37,8 @@ const CommandEntry kCommands[] = {
     {"rename", NewRenameCommand},
     {"retry", NewRetryCommand},
     {"enqueue", NewEnqueueCommand},
+    {"note", NewNoteCommand},
+    {"tag", NewTagCommand},
     {"watch", NewWatchCommand},
     {"why", NewWhyCommand},
     {"dashboard", NewDashboardCommand},

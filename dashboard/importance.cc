@@ -96,9 +96,22 @@ Importance PedAnova(const pb::Study& spec, const std::vector<TrialView>& trials,
   out.quantile = quantile;
   const bool maximize = spec.objective().goal() == pb::GOAL_MAXIMIZE;
   std::vector<const TrialView*> done;
-  for (const TrialView& t : trials)
-    if (t.status == TrialStatus::kCompleted && t.value && std::isfinite(*t.value))
+  auto finite = [](const TrialView& t) { return t.value && std::isfinite(*t.value); };
+  for (const TrialView& t : trials) {
+    if (t.status != TrialStatus::kCompleted || !finite(t)) continue;
+    done.push_back(&t);
+    if (t.step) out.full_step = std::max(out.full_step.value_or(*t.step), *t.step);
+  }
+  out.completed = static_cast<int64_t>(done.size());
+  for (const TrialView& t : trials) {
+    if (t.status != TrialStatus::kStopped || !finite(t)) continue;
+    if (out.full_step && t.step && *t.step >= *out.full_step) {
       done.push_back(&t);
+      ++out.stopped_used;
+    } else {
+      ++out.stopped_left_out;
+    }
+  }
   out.trials = static_cast<int64_t>(done.size());
   if (done.size() < 4) return out;
   std::stable_sort(done.begin(), done.end(), [&](const TrialView* a, const TrialView* b) {

@@ -6,6 +6,7 @@
 // chosen over fANOVA and what it does not see (interactions).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,14 @@ struct ParamImportance {
 
 struct Importance {
   double quantile = 0.1;                // the top fraction of completed trials compared with all
-  int64_t trials = 0;                   // completed trials with a finite objective
+  int64_t trials = 0;                   // the trials used (below)
   int64_t top = 0;                      // of them, the best ones
+  // Used: completed trials with a finite objective, and trials stopped at
+  // the full budget (the most steps a completed trial reached: a hard time
+  // limit's, a PBT member's), whose values are as comparable. Left out:
+  // trials stopped earlier, whose last values are at fewer steps.
+  int64_t completed = 0, stopped_used = 0, stopped_left_out = 0;
+  std::optional<int64_t> full_step;
   std::vector<ParamImportance> params;  // most important first; empty below 4 trials
 };
 

@@ -102,11 +102,14 @@ Result<std::string> CurvesJson(Reader& reader, int64_t study_id) {
 
 Result<std::string> ImportanceJson(Reader& reader, int64_t study_id) {
   ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(study_id));
-  ASSIGN_OR_RETURN(auto trials, reader.CompletedPoints(study_id));
+  ASSIGN_OR_RETURN(auto trials, reader.FinishedPoints(study_id));
   Importance imp = PedAnova(spec, trials);
   JsonWriter w;
   w.BeginObject().Key("method").String("ped-anova").Key("quantile").Number(imp.quantile);
-  w.Key("trials").Int(imp.trials).Key("top").Int(imp.top).Key("params").BeginArray();
+  w.Key("trials").Int(imp.trials).Key("top").Int(imp.top);
+  w.Key("completed").Int(imp.completed).Key("stopped_used").Int(imp.stopped_used);
+  w.Key("stopped_left_out").Int(imp.stopped_left_out).Key("full_step").Int(imp.full_step);
+  w.Key("params").BeginArray();
   for (const auto& p : imp.params) {
     w.BeginObject().Key("name").String(p.name).Key("importance").Number(p.importance);
     w.Key("divergence").Number(p.divergence).Key("trials").Int(p.trials).EndObject();

@@ -24,7 +24,10 @@ double TrialsPerSecond(const StudySummary& s, bool live, double now) {
   return span > 0 ? static_cast<double>(ended) / span : 0;
 }
 
-void WriteSummary(JsonWriter& w, const StudySummary& s, std::optional<int64_t> tuner, double now) {
+// `spec`: the study's, for what the summary row shows of it (max_trials,
+// so that the list and the study page show progress alike).
+void WriteSummary(JsonWriter& w, const StudySummary& s, const pb::Study& spec,
+                  std::optional<int64_t> tuner, double now) {
   const StudyStatus state = ShownStudyStatus(s.status, tuner.has_value());
   const bool live = state == StudyStatus::kRunning;
   using S = TrialStatus;
@@ -40,6 +43,12 @@ void WriteSummary(JsonWriter& w, const StudySummary& s, std::optional<int64_t> t
   w.Key("created_at").Number(s.created_at).Key("updated_at").Number(s.updated_at);
   w.Key("owner").StringOrNull(s.owner);  // submitted to a service; null otherwise
   w.Key("priority").Number(s.priority).Key("max_runners").Int(s.max_runners);
+  w.Key("max_trials")
+      .Int(spec.algorithm().has_max_trials() ? std::optional<int64_t>(spec.algorithm().max_trials())
+                                             : std::nullopt);
+  w.Key("note").String(s.note).Key("tags").BeginArray();
+  for (const std::string& tag : s.tags) w.String(tag);
+  w.EndArray();
 }
 
 std::optional<int64_t> Tuner(Reader& reader) {
@@ -102,8 +111,9 @@ Result<std::string> StudiesJson(Reader& reader, double now) {
   JsonWriter w;
   w.BeginObject().Key("now").Number(now).Key("studies").BeginArray();
   for (const auto& s : studies) {
+    ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(s.ref.id));
     w.BeginObject();
-    WriteSummary(w, s, tuner, now);
+    WriteSummary(w, s, spec, tuner, now);
     w.EndObject();
   }
   w.EndArray().EndObject();
@@ -120,10 +130,7 @@ Result<std::string> StudyJson(Reader& reader, int64_t study_id, double now) {
   ASSIGN_OR_RETURN(auto best, reader.Trials(it->ref, std::nullopt, 1));
   JsonWriter w;
   w.BeginObject().Key("now").Number(now);
-  WriteSummary(w, *it, Tuner(reader), now);
-  w.Key("max_trials")
-      .Int(spec.algorithm().has_max_trials() ? std::optional<int64_t>(spec.algorithm().max_trials())
-                                             : std::nullopt);
+  WriteSummary(w, *it, spec, Tuner(reader), now);
   w.Key("best_trial");
   if (best.empty()) {
     w.Null();
@@ -157,12 +164,20 @@ Result<std::string> TrialsJson(Reader& reader, int64_t study_id) {
                spec.objective().goal() == pb::GOAL_MAXIMIZE};
   ASSIGN_OR_RETURN(auto trials, reader.Trials(ref, std::nullopt, 0));
   JsonWriter w;
+  ASSIGN_OR_RETURN(auto runs, reader.EarlierRuns(study_id));
   w.BeginObject().Key("study").Int(study_id).Key("metric").String(ref.metric);
   w.Key("trials").BeginArray();
   for (const auto& t : trials) {
     w.BeginObject();
     WriteTrial(w, t);
     w.EndObject();
+  }
+  // Each trial's runs before its latest, on the runner that ran each.
+  w.EndArray().Key("runs").BeginArray();
+  for (const RunnerRun& r : runs) {
+    w.BeginObject().Key("trial").Int(r.trial_id).Key("runner").String(r.runner);
+    w.Key("started_at").Number(r.started_at).Key("ended_at").Number(r.ended_at);
+    w.Key("cause").String(r.preempted ? "preempted" : "paused").EndObject();
   }
   w.EndArray().EndObject();
   return w.Take();

@@ -110,6 +110,8 @@ struct StudySummary {
   std::optional<std::string> owner;
   double priority = 1;
   int64_t max_runners = 0;
+  std::string note;               // sweep note's
+  std::vector<std::string> tags;  // sweep tag's, sorted
   // Why a running study with no trial running waits (its tuner's latest
   // "waiting" event, when no trial started after it): "" otherwise.
   std::string waiting;
@@ -224,10 +226,10 @@ class Reader {
   // 500,000 is never held at once. An error from `each` stops the read.
   Status ForEachTrialReports(int64_t study_id, const std::string& metric,
                              const std::function<Status(const std::vector<ReportPoint>&)>& each);
-  // The study's completed trials with an objective, by id, with only their
-  // id, number, status, parameters and value read: what parameter
-  // importance needs, at a third of the cost of Trials().
-  Result<std::vector<TrialView>> CompletedPoints(int64_t study_id);
+  // The study's completed and stopped trials with an objective, by id, with
+  // only their id, number, status, step, parameters and value read: what
+  // parameter importance needs, at a third of the cost of Trials().
+  Result<std::vector<TrialView>> FinishedPoints(int64_t study_id);
   // The study's trials' (id, number, status), by id: what a view of reports
   // needs of them, without their parameters and metrics.
   Result<std::vector<TrialStatusRow>> TrialStatuses(int64_t study_id);
@@ -238,6 +240,10 @@ class Reader {
   // reader_pool.cc: the `limit` latest trial runs on any runner (every
   // study), and the `limit` latest preemptions, newest first.
   Result<std::vector<RunnerRun>> RecentRuns(size_t limit);
+  // The earlier runs of study `study_id`'s trials: those cut short by a
+  // preemption or ended by a pause (preempted_runs), oldest first. A
+  // trial's latest run is its own row's.
+  Result<std::vector<RunnerRun>> EarlierRuns(int64_t study_id);
   Result<std::vector<PreemptionView>> RecentPreemptions(size_t limit);
   // The `limit` latest launcher events (sweep serve --launcher), newest
   // first.

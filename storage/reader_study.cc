@@ -28,7 +28,9 @@ Result<std::vector<StudySummary>> Reader::StudySummaries(double now) {
                       done + " THEN t.value END) ELSE min(CASE WHEN t.status=" + done +
                       " THEN t.value END) END, "
                       "min(t.started_at), max(t.ended_at), coalesce(sum(t.ended_at > ?1), 0), "
-                      "s.owner, s.priority, s.max_runners "
+                      "s.owner, s.priority, s.max_runners, s.note, (SELECT group_concat(g.tag, "
+                      "',') FROM (SELECT tag FROM study_tags WHERE study_id = s.id ORDER BY tag) "
+                      "g) "
                       "FROM studies s LEFT JOIN trials t ON t.study_id = s.id GROUP BY s.id "
                       "ORDER BY s.id"));
   s.Bind(1, now - 60);
@@ -56,6 +58,16 @@ Result<std::vector<StudySummary>> Reader::StudySummaries(double now) {
     if (!s.IsNull(c + 4)) m.owner = s.Text(c + 4);
     m.priority = s.Double(c + 5);
     m.max_runners = s.Int(c + 6);
+    m.note = s.Text(c + 7);
+    // Tags hold no commas (storage/study_labels.h).
+    if (!s.IsNull(c + 8)) {
+      const std::string tags = s.Text(c + 8);
+      for (size_t start = 0; start <= tags.size();) {
+        size_t end = std::min(tags.find(',', start), tags.size());
+        m.tags.push_back(tags.substr(start, end - start));
+        start = end + 1;
+      }
+    }
     out.push_back(std::move(m));
   }
   for (StudySummary& m : out) {
@@ -147,12 +159,13 @@ Status Reader::ForEachTrialReports(
   }
 }
 
-Result<std::vector<TrialView>> Reader::CompletedPoints(int64_t study_id) {
-  ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_.get(),
-                                         "SELECT id, number, params_pb, value FROM trials WHERE "
-                                         "study_id=?1 AND status=" +
-                                             Sql(TrialStatus::kCompleted) +
-                                             " AND value IS NOT NULL ORDER BY id"));
+Result<std::vector<TrialView>> Reader::FinishedPoints(int64_t study_id) {
+  ASSIGN_OR_RETURN(
+      Stmt s, Stmt::Prepare(db_.get(),
+                            "SELECT id, number, params_pb, value, status, step FROM "
+                            "trials WHERE study_id=?1 AND status IN (" +
+                                Sql(TrialStatus::kCompleted) + ", " + Sql(TrialStatus::kStopped) +
+                                ") AND value IS NOT NULL ORDER BY id"));
   s.Bind(1, study_id);
   std::vector<TrialView> out;
   while (true) {
@@ -161,7 +174,9 @@ Result<std::vector<TrialView>> Reader::CompletedPoints(int64_t study_id) {
     TrialView& t = out.emplace_back();
     t.id = s.Int(0);
     t.number = s.Int(1);
-    t.status = TrialStatus::kCompleted;
+    t.status = s.Text(4) == TrialStatusName(TrialStatus::kStopped) ? TrialStatus::kStopped
+                                                                   : TrialStatus::kCompleted;
+    if (!s.IsNull(5)) t.step = s.Int(5);
     if (!t.params.ParseFromArray(sqlite3_column_blob(s.raw(), 2), sqlite3_column_bytes(s.raw(), 2)))
       return Status::Corruption(path_ + ": trial " + std::to_string(t.id) +
                                 ": column trials.params_pb is corrupt (not a ParamSet)");

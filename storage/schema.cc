@@ -153,6 +153,17 @@ CREATE TABLE launches(
 ALTER TABLE studies ADD COLUMN run_seconds REAL NOT NULL DEFAULT 0;
 ALTER TABLE studies ADD COLUMN study_file TEXT;
 )sql",
+      // 11: a study's note and tags (sweep note, sweep tag), and why each
+      // earlier run of a trial ended: 'preempted' (a service took its
+      // runner) or 'paused' (Hyperband's rungs), for the timelines.
+      R"sql(
+ALTER TABLE studies ADD COLUMN note TEXT NOT NULL DEFAULT '';
+CREATE TABLE study_tags(
+  study_id INTEGER NOT NULL REFERENCES studies(id),
+  tag TEXT NOT NULL,
+  PRIMARY KEY(study_id, tag));
+ALTER TABLE preempted_runs ADD COLUMN cause TEXT NOT NULL DEFAULT 'preempted';
+)sql",
   };
   return kMigrations;
 }

@@ -24,7 +24,7 @@
 namespace sweep {
 
 // The schema version this build writes; see docs/schema.md.
-inline constexpr int kSchemaVersion = 10;
+inline constexpr int kSchemaVersion = 11;
 
 struct TrialRecord {
   int64_t id = 0;
@@ -163,9 +163,10 @@ class Store {
   // history stays.
   Status DropCheckpoint(int64_t trial_id);
   // The run of `trial_id` now in its row (runner, started_at), cut short at
-  // `ended_at` by a preemption: kept in preempted_runs before the trial is
-  // re-queued (sqlite_store_service.cc).
-  Status AddPreemptedRun(int64_t trial_id, double ended_at);
+  // `ended_at` by a preemption (`cause` "preempted") or a pause ("paused"):
+  // kept in preempted_runs before the trial leaves its runner
+  // (sqlite_store_service.cc).
+  Status AddPreemptedRun(int64_t trial_id, double ended_at, const std::string& cause = "preempted");
   // Something a service's launcher did (table launches).
   Status AddLaunch(const LaunchRecord& r);
   Status AddDecision(int64_t trial_id, int64_t step, const std::string& decision,

@@ -56,13 +56,13 @@ Status Store::SetService(int64_t pid, const std::string& control) {
 
 Status Store::ClearService() { return Exec(db(), "DELETE FROM service"); }
 
-Status Store::AddPreemptedRun(int64_t trial_id, double ended_at) {
+Status Store::AddPreemptedRun(int64_t trial_id, double ended_at, const std::string& cause) {
   ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db(),
                                          "INSERT INTO preempted_runs(trial_id, runner, started_at, "
-                                         "ended_at) SELECT id, runner, started_at, ?2 FROM trials "
-                                         "WHERE id = ?1 AND runner IS NOT NULL AND started_at IS "
-                                         "NOT NULL"));
-  s.Bind(1, trial_id).Bind(2, ended_at);
+                                         "ended_at, cause) SELECT id, runner, started_at, ?2, ?3 "
+                                         "FROM trials WHERE id = ?1 AND runner IS NOT NULL AND "
+                                         "started_at IS NOT NULL"));
+  s.Bind(1, trial_id).Bind(2, ended_at).Bind(3, cause);
   return s.Run();
 }
 

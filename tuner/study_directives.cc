@@ -13,6 +13,8 @@ namespace sweep {
 void StudyRun::Pause(Trial* t) {
   Write(store_->Begin());
   t->attempt_open = true;  // a pause is not the end of the attempt
+  // The run on its runner ends here: kept for the timelines.
+  Write(store_->AddPreemptedRun(t->id, Stamp(), "paused"));
   Write(store_->Pause(t->id, t->attempts, t->last_step, t->last_objective, true));
   std::optional<Decision> pending = t->pending;
   Move(t, TrialStatus::kPaused);

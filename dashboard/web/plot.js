@@ -73,20 +73,36 @@ const Plot = (() => {
     return Object.assign(s, {
       min, max,
       px: log ? (v) => lo + (Math.log10(v) - min) * k : (v) => lo + (v - min) * k,
-      ticks: () => niceTicks(min, max, log),
+      ticks: () => niceTicks(min, max, log, !!s.integer),
     });
   }
 
-  function niceTicks(min, max, log) {
-    const out = [];
+  // Round numbers: on a log axis powers of ten, and between them 3, or 2
+  // and 5, or more, as few as give 3 ticks (10, 30, 100; not 15.85, 25.12);
+  // on a linear axis steps of 1, 2 or 5 times a power of ten, at least 1
+  // on an integer axis.
+  function niceTicks(min, max, log, integer) {
     if (log) {
-      for (let e = Math.ceil(min); e <= Math.floor(max); e++) out.push([10 ** e, fmt(10 ** e)]);
-      if (out.length >= 2) return out;
+      const within = (x) => Math.log10(x) >= min - 1e-9 && Math.log10(x) <= max + 1e-9;
+      let out = [];
+      for (const ms of [[1], [1, 3], [1, 2, 5], [1, 1.5, 2, 3, 5, 7]]) {
+        out = [];
+        for (let e = Math.floor(min); e <= Math.ceil(max); e++) {
+          for (const m of ms) {
+            const x = Number((m * 10 ** e).toPrecision(12));
+            if (within(x) && (!integer || Number.isInteger(x))) out.push([x, fmt(x)]);
+          }
+        }
+        if (out.length >= 3) return out;
+      }
+      if (out.length) return out;
     }
+    const out = [];
     const span = max - min, raw = span / 6, mag = 10 ** Math.floor(Math.log10(raw));
-    const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => span / s <= 7);
+    let step = [1, 2, 5, 10].map((m) => m * mag).find((s) => span / s <= 7);
+    if (integer) step = Math.max(1, Math.round(step));
     for (let v = Math.ceil(min / step) * step; v <= max + 1e-12; v += step) {
-      const x = log ? 10 ** v : v;
+      const x = log ? 10 ** v : Number(v.toPrecision(12));
       out.push([x, fmt(x)]);
     }
     return out;
@@ -351,7 +367,7 @@ const Plot = (() => {
     return `rgb(${c[0]},${c[1]},${c[2]})`;
   }
 
-  // axes: [{name, type: "linear"|"log"|"category", categories?, values: []}],
+  // axes: [{name, type: "linear"|"log"|"category", categories?, integer?, values: []}],
   // a value per row, rows drawn in order (so the last is on top); shade: a
   // colour position in [0, 1] per row. A value that is undefined or null (a
   // conditional branch not taken) is drawn at the axis' "absent" slot.
@@ -385,6 +401,7 @@ const Plot = (() => {
     for (const k of order) { ctx.strokeStyle = ramp((k + 0.5) / 32); ctx.stroke(shades[k]); }
     ctx.globalAlpha = 1;
     ctx.font = "11px system-ui, sans-serif";
+    c.axes = [];  // what each axis shows, for tests: {name, ticks, absent}
     axesSpec.forEach((a, i) => {
       ctx.strokeStyle = "#555";
       ctx.beginPath();
@@ -394,15 +411,20 @@ const Plot = (() => {
       ctx.fillStyle = "#222";
       ctx.textAlign = "center";
       ctx.fillText(a.name, X(i), 14);
-      ctx.fillStyle = "#888";
-      ctx.fillText("absent", X(i), absentY + 12);
+      // The "absent" slot only on an axis some row lacks (a conditional
+      // parameter whose branch was not taken).
+      const absent = a.values.some((v) => v === undefined || v === null);
+      if (absent) {
+        ctx.fillStyle = "#888";
+        ctx.fillText("absent", X(i), absentY + 12);
+      }
       ctx.textAlign = "left";
       ctx.fillStyle = "#444";
       const ticks = scales[i].ticks();
       const every = Math.max(1, Math.ceil(ticks.length / 8));
-      ticks.forEach(([v, t], k) => {
-        if (k % every === 0) ctx.fillText(t.length > 10 ? t.slice(0, 9) + "…" : t, X(i) + 3, scales[i].px(v));
-      });
+      const shown = ticks.filter((_, k) => k % every === 0);
+      for (const [v, t] of shown) ctx.fillText(t.length > 10 ? t.slice(0, 9) + "…" : t, X(i) + 3, scales[i].px(v));
+      c.axes.push({ name: a.name, ticks: shown.map(([, t]) => t), absent });
     });
     return c;
   }

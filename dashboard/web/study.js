@@ -2,7 +2,7 @@
 // coordinates, importance with slices, rungs, lineage, timeline, trials.
 "use strict";
 const StudyPage = (() => {
-  const { h, num, section, table } = Views;
+  const { h, num, section, table, legend } = Views;
   const C = Plot.STATUS_COLOR;
   const MARK = { stop: "#d6301d", pause: "#8e5bbf", promote: "#1a9641", exploit: "#f08c00", continue: "#555" };
   const tableStates = {};  // per study: sort, filter and page survive live redraws
@@ -22,7 +22,9 @@ const StudyPage = (() => {
         best ? h("a", { href: `#/trial/${best.id}`, text: `${num(best.value)} (trial ${best.number})` }) : "—"),
       h("span", { text: `${Number(s.trials_per_s.toPrecision(3))} trials/s` }),
       h("span", { class: "counts", text: ["completed", "running", "queued", "paused", "stopped", "failed"]
-        .map((k) => `${k} ${s[k]}`).join(" · ") })));
+        .map((k) => `${k} ${s[k]}`).join(" · ") }),
+      s.tags.length ? Views.tags(s) : null),
+      s.note ? h("p", { class: "note", text: s.note }) : null);
   }
 
   function history(s, trials, box) {
@@ -60,7 +62,9 @@ const StudyPage = (() => {
           tip: (i) => `trial ${pts.failed.t[i].number} failed: ${pts.failed.t[i].failure || ""}` },
         { kind: "lines", color: "#111", width: 1.5, lines: [bestLine] },
       ] });
-    box.append(h("p", { class: "legend", text: `● completed (${pts.completed.x.length})  ● stopped early, last report (${pts.stopped.x.length})  ✕ failed (${pts.failed.x.length})  — best so far` }));
+    box.append(legend([[C.completed, "●", `completed (${pts.completed.x.length})`],
+      [C.stopped, "●", `stopped early, last report (${pts.stopped.x.length})`],
+      [C.failed, "✕", `failed (${pts.failed.x.length})`], ["#111", "—", "best so far"]]));
   }
 
   function curves(s, data, box) {
@@ -79,14 +83,17 @@ const StudyPage = (() => {
         tip: (i, j) => `trial ${cs[i].number} (${cs[i].status}) step ${cs[i].points[j][0]}: ${num(cs[i].points[j][1])}` },
       ...Object.values(marks),
     ] });
-    box.append(h("p", { class: "legend", text: `${data.trials} trials, ${data.reports} reports of ${data.metric}` +
+    const statuses = [...new Set(cs.map((c) => c.status))];
+    box.append(legend([...statuses.map((st) => [C[st] || "#888", "―", st]),
+      ...Object.keys(marks).map((k) => [MARK[k], "●", k])],
+      `${data.trials} trials, ${data.reports} reports of ${data.metric}` +
       (data.curves.some((c) => c.points.length >= data.points_per_trial) ? `, each curve shortened to ${data.points_per_trial} points on the server` : "") +
-      ` · marks: ● stop ● pause ● promote ● exploit (hover for the reason)` }));
+      "; hover a mark for the decision's reason."));
   }
 
   function axisOf(p) {
     if (p.type === "categorical") return { name: p.name, type: "category", categories: p.values.map(String) };
-    return { name: p.name, type: p.log ? "log" : "linear", min: p.min, max: p.max };
+    return { name: p.name, type: p.log ? "log" : "linear", min: p.min, max: p.max, integer: p.type === "int" };
   }
 
   function valueOn(p, v) {
@@ -115,14 +122,25 @@ const StudyPage = (() => {
     const shade = new Float64Array(n);
     for (let i = 0; i < n; i++) shade[i] = n > 1 ? 1 - i / (n - 1) : 0;
     Plot.parallel(box, axes, shade);
-    box.append(h("p", { class: "legend", text: `${done.length} completed trials; blue is best. A parameter a trial does not have is drawn at "absent".` }));
+    const absent = axes.some((a) => a.values.some((v) => v === undefined || v === null));
+    box.append(legend([[Plot.ramp(0), "―", "best"], [Plot.ramp(0.5), "―", "middle"], [Plot.ramp(1), "―", "worst"]],
+      `${done.length} completed trials, coloured by rank.` + (absent ? ` A parameter a trial does not have (a branch not taken) is drawn at "absent".` : "")));
+  }
+
+  // Which trials the importance used, and which it left out and why.
+  function importanceNote(imp) {
+    const used = `${imp.completed} completed` + (imp.stopped_used ? ` and ${imp.stopped_used} stopped at the full ${imp.full_step} steps` : "");
+    return `PED-ANOVA: how differently each parameter is spread among the best ${imp.top} of the ${imp.trials} trials used than among all of them. ` +
+      `Used: ${used}.` +
+      (imp.stopped_left_out ? ` Left out: ${imp.stopped_left_out} stopped early (their last values are at fewer steps, not comparable).` : "") +
+      (imp.trials < 20 ? ` With ${imp.trials} trials this is a rough guide.` : "");
   }
 
   function importance(s, imp, { done, cols, values }, box) {
     if (!imp.params.length) {
-      box.append(h("p", { text: `Importance needs at least 4 completed trials (${imp.trials} so far).` }));
+      box.append(h("p", { text: `Importance needs at least 4 usable trials (${imp.trials} so far).` }));
     } else {
-      box.append(h("p", { class: "legend", text: `PED-ANOVA: how differently each parameter is spread among the best ${imp.top} of ${imp.trials} completed trials than among all of them.` }));
+      box.append(h("p", { class: "legend", data: { used: imp.trials }, text: importanceNote(imp) }));
       box.append(h("div", { class: "bars" }, imp.params.map((p) => h("div", { class: "barrow", data: { param: p.name, importance: p.importance } },
         h("span", { class: "name", text: p.name }),
         h("span", { class: "track" }, h("span", { class: "fill", style: `width:${(100 * p.importance).toFixed(1)}%` })),
@@ -184,30 +202,47 @@ const StudyPage = (() => {
     box.append(h("p", { class: "legend", text: "Each trial is a bar over the steps it trained; a grey line is an exploit, from the trial it copied (hover for the parameter changes)." }));
   }
 
-  function timeline(s, trials, now, box) {
-    const started = trials.filter((t) => t.started_at);
-    if (!started.length) return box.append(h("p", { text: "No trial has started yet." }));
-    const t0 = started.reduce((m, t) => Math.min(m, t.started_at), Infinity);
-    const runners = [...new Set(started.map((t) => t.runner || "?"))].sort();
+  // Every run of every trial on the runner that ran it: the earlier runs
+  // (ended by a pause at a rung, or a preemption) and each trial's latest.
+  function timeline(s, trials, runs, now, box) {
+    const byId = new Map(trials.map((t) => [t.id, t]));
+    const bars = runs.filter((r) => byId.has(r.trial)).map((r) => ({ t: byId.get(r.trial), runner: r.runner,
+      from: r.started_at, to: r.ended_at, status: r.cause === "paused" ? "paused" : "queued", why: r.cause }));
+    // A latest run whose runner is gone from the row (a trial stopped
+    // while paused) was kept among the earlier runs; one from a database
+    // older than that is drawn on "(not recorded)".
+    const recorded = new Set(runs.map((r) => r.trial));
+    for (const t of trials) {
+      if (!t.started_at || (!t.runner && recorded.has(t.id))) continue;
+      bars.push({ t, runner: t.runner || "(not recorded)", from: t.started_at, to: t.ended_at || now, status: t.status });
+    }
+    if (!bars.length) return box.append(h("p", { text: "No trial has started yet." }));
+    const t0 = bars.reduce((m, b) => Math.min(m, b.from), Infinity);
+    const runners = [...new Set(bars.map((b) => b.runner))].sort();
     const lane = new Map(runners.map((r, i) => [r, i]));
-    const end = (t) => t.ended_at || now;
-    const y = started.map((t) => lane.get(t.runner || "?"));
+    const y = bars.map((b) => lane.get(b.runner));
     Plot.chart(box, { height: Math.min(500, 80 + 24 * runners.length), xLabel: "seconds since the first start", yLabel: "runner",
       x: {}, y: { type: "category", categories: runners }, series: [{ kind: "segments", width: 8,
-        x1: started.map((t) => t.started_at - t0), x2: started.map((t) => end(t) - t0), y1: y, y2: y,
-        colors: started.map((t) => C[t.status]),
-        tip: (i) => { const t = started[i]; return `trial ${t.number} on ${t.runner}: ${t.status}, ${(end(t) - t.started_at).toFixed(2)} s`; } }] });
-    box.append(h("p", { class: "legend", text: "Each trial from its first start to its end, on the runner that ran it last." }));
+        x1: bars.map((b) => b.from - t0), x2: bars.map((b) => Math.max(b.from, b.to) - t0), y1: y, y2: y,
+        colors: bars.map((b) => C[b.status] || "#888"),
+        tip: (i) => { const b = bars[i]; return `trial ${b.t.number} on ${b.runner}: ${b.why ? `a run ended by ${b.why === "paused" ? "a pause" : "a preemption"}` : b.t.status}, ${(b.to - b.from).toFixed(2)} s`; } }] });
+    box.lanes = runners;  // for tests
+    const shown = [...new Set(bars.map((b) => b.status))];
+    box.append(legend(shown.map((st) => [C[st] || "#888", "▬", st === "queued" ? "a run cut short by a preemption" : st === "paused" ? "a run ended by a pause" : st]),
+      "Every run of every trial, on the runner that ran it."));
   }
 
   function trialTable(s, trials) {
     const params = s.parameters.map((p) => p.name);
+    // The other final metrics (test_accuracy, ...), as `sweep trials` shows them.
+    const metrics = [...new Set(trials.flatMap((t) => Object.keys(t.metrics || {})))].filter((m) => m !== s.metric);
     const cols = [
       { label: "trial", key: (t) => t.number, cell: (t) => h("a", { href: `#/trial/${t.id}`, text: String(t.number) }) },
       { label: "status", key: (t) => t.status, cell: (t) => h("span", { class: `state ${t.status}`, text: t.status }) },
       { label: s.metric, key: (t) => t.value },
       { label: "step", key: (t) => t.step },
       ...params.map((p) => ({ label: p, key: (t) => t.params[p] })),
+      ...metrics.map((m) => ({ label: m, key: (t) => (t.metrics ? t.metrics[m] : undefined) })),
       { label: "attempts", key: (t) => t.attempts },
       { label: "runner", key: (t) => t.runner, cell: (t) => t.runner || "—" },
       { label: "seconds", key: (t) => (t.started_at && t.ended_at ? Number((t.ended_at - t.started_at).toFixed(3)) : null) },
@@ -255,13 +290,13 @@ const StudyPage = (() => {
     const timelineBox = box("timeline", "Timeline");
     const tableSection = h("div", {});
     el.append(tableSection);
-    const study = trP.then((tr) => ({ trials: tr.trials, best: ranked(s, tr.trials) }));
+    const study = trP.then((tr) => ({ trials: tr.trials, runs: tr.runs || [], best: ranked(s, tr.trials) }));
     await Promise.all([
-      study.then(({ trials, best }) => {
+      study.then(({ trials, runs, best }) => {
         axis.addEventListener("change", () => { historyAxis = axis.value; history(s, trials, hist); });
         timed("history", () => history(s, trials, hist));
         timed("parallel", () => parallel(s, best, parallelBox));
-        timed("timeline", () => timeline(s, trials, s.now, timelineBox));
+        timed("timeline", () => timeline(s, trials, runs, s.now, timelineBox));
         timed("table", () => tableSection.replaceWith(section("trials", `Trials (${trials.length})`, trialTable(s, trials))));
       }),
       cvP.then((cv) => timed("curves", () => (cv.curves.length ? curves(s, cv, curvesBox) : curvesBox.append(h("p", { text: "No reports yet." }))))),

@@ -30,6 +30,13 @@ const Views = (() => {
     return String(Number(v.toPrecision(6)));
   }
 
+  // A chart's legend: each item's mark in the colour of what it names
+  // ([colour, mark, words]), then any words after.
+  function legend(items, ...after) {
+    return h("p", { class: "legend" }, items.map(([color, mark, words]) => h("span", { class: "key" },
+      h("span", { class: "swatch", style: `color:${color}`, text: mark }), ` ${words}`)), ...after);
+  }
+
   function when(t) {
     return t ? new Date(t * 1000).toLocaleString() : "—";
   }
@@ -97,12 +104,19 @@ const Views = (() => {
       h("span", { class: "label", text: s.max_trials ? `${ended} / ${s.max_trials}` : `${ended}` }));
   }
 
+  // sweep tag's tags, each a chip.
+  function tags(s) {
+    return h("span", { class: "tags" }, s.tags.map((t) => h("span", { class: "tag", text: t })));
+  }
+
   const studiesState = {};
   async function studies(api, el) {
     const data = await api("/api/studies");
     const cols = [
       { label: "id", key: (s) => s.id },
       { label: "study", key: (s) => s.name, cell: (s) => h("a", { href: `#/study/${s.id}`, text: s.name }) },
+      { label: "tags", key: (s) => s.tags.join(" "), cell: tags },
+      { label: "note", key: (s) => s.note, cell: (s) => h("span", { class: "note", text: s.note }) },
       { label: "algorithm", key: (s) => s.algorithm, cell: (s) => s.algorithm },
       { label: "state", key: (s) => s.state, cell: (s) => h("span", { class: `state ${s.state}`, text: s.state }) },
       { label: "progress", key: (s) => s.completed + s.failed + s.stopped, cell: progress },
@@ -220,5 +234,5 @@ const Views = (() => {
       h("pre", { text: l.tail })))));
   }
 
-  return { h, num, when, section, table, progress, kv, studies, trial };
+  return { h, num, when, section, table, progress, legend, tags, kv, studies, trial };
 })();

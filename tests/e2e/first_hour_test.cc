@@ -350,5 +350,29 @@ TEST(E2eFirstHourTest, AQuotedHeaderMatchesAndManyNumericClassesHintAtRegression
   EXPECT_NE(out.find("set task.train.problem: regression"), std::string::npos) << out;
 }
 
+// A study's note and tags are written while its sweep runs (no tuner
+// writes them), and `sweep studies` shows them.
+TEST(E2eFirstHourTest, NotesAndTagsAreWrittenWhileTheSweepRuns) {
+  TempDir dir;
+  std::string db = dir.File("n.db"), out;
+  Process tuner({"run", PyStudy(dir, "n", ", --sleep, \"0.3\"", "{type: random, max_trials: 2}", 4),
+                 "--db", db, "--local-runners", "1", "--progress", "plain"},
+                dir.File("tuner.log"));
+  ASSERT_TRUE(WaitFor([&] { return QueryInt(db, "SELECT count(*) FROM reports") > 0; }, 30000))
+      << tuner.Log();
+  ASSERT_EQ(RunSweep({"note", "n", "lr sweep, first pass", "--db", db}, &out), 0) << out;
+  ASSERT_EQ(RunSweep({"tag", "n", "baseline", "gpu-a", "--db", db}, &out), 0) << out;
+  EXPECT_EQ(RunSweep({"tag", "n", "two words", "--db", db}, &out), 1);
+  EXPECT_NE(out.find("without spaces or commas"), std::string::npos) << out;
+  EXPECT_EQ(RunSweep({"note", "nope", "x", "--db", db}, &out), 1);
+  EXPECT_NE(out.find("no study 'nope'"), std::string::npos) << out;
+  ASSERT_EQ(tuner.Wait(60000), 0) << tuner.Log();
+  ASSERT_EQ(RunSweep({"tag", "n", "--remove", "gpu-a", "--db", db}, &out), 0) << out;
+  ASSERT_EQ(RunSweep({"studies", "--db", db}, &out), 0) << out;
+  EXPECT_NE(out.find("study 'n': lr sweep, first pass"), std::string::npos) << out;
+  ASSERT_EQ(RunSweep({"studies", "--db", db, "--format", "csv"}, &out), 0) << out;
+  EXPECT_NE(out.find(",baseline,\"lr sweep, first pass\"\n"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace sweep::e2e

@@ -276,7 +276,8 @@ TEST_F(StoreFixture, Version6OpensThePausedTrialsAttempts) {
                    "owner; ALTER TABLE studies DROP COLUMN priority; ALTER TABLE studies "
                    "DROP COLUMN max_runners; DROP TABLE service; DROP TABLE preempted_runs; DROP "
                    "TABLE launches; ALTER TABLE studies DROP COLUMN run_seconds; ALTER TABLE "
-                   "studies DROP COLUMN study_file; "
+                   "studies DROP COLUMN study_file; ALTER TABLE studies DROP COLUMN note; DROP "
+                   "TABLE study_tags; "
                    "PRAGMA user_version=5",
                    nullptr, nullptr, nullptr),
       SQLITE_OK);
