@@ -13,6 +13,7 @@ SWEEP_ASSET(boot_js)
 SWEEP_ASSET(plot_js)
 SWEEP_ASSET(views_js)
 SWEEP_ASSET(study_js)
+SWEEP_ASSET(compare_js)
 SWEEP_ASSET(app_js)
 #undef SWEEP_ASSET
 }  // namespace sweep::assets
@@ -41,6 +42,8 @@ const std::vector<Asset>& Assets() {
        Bytes(kAsset_views_js, kAsset_views_js_size)},
       {"study.js", "application/javascript; charset=utf-8",
        Bytes(kAsset_study_js, kAsset_study_js_size)},
+      {"compare.js", "application/javascript; charset=utf-8",
+       Bytes(kAsset_compare_js, kAsset_compare_js_size)},
       {"app.js", "application/javascript; charset=utf-8", Bytes(kAsset_app_js, kAsset_app_js_size)},
   };
   return all;
@@ -53,7 +56,8 @@ const Asset* FindAsset(std::string_view name) {
 }
 
 const std::vector<std::string_view>& ScriptOrder() {
-  static const std::vector<std::string_view> order = {"plot.js", "views.js", "study.js", "app.js"};
+  static const std::vector<std::string_view> order = {"plot.js", "views.js", "study.js",
+                                                      "compare.js", "app.js"};
   return order;
 }
 

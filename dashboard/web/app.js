@@ -1,5 +1,6 @@
 // The page's entry: where data comes from (the server's /api, or the data a
-// report embeds), the router (#/, #/study/ID, #/trial/ID), and live updates:
+// report embeds), the router (#/, #/study/ID, #/trial/ID, #/compare/ID,ID),
+// and live updates:
 // the page polls /api/version (SQLite's data_version: it changes when the
 // tuner commits) and redraws the page it shows when it changed. When a page
 // has drawn completely, <body data-ready="1"> says so (tests and benchmarks
@@ -38,6 +39,7 @@
         Plot.forget();
         if (route[1] === "study" && route[2]) await StudyPage.render(api, page, route[2]);
         else if (route[1] === "trial" && route[2]) await Views.trial(api, page, route[2]);
+        else if (route[1] === "compare" && route[2]) await ComparePage.render(api, page, route[2]);
         else await Views.studies(api, page);
         page.style.width = "";
         const drawn = performance.now();

@@ -248,7 +248,24 @@ const StudyPage = (() => {
       { label: "seconds", key: (t) => (t.started_at && t.ended_at ? Number((t.ended_at - t.started_at).toFixed(3)) : null) },
     ];
     const state = (tableStates[s.id] = tableStates[s.id] || {});
-    return table(cols, trials, state);
+    // Trials picked to compare (#/compare/ID,ID), kept across live redraws.
+    const picked = (state.picked = state.picked || new Set());
+    const go = h("button", { class: "picker", text: "Compare picked", disabled: picked.size < 2 ? "" : undefined,
+      onclick: () => { location.hash = `#/compare/${[...picked].join(",")}`; } });
+    const pick = (t) => {
+      const box = h("input", { type: "checkbox", title: "pick to compare", data: { pick: t.id } });
+      box.checked = picked.has(t.id);
+      box.addEventListener("change", () => {
+        if (box.checked && picked.size >= ComparePage.MAX) box.checked = false;
+        else if (box.checked) picked.add(t.id);
+        else picked.delete(t.id);
+        go.disabled = picked.size < 2;
+      });
+      return box;
+    };
+    cols.unshift({ label: "", key: (t) => (picked.has(t.id) ? 0 : 1), cell: pick });
+    if (state.sort === undefined) state.sort = 1;  // by trial number, not by the picks
+    return h("div", {}, go, table(cols, trials, state));
   }
 
   // Each view is drawn as soon as the answers it needs have come, in the

@@ -33,7 +33,7 @@ def views(page):
 def table_rows(page):
     """The trials table's visible rows: [id, number, status, value, step]."""
     return page.eval("""[...document.querySelectorAll('section[data-view=trials] tbody tr')]
-        .map(r => [Number(r.dataset.id), ...[...r.cells].slice(0, 4).map(c => c.textContent)])""")
+        .map(r => [Number(r.dataset.id), ...[...r.cells].slice(1, 5).map(c => c.textContent)])""")
 
 
 def canvas_colors(page, view, index=0):

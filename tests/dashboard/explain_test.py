@@ -5,8 +5,8 @@ coordinates tick integer axes at integers and short log axes at round
 numbers with no "absent" slot where nothing is absent, importance says which
 trials it used, the timeline puts every run of a Hyperband study on the
 runner that ran it, progress reads the same in the list and on the page,
-the trials table (and the report's) has the other final metrics, and a
-study's note and tags (`sweep note`, `sweep tag`) are shown everywhere.
+the trials table (and the report's) has the other final metrics, trials
+picked there are compared side by side, and a study's note and tags (`sweep note`, `sweep tag`) are shown everywhere.
 Exits 77 (ctest: skipped), saying so, when no browser is installed.
 Usage: explain_test.py SWEEP_BINARY
 """
@@ -158,6 +158,34 @@ class ExplainTest(unittest.TestCase):
         studies = helpers.run(SWEEP, "studies", "--db", self.db).stdout
         self.assertRegex(studies, r"baseline cpu")
         self.assertIn("study 'cmd': first try: x squared", studies)
+
+    def test_trials_picked_in_the_table_are_compared_side_by_side(self):
+        with helpers.Dashboard(SWEEP, self.db) as d:
+            page = self.page(d.url + "#/study/%d" % self.study_id("cmd"))
+            page.eval("""[...document.querySelectorAll('section[data-view=trials] input[data-pick]')]
+                .slice(0, 2).forEach(b => b.click())""")
+            page.eval("document.querySelector('section[data-view=trials] button.picker').click()")
+            page.wait_for("location.hash.startsWith('#/compare/') && "
+                          "document.querySelector('section[data-view=compare]') && " + READY)
+            self.assertEqual(page.errors, [])
+            heads = page.eval("[...document.querySelectorAll('section[data-view=compare] thead "
+                              "th a')].map(a => a.textContent)")
+            self.assertEqual(len(heads), 2)
+            self.assertTrue(all(re.fullmatch(r"trial \d+", t) for t in heads), heads)
+            differs = dict(page.eval("[...document.querySelectorAll('section[data-view=compare] "
+                                     "tbody tr')].map(r => [r.dataset.row, r.dataset.differs])"))
+            self.assertEqual(differs["x"], "1")
+            self.assertEqual(differs["test_loss"], "1")
+            self.assertEqual(differs["study"], "0")
+            lines = page.eval("document.querySelectorAll('section[data-view=compare-curves] "
+                              "canvas').length")
+            self.assertEqual(lines, 1)
+            # Fewer than two trials is refused with the reason.
+            page.eval("location.hash = '#/compare/%s'" % page.eval("location.hash").split("/")[2]
+                      .split(",")[0])
+            page.wait_for("document.querySelector('p.error') && " + READY)
+            self.assertIn("name 2 to 8 trials", page.eval("document.querySelector('p.error')"
+                                                         ".textContent"))
 
     def check_metric_column(self, page):
         heads = page.eval("[...document.querySelectorAll('section[data-view=trials] th')]"
