@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -46,20 +47,45 @@ bool TunerHolds(const std::string& db) {
   return holder.ok() && holder->has_value();
 }
 
-// --follow on a trial not made yet, or queued: waits, while a tuner runs,
-// until it has started. Returns the trial, or the error to print.
+// Whether trial `number` of the study may still come: the study runs (a
+// tuner holds the database and it is not finished) and the number is within
+// its max_trials.
+Result<bool> MayStillCome(Reader& reader, const std::string& db, const StudyRef& study,
+                          int64_t number) {
+  if (!TunerHolds(db)) return false;
+  ASSIGN_OR_RETURN(auto studies, reader.StudySummaries(0));
+  for (const StudySummary& s : studies) {
+    if (s.ref.id != study.id) continue;
+    if (s.status != StudyStatus::kRunning) return false;
+    ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(study.id));
+    return !spec.algorithm().has_max_trials() || number < spec.algorithm().max_trials();
+  }
+  return false;
+}
+
+// --follow on a trial not made yet, or queued: waits, while its study runs,
+// until it has started. Returns the trial, or the error to print (at once
+// for a study that is not there, or a trial that will not come).
 Result<TrialRef> WaitForTrial(Reader& reader, const std::string& db,
                               const std::vector<std::string>& args) {
   bool said = false;
   while (true) {
     auto ref = ResolveTrial(reader, args);
-    bool wait = !ref.ok() && ref.status().IsNotFound();
-    if (ref.ok()) {
+    if (!ref.ok() && !ref.status().IsNotFound()) return ref;
+    // The study first: a misspelt one is an error now, not a wait.
+    if (!ref.ok()) {
+      auto study = reader.ResolveStudy(args.size() == 2 ? args[0] : "");
+      if (!study.ok()) return ref;
+      int64_t number = -1;
+      std::from_chars(args.back().data(), args.back().data() + args.back().size(), number);
+      ASSIGN_OR_RETURN(bool may, MayStillCome(reader, db, *study, number));
+      if (!may) return ref;
+    } else {
       ASSIGN_OR_RETURN(TrialDetail t, reader.Trial(ref->id));
-      wait = t.trial.status == TrialStatus::kQueued && t.trial.attempts == 0;
-      if (!wait) return ref;
+      if (t.trial.status != TrialStatus::kQueued || t.trial.attempts != 0) return ref;
+      ASSIGN_OR_RETURN(bool may, MayStillCome(reader, db, ref->study, ref->number));
+      if (!may) return ref;
     }
-    if (!wait || !TunerHolds(db)) return ref;
     if (!said) {
       std::fprintf(stderr, "sweep: waiting for trial %s to start (Ctrl-C to stop)\n",
                    EscapeControl(args.back()).c_str());

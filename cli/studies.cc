@@ -41,13 +41,6 @@ Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format 
   t.columns = {"id", "name", "status", "tuner", "algorithm", "metric", "goal", "trials"};
   for (S s : kShown) t.columns.push_back(TrialStatusName(s));
   t.columns.push_back("best");
-  // sweep tag's and sweep note's: a table has the tags when a study has
-  // some, and each note in a line under it; CSV and JSON have both always.
-  const bool tagged = std::any_of(studies.begin(), studies.end(),
-                                  [](const StudySummary& s) { return !s.tags.empty(); });
-  const bool labels = format != Format::kTable || tagged;
-  if (labels) t.columns.push_back("tags");
-  if (format != Format::kTable) t.columns.push_back("note");
   // A service's database: who submitted each study, its priority and cap,
   // and (while the service runs) the runners it holds and its fair share.
   const bool service_db = std::any_of(studies.begin(), studies.end(),
@@ -59,6 +52,14 @@ Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format 
     if (format != Format::kTable) t.columns.push_back("waiting");
     if (pid) live = LiveServiceStudies(db);
   }
+  // sweep tag's and sweep note's, last (scripts read the columns before
+  // them by place): a table has the tags when a study has some, and each
+  // note in a line under it; CSV and JSON have both always.
+  const bool tagged = std::any_of(studies.begin(), studies.end(),
+                                  [](const StudySummary& s) { return !s.tags.empty(); });
+  const bool labels = format != Format::kTable || tagged;
+  if (labels) t.columns.push_back("tags");
+  if (format != Format::kTable) t.columns.push_back("note");
   std::string hints;
   for (const StudySummary& s : studies) {
     const StudyStatus shown = ShownStudyStatus(s.status, pid.has_value());
@@ -81,14 +82,17 @@ Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format 
     row.push_back(s.best ? Cell(*s.best) : Cell(std::monostate{}));
     std::string tags;
     for (const std::string& tag : s.tags) tags += (tags.empty() ? "" : " ") + tag;
-    if (labels) row.push_back(tags);
-    if (format != Format::kTable) row.push_back(s.note);
+    auto add_labels = [&] {
+      if (labels) row.push_back(tags);
+      if (format != Format::kTable) row.push_back(s.note);
+    };
     if (format == Format::kTable && !s.note.empty())
       hints += EscapeControl("study '" + s.ref.name + "': " + s.note) + "\n";
     if (!service_db) {
       // `sweep run`'s study: its tuner's latest word on why it waits.
       if (shown == StudyStatus::kRunning && !s.waiting.empty())
         hints += EscapeControl("study '" + s.ref.name + "' is " + s.waiting) + "\n";
+      add_labels();
       continue;
     }
     const Cell none = std::monostate{};
@@ -103,6 +107,7 @@ Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format 
     const std::string waiting = in ? l->second.waiting() : "";
     if (format != Format::kTable) row.push_back(waiting.empty() ? none : Cell(waiting));
     if (!waiting.empty()) hints += EscapeControl("study '" + s.ref.name + "' is " + waiting) + "\n";
+    add_labels();
   }
   std::string out = FormatRows(t, format);
   if (format == Format::kTable) out += hints;

@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "common/nearest_word.h"
 
 namespace sweep {
 namespace {
@@ -48,8 +49,9 @@ class TagCommand : public Command {
     if (add_.empty() && remove_.empty()) return Error("name tags to add, or --remove TAG");
     Status st = TagStudy(db_, study_, add_, remove_);
     if (!st.ok()) return Error(st.message());
-    printf("study '%s': %zu tag(s) added, %zu removed\n", EscapeControl(study_).c_str(),
-           add_.size(), remove_.size());
+    printf("study '%s': tagged %s%s%s\n", EscapeControl(study_).c_str(),
+           EscapeControl(JoinWords(add_, 32)).c_str(), remove_.empty() ? "" : "; untagged ",
+           EscapeControl(JoinWords(remove_, 32)).c_str());
     return 0;
   }
 

@@ -34,6 +34,17 @@ std::string ScreenNumber(double v, bool fixed) {
 
 std::string ScreenNumber(double v) { return ScreenNumber(v, FixedFits(ScreenRounded(v))); }
 
+std::pair<std::string, std::string> ScreenNumbersApart(double a, double b) {
+  std::string sa = ScreenNumber(a), sb = ScreenNumber(b);
+  if (sa != sb || a == b || std::isnan(a) || std::isnan(b)) return {sa, sb};
+  auto full = [](double v) {
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return ec == std::errc() ? std::string(buf, end) : ScreenNumber(v);
+  };
+  return {full(a), full(b)};
+}
+
 std::string HumanBytes(int64_t bytes) {
   static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
   if (bytes < 1024) return std::to_string(bytes) + " B";

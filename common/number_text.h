@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace sweep {
 
@@ -24,6 +25,10 @@ std::string ScreenNumber(double v, bool fixed);
 // The same, the notation chosen by FixedFits: what one value on its own
 // shows, and what a table column of only it shows.
 std::string ScreenNumber(double v);
+// Two numbers a reason compares ("0.912346 below cutoff 0.912347"): as
+// ScreenNumber, unless that shows different numbers alike, then each in
+// full (the shortest text that reads back as it).
+std::pair<std::string, std::string> ScreenNumbersApart(double a, double b);
 // A size: "512 B", "4.0 MiB", "12 MiB", "1.2 GiB" (powers of 1024).
 std::string HumanBytes(int64_t bytes);
 

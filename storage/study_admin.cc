@@ -75,6 +75,7 @@ Result<DeletedStudy> DeleteStudy(Store& store, int64_t study_id) {
     if (!st.ok()) break;
   }
   if (st.ok()) st = Run(db, "DELETE FROM events WHERE study_id=?1", study_id);
+  if (st.ok()) st = Run(db, "DELETE FROM study_tags WHERE study_id=?1", study_id);
   // PBT parents are trials of the same study: the links go with them.
   if (st.ok()) st = Run(db, "DELETE FROM trials WHERE study_id=?1", study_id);
   if (st.ok()) st = Run(db, "DELETE FROM studies WHERE id=?1", study_id);

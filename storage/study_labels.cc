@@ -5,6 +5,8 @@
 
 #include <functional>
 
+#include "common/bidi_controls.h"
+#include "common/json.h"
 #include "storage/db_lock.h"
 #include "storage/schema.h"
 #include "storage/sqlite_store.h"
@@ -36,6 +38,10 @@ Status WithStudy(const std::string& db, const std::string& study,
   }
   ASSIGN_OR_RETURN(Connection c, Connection::Open(db, SQLITE_OPEN_READWRITE));
   sqlite3_busy_timeout(c.get(), 10000);
+  // No sync while holding the write lock, which the tuner's next commit
+  // waits for (WAL: the tuner's own syncs make it durable with its next
+  // commit; a power cut may lose the note, never the database).
+  RETURN_IF_ERROR(Exec(c.get(), "PRAGMA synchronous=NORMAL"));
   int64_t id = 0;
   {
     ASSIGN_OR_RETURN(Stmt find, Stmt::Prepare(c.get(), "SELECT id FROM studies WHERE name = ?1"));
@@ -44,12 +50,24 @@ Status WithStudy(const std::string& db, const std::string& study,
     if (!row) return Status::NotFound("no study '" + study + "' in " + db);
     id = find.Int(0);
   }
-  return write(c.get(), id);
+  Status st = write(c.get(), id);
+  if (!st.ok() && st.message().find("locked") != std::string::npos) {
+    return Status::Unavailable(db + ": the sweep running it kept the database busy for 10 s (" +
+                               st.message() + "); try again");
+  }
+  return st;
 }
 
 Status CheckTag(const std::string& tag) {
-  bool ok = !tag.empty() && tag.size() <= kMaxTagBytes;
-  for (unsigned char ch : tag) ok = ok && ch > ' ' && ch != ',' && ch != 0x7f;
+  // Printable: no ASCII or C1 controls, no bidirectional-text controls,
+  // valid UTF-8.
+  bool ok = !tag.empty() && tag.size() <= kMaxTagBytes && ValidUtf8(tag) == tag;
+  for (size_t i = 0; ok && i < tag.size(); ++i) {
+    const auto ch = static_cast<unsigned char>(tag[i]);
+    size_t len = 0;
+    ok = ch > ' ' && ch != ',' && ch != 0x7f && BidiControlAt(tag, i, &len) == 0 &&
+         !(ch == 0xc2 && i + 1 < tag.size() && static_cast<unsigned char>(tag[i + 1]) < 0xa0);
+  }
   if (!ok) {
     return Status::InvalidArgument("tag '" + tag + "': a tag is 1 to " +
                                    std::to_string(kMaxTagBytes) +

@@ -240,6 +240,8 @@ class Dispatcher {
     bool leaving = false;
     std::string leave_reason;
     int64_t busy_us = 0;  // how long its ended trials ran here
+    // The studies whose trials it cannot run that were told so (TellUnable).
+    std::unordered_set<int64_t> told_unable;
   };
   struct Lease {
     uint64_t lease = 0;
@@ -342,11 +344,9 @@ class Dispatcher {
   // Studies told that no runner in the pool can run their trials (told
   // once, until one can).
   std::unordered_set<int64_t> told_waiting_;
-  std::set<std::pair<std::string, int64_t>> told_unable_;  // TellUnable's (runner, study)
-  // Logs once per runner name and study that `r` cannot run the study's
-  // trials, and what it lacks.
-  void TellUnable(const Runner& r, int64_t study_id, const RunnerNeeds& needs,
-                  const std::string& study);
+  // Logs once per runner connection and study that `r` cannot run the
+  // study's trials, and what it lacks.
+  void TellUnable(Runner& r, int64_t study_id, const RunnerNeeds& needs, const std::string& study);
   int64_t last_poll_ms_ = 0;
 };
 

@@ -135,10 +135,12 @@ void Dispatcher::TellWaiting() {
     TrialOwner* o = owners_ ? owners_->FindOwner(s.study_id) : nullptr;
     if (!o || !o->HasWork()) continue;
     bool any = false;
-    for (const auto& [id, r] : runners_) {
+    for (auto& [id, r] : runners_) {
       if (!r.ready) continue;
-      any = any || CanRun(r.abilities, s.needs);
-      TellUnable(r, s.study_id, s.needs, o->Name());
+      if (CanRun(r.abilities, s.needs))
+        any = true;
+      else if (!r.told_unable.count(s.study_id))
+        TellUnable(r, s.study_id, s.needs, o->Name());
     }
     if (s.running > 0) continue;
     if (any) {
@@ -158,13 +160,10 @@ void Dispatcher::TellWaiting() {
 
 namespace sweep {
 
-void Dispatcher::TellUnable(const Runner& r, int64_t study_id, const RunnerNeeds& needs,
+void Dispatcher::TellUnable(Runner& r, int64_t study_id, const RunnerNeeds& needs,
                             const std::string& study) {
   const std::string lacks = Lacks(r.abilities, needs);
-  if (lacks.empty()) return;
-  // Once per runner name and study; a bounded memory of whom it told.
-  if (told_unable_.size() > 4096) told_unable_.clear();
-  if (!told_unable_.emplace(r.name, study_id).second) return;
+  if (lacks.empty() || !r.told_unable.insert(study_id).second) return;
   LOG_WARN << "runner '" << Printable(r.name) << "' cannot run the trials of study '"
            << Printable(study) << "': " << lacks << "; they go to runners that can";
 }

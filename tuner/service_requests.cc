@@ -7,6 +7,7 @@
 #include "common/clock.h"
 #include "common/json.h"
 #include "common/log.h"
+#include "common/terminal_text.h"
 #include "search_spaces/validate.h"
 #include "tuner/algorithms/hyperband.h"
 #include "tuner/assign_policy.h"
@@ -57,7 +58,9 @@ Result<pb::ControlReply> Service::Submit(const pb::SubmitStudy& s, const Control
   const pb::Study& study = parsed.study;
   RETURN_IF_ERROR(CheckPlan(study));
   ASSIGN_OR_RETURN(StudyData data, CheckStudyData(study, o_.server.local_runners != 0));
-  for (const std::string& hint : data.hints) LOG_WARN << "study '" << study.name() << "': " << hint;
+  // The hints quote the study file (a label's name): escaped for the log.
+  for (const std::string& hint : data.hints)
+    LOG_WARN << EscapeControl("study '" + study.name() + "': " + hint);
   double priority = s.priority() > 0 ? s.priority() : 1;
   int64_t max_runners = s.max_runners();
   std::string owner = user;

@@ -17,7 +17,6 @@ namespace {
 
 struct BatchRange {
   int64_t least = 0, most = 0;
-  bool searched = false;
 };
 
 // The batch sizes a trial may get: the searched parameter's values, else the
@@ -26,13 +25,13 @@ std::optional<BatchRange> Batches(const pb::Study& study) {
   for (const pb::Parameter& p : study.parameters()) {
     if (p.name() != "batch_size") continue;
     if (p.type() == pb::PARAM_TYPE_INT)
-      return BatchRange{static_cast<int64_t>(p.min()), static_cast<int64_t>(p.max()), true};
+      return BatchRange{static_cast<int64_t>(p.min()), static_cast<int64_t>(p.max())};
     std::optional<BatchRange> range;
     auto take = [&](const pb::Value& v) {
       double b = 0;
       if (!ValueAsDouble(v, &b)) return;
       const auto n = static_cast<int64_t>(b);
-      if (!range) range = BatchRange{n, n, true};
+      if (!range) range = BatchRange{n, n};
       range->least = std::min(range->least, n);
       range->most = std::max(range->most, n);
     };
@@ -45,7 +44,7 @@ std::optional<BatchRange> Batches(const pb::Study& study) {
   pb::Value v = FixedTrainKnob(study.task().train(), *knob).value_or(TrainKnobDefault(*knob));
   double b = 0;
   if (!ValueAsDouble(v, &b)) return std::nullopt;
-  return BatchRange{static_cast<int64_t>(b), static_cast<int64_t>(b), false};
+  return BatchRange{static_cast<int64_t>(b), static_cast<int64_t>(b)};
 }
 
 // Classes that are all numbers, and many of them: a quantity, perhaps.

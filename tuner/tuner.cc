@@ -69,7 +69,9 @@ Status Tuner::Setup() {
     }
   }
   ASSIGN_OR_RETURN(StudyData data, CheckStudyData(study, o_.local_runners != 0));
-  for (const std::string& hint : data.hints) LOG_WARN << "study '" << study.name() << "': " << hint;
+  // The hints quote the study file (a label's name): escaped for the log.
+  for (const std::string& hint : data.hints)
+    LOG_WARN << EscapeControl("study '" + study.name() + "': " + hint);
   if (!o_.from.empty()) RETURN_IF_ERROR(CheckWarmStartable(study));
   if (!o_.gpus.empty() &&
       static_cast<int>(o_.gpus.size()) < std::max(1, study.resources().gpus_per_trial())) {

@@ -100,7 +100,7 @@ const Plot = (() => {
     const out = [];
     const span = max - min, raw = span / 6, mag = 10 ** Math.floor(Math.log10(raw));
     let step = [1, 2, 5, 10].map((m) => m * mag).find((s) => span / s <= 7);
-    if (integer) step = Math.max(1, Math.round(step));
+    if (integer && !log) step = Math.max(1, Math.round(step));
     for (let v = Math.ceil(min / step) * step; v <= max + 1e-12; v += step) {
       const x = log ? 10 ** v : Number(v.toPrecision(12));
       out.push([x, fmt(x)]);

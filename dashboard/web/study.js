@@ -209,11 +209,13 @@ const StudyPage = (() => {
     const bars = runs.filter((r) => byId.has(r.trial)).map((r) => ({ t: byId.get(r.trial), runner: r.runner,
       from: r.started_at, to: r.ended_at, status: r.cause === "paused" ? "paused" : "queued", why: r.cause }));
     // A latest run whose runner is gone from the row (a trial stopped
-    // while paused) was kept among the earlier runs; one from a database
-    // older than that is drawn on "(not recorded)".
+    // while paused) was kept among the earlier runs; one of a finished
+    // trial from a database older than that is drawn on "(not recorded)".
+    // A queued or paused trial without a runner has no run going on (a run
+    // lost with its runner is not kept).
     const recorded = new Set(runs.map((r) => r.trial));
     for (const t of trials) {
-      if (!t.started_at || (!t.runner && recorded.has(t.id))) continue;
+      if (!t.started_at || (!t.runner && (recorded.has(t.id) || t.status === "queued" || t.status === "paused"))) continue;
       bars.push({ t, runner: t.runner || "(not recorded)", from: t.started_at, to: t.ended_at || now, status: t.status });
     }
     if (!bars.length) return box.append(h("p", { text: "No trial has started yet." }));

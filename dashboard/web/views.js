@@ -115,8 +115,9 @@ const Views = (() => {
     const cols = [
       { label: "id", key: (s) => s.id },
       { label: "study", key: (s) => s.name, cell: (s) => h("a", { href: `#/study/${s.id}`, text: s.name }) },
-      { label: "tags", key: (s) => s.tags.join(" "), cell: tags },
-      { label: "note", key: (s) => s.note, cell: (s) => h("span", { class: "note", text: s.note }) },
+      // sweep tag's and sweep note's, when a study has some.
+      ...(data.studies.some((s) => s.tags.length) ? [{ label: "tags", key: (s) => s.tags.join(" "), cell: tags }] : []),
+      ...(data.studies.some((s) => s.note) ? [{ label: "note", key: (s) => s.note, cell: (s) => h("span", { class: "note", text: s.note }) }] : []),
       { label: "algorithm", key: (s) => s.algorithm, cell: (s) => s.algorithm },
       { label: "state", key: (s) => s.state, cell: (s) => h("span", { class: `state ${s.state}`, text: s.state }) },
       { label: "progress", key: (s) => s.completed + s.failed + s.stopped, cell: progress },

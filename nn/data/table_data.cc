@@ -228,11 +228,16 @@ Status NameHeaderlessRows(const TableEncoding& e, const TableOptions& o, CsvTabl
 Result<Examples> EncodeTable(const CsvTable& t, const TableEncoding& e, const TableOptions& o) {
   // One lookup table, not a search of the header per column: a table may
   // have 100,000 columns.
+  // A name matches as it is, or without quotes of its own ('age' in one
+  // file, age in the other).
   std::unordered_map<std::string_view, int> by_name;
   for (size_t c = 0; c < t.names.size(); ++c) by_name.emplace(t.names[c], static_cast<int>(c));
+  for (size_t c = 0; c < t.names.size(); ++c)
+    by_name.emplace(UnquotedHeader(t.names[c]), static_cast<int>(c));
   std::vector<int> source;
   for (const auto& code : e.columns) {
     auto it = by_name.find(code.name);
+    if (it == by_name.end()) it = by_name.find(UnquotedHeader(code.name));
     int col = it == by_name.end() ? -1 : it->second;
     if (col < 0) {
       return Status::InvalidArgument(t.file + ": no column '" + code.name +

@@ -249,6 +249,11 @@ TEST(E2eCommandTest, LogsFollowWaitsForATrialNotYetMade) {
       << tuner.Log();
   ASSERT_LT(QueryInt(db, "SELECT count(*) FROM trials WHERE number = 2 AND attempts > 0"), 1);
   std::string out;
+  // A misspelt study, or a trial past max_trials, will never come: no wait.
+  EXPECT_EQ(RunSweep({"logs", "nope", "2", "--db", db, "--follow"}, &out, 10000), 1);
+  EXPECT_NE(out.find("nope"), std::string::npos) << out;
+  EXPECT_EQ(RunSweep({"logs", "7", "--db", db, "--follow"}, &out, 10000), 1);
+  EXPECT_NE(out.find("has no trial 7"), std::string::npos) << out;
   ASSERT_EQ(RunSweep({"logs", "2", "--db", db, "--follow"}, &out, 60000), 0) << out;
   EXPECT_NE(out.find("waiting for trial 2 to start"), std::string::npos) << out;
   EXPECT_NE(out.find("training step 3\n"), std::string::npos) << out;

@@ -336,6 +336,10 @@ TEST(E2eFirstHourTest, AQuotedHeaderMatchesAndManyNumericClassesHintAtRegression
   EXPECT_EQ(RunSweep({"validate", study("vote", ", ignore: [income]")}, &out), 0) << out;
   EXPECT_NE(out.find("1 features; 2 classes: 0, 1"), std::string::npos) << out;
   EXPECT_EQ(out.find("hint:"), std::string::npos) << out;
+  // A test file whose header has the plain names matches the quoted ones.
+  dir.Write("anes_test.csv", "age,income,vote\n30,5,1\n41,7,0\n52,9,1\n");
+  EXPECT_EQ(RunSweep({"validate", study("vote", ", test: anes_test.csv")}, &out), 0) << out;
+  EXPECT_NE(out.find(", 3 test; 2 features"), std::string::npos) << out;
   // A misspelt label: the nearest, and the header's names exactly as written.
   EXPECT_EQ(RunSweep({"validate", study("vot", "")}, &out), 1);
   EXPECT_NE(out.find("no column 'vot' to predict (label); did you mean ''vote''? the columns "
@@ -364,6 +368,8 @@ TEST(E2eFirstHourTest, NotesAndTagsAreWrittenWhileTheSweepRuns) {
   ASSERT_EQ(RunSweep({"tag", "n", "baseline", "gpu-a", "--db", db}, &out), 0) << out;
   EXPECT_EQ(RunSweep({"tag", "n", "two words", "--db", db}, &out), 1);
   EXPECT_NE(out.find("without spaces or commas"), std::string::npos) << out;
+  EXPECT_EQ(RunSweep({"tag", "n", "evil\xE2\x80\xAEtxt", "--db", db}, &out), 1);  // U+202E
+  EXPECT_NE(out.find("printable characters"), std::string::npos) << out;
   EXPECT_EQ(RunSweep({"note", "nope", "x", "--db", db}, &out), 1);
   EXPECT_NE(out.find("no study 'nope'"), std::string::npos) << out;
   ASSERT_EQ(tuner.Wait(60000), 0) << tuner.Log();
@@ -372,6 +378,9 @@ TEST(E2eFirstHourTest, NotesAndTagsAreWrittenWhileTheSweepRuns) {
   EXPECT_NE(out.find("study 'n': lr sweep, first pass"), std::string::npos) << out;
   ASSERT_EQ(RunSweep({"studies", "--db", db, "--format", "csv"}, &out), 0) << out;
   EXPECT_NE(out.find(",baseline,\"lr sweep, first pass\"\n"), std::string::npos) << out;
+  // A tagged study is deleted with its tags.
+  ASSERT_EQ(RunSweep({"delete", "n", "--db", db, "--yes"}, &out), 0) << out;
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM study_tags"), 0);
 }
 
 }  // namespace

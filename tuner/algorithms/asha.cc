@@ -87,15 +87,16 @@ class Asha : public Scheduler {
     int64_t keep =
         std::max<int64_t>(1, static_cast<int64_t>(std::floor(static_cast<double>(n) / eta_)));
     double cutoff = v[static_cast<size_t>(keep - 1)];
+    const auto [value_text, cutoff_text] = ScreenNumbersApart(value, cutoff);
     std::string where = "rung " + std::to_string(k) + " (step " + std::to_string(step) +
-                        "): " + metric_ + " " + ScreenNumber(value);
+                        "): " + metric_ + " " + value_text;
     std::string tail = ", rank " + std::to_string(rank) + " of " + std::to_string(n);
     Action a =
         rank <= keep
             ? Action{Decision::kContinue,
-                     "promoted at " + where + " within cutoff " + ScreenNumber(cutoff) + tail}
+                     "promoted at " + where + " within cutoff " + cutoff_text + tail}
             : Action{Decision::kStop, "stopped at " + where + (maximize_ ? " below" : " above") +
-                                          " cutoff " + ScreenNumber(cutoff) + tail};
+                                          " cutoff " + cutoff_text + tail};
     decided_[{k, number}] = a;
     return a;
   }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <utility>
 
 #include "common/json.h"
@@ -306,24 +307,28 @@ class Hyperband : public Scheduler {
     std::set<int64_t> next;
     std::string where = "rung " + std::to_string(i) + " (step " + std::to_string(rung.step()) +
                         ") of bracket " + std::to_string(plan.s);
-    std::string cutoff =
-        keep > 0 ? ScreenNumber(ranked[static_cast<size_t>(keep - 1)].second) : std::string("none");
+    const std::optional<double> cutoff_value =
+        keep > 0 ? std::optional<double>(ranked[static_cast<size_t>(keep - 1)].second)
+                 : std::nullopt;
     for (size_t k = 0; k < ranked.size(); ++k) {
       auto [number, value] = ranked[k];
+      const auto [value_text, cutoff] =
+          cutoff_value ? ScreenNumbersApart(value, *cutoff_value)
+                       : std::pair<std::string, std::string>(ScreenNumber(value), "none");
       std::string tail = ", rank " + std::to_string(k + 1) + " of " +
                          std::to_string(ranked.size()) + ", top " + std::to_string(keep) +
                          " continue";
       Action a;
       if (static_cast<int64_t>(k) < keep) {
         next.insert(number);
-        a = {Decision::kContinue, "promoted at " + where + ": " + metric_ + " " +
-                                      ScreenNumber(value) + " within cutoff " + cutoff + tail};
+        a = {Decision::kContinue, "promoted at " + where + ": " + metric_ + " " + value_text +
+                                      " within cutoff " + cutoff + tail};
       } else {
         std::string side = !std::isfinite(value) ? " (not finite), cutoff "
                            : maximize_           ? " below cutoff "
                                                  : " above cutoff ";
-        a = {Decision::kStop, "stopped at " + where + ": " + metric_ + " " + ScreenNumber(value) +
-                                  side + cutoff + tail};
+        a = {Decision::kStop,
+             "stopped at " + where + ": " + metric_ + " " + value_text + side + cutoff + tail};
       }
       decided_[{number, i}] = a;
       if (number != reporter) directives_.push_back({number, rung.step(), a});

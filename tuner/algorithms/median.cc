@@ -60,11 +60,12 @@ class MedianStopping : public Scheduler {
     double median = m % 2 ? others[m / 2] : 0.5 * (others[m / 2 - 1] + others[m / 2]);
     if (!std::isfinite(h.best) || Better(median, h.best)) {
       h.stop_step = step;
-      h.stop = Action{Decision::kStop, "stopped at step " + std::to_string(step) + ": best " +
-                                           metric_ + " " + ScreenNumber(h.best) +
-                                           (maximize_ ? " below" : " above") +
-                                           " the median running average " + ScreenNumber(median) +
-                                           " of " + std::to_string(m) + " other trials"};
+      const auto [best_text, median_text] = ScreenNumbersApart(h.best, median);
+      h.stop =
+          Action{Decision::kStop, "stopped at step " + std::to_string(step) + ": best " + metric_ +
+                                      " " + best_text + (maximize_ ? " below" : " above") +
+                                      " the median running average " + median_text + " of " +
+                                      std::to_string(m) + " other trials"};
       return *h.stop;
     }
     return Action{};
