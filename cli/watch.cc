@@ -62,6 +62,8 @@ Result<Snapshot> Read(Reader& reader, const std::string& db, const StudyRef& ref
   c.SetStatuses(it->counts);
   c.best = it->best;
   c.planned = planned;
+  // Why it waits, as its tuner's status line says (from the database: any text).
+  if (snap.state == StudyStatus::kRunning) c.waiting = EscapeControl(it->waiting);
   if (c.running > 0) {
     ASSIGN_OR_RETURN(auto running, reader.Trials(ref, TrialStatus::kRunning, 0));
     for (const TrialView& t : running) {
@@ -86,7 +88,7 @@ std::string Key(const ProgressCounts& c) {
   return std::to_string(c.completed) + "/" + std::to_string(c.failed) + "/" +
          std::to_string(c.stopped) + "/" + std::to_string(c.running) + "/" +
          std::to_string(c.queued) + "/" + std::to_string(c.paused) + "/" +
-         (c.best ? ScreenNumber(*c.best) : "-");
+         (c.best ? ScreenNumber(*c.best) : "-") + "/" + c.waiting;
 }
 
 void Write(const std::string& text) {

@@ -390,6 +390,16 @@ TEST(E2eCommandTest, RunnersRefuseCommandsWithoutAllowCommandsOrAnAuthenticatedT
                      "--allow-commands"),
             std::string::npos)
       << out;
+  // sweep watch's status line says it too.
+  {
+    Process watch({"watch", "--db", db, "--interval", "0.2"}, dir.File("watch.log"));
+    EXPECT_TRUE(WaitFor(
+        [&] { return watch.Log().find("waiting: no runner in the pool") != std::string::npos; },
+        10000))
+        << watch.Log();
+    watch.Signal(SIGTERM);
+    watch.Wait(10000);
+  }
   tuner.Signal(SIGTERM);
   EXPECT_EQ(tuner.Wait(30000), 130) << tuner.Log();
   EXPECT_TRUE(Lines(dir.File("pids")).empty());
