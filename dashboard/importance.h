@@ -23,9 +23,9 @@ struct ParamImportance {
 };
 
 struct Importance {
-  double quantile = 0.1;                // the top fraction of completed trials compared with all
-  int64_t trials = 0;                   // the trials used (below)
-  int64_t top = 0;                      // of them, the best ones
+  double quantile = 0.1;  // the top fraction of completed trials compared with all
+  int64_t trials = 0;     // the trials used (below)
+  int64_t top = 0;        // of them, the best ones
   // Used: completed trials with a finite objective, and trials stopped at
   // the full budget (the most steps a completed trial reached: a hard time
   // limit's, a PBT member's), whose values are as comparable. Left out:
