@@ -90,8 +90,11 @@ Result<std::string> FormatStudies(Reader& reader, const std::string& db, Format 
       hints += EscapeControl("study '" + s.ref.name + "': " + s.note) + "\n";
     if (!service_db) {
       // `sweep run`'s study: its tuner's latest word on why it waits.
-      if (shown == StudyStatus::kRunning && !s.waiting.empty())
-        hints += EscapeControl("study '" + s.ref.name + "' is " + s.waiting) + "\n";
+      if (shown == StudyStatus::kRunning && s.counts[S::kRunning] == 0) {
+        ASSIGN_OR_RETURN(std::string waiting, reader.Waiting(s.ref.id));
+        if (!waiting.empty())
+          hints += EscapeControl("study '" + s.ref.name + "' is " + waiting) + "\n";
+      }
       add_labels();
       continue;
     }

@@ -63,7 +63,10 @@ Result<Snapshot> Read(Reader& reader, const std::string& db, const StudyRef& ref
   c.best = it->best;
   c.planned = planned;
   // Why it waits, as its tuner's status line says (from the database: any text).
-  if (snap.state == StudyStatus::kRunning) c.waiting = EscapeControl(it->waiting);
+  if (snap.state == StudyStatus::kRunning && c.running == 0) {
+    ASSIGN_OR_RETURN(std::string waiting, reader.Waiting(ref.id));
+    c.waiting = EscapeControl(waiting);
+  }
   if (c.running > 0) {
     ASSIGN_OR_RETURN(auto running, reader.Trials(ref, TrialStatus::kRunning, 0));
     for (const TrialView& t : running) {

@@ -112,9 +112,6 @@ struct StudySummary {
   int64_t max_runners = 0;
   std::string note;               // sweep note's
   std::vector<std::string> tags;  // sweep tag's, sorted
-  // Why a running study with no trial running waits (its tuner's latest
-  // "waiting" event, when no trial started after it): "" otherwise.
-  std::string waiting;
 };
 
 // The service that holds (or held) the database, as it wrote itself down.
@@ -217,6 +214,11 @@ class Reader {
   // Reads over a whole study, for the dashboard (reader_study.cc).
   // `now` is wall-clock seconds, for ended_last_minute.
   Result<std::vector<StudySummary>> StudySummaries(double now);
+  // Why study `study_id` waits: its tuner's latest "waiting" event when no
+  // trial started after it, else "". Asked only of a running study with no
+  // trial running (`sweep studies`, `sweep watch`): events have no index by
+  // study, so this reads the table.
+  Result<std::string> Waiting(int64_t study_id);
   // The service row (none: no service has run, or its last one exited).
   Result<std::optional<ServiceRow>> Service();
   // The study as it runs (studies.spec), every default filled in.
@@ -258,8 +260,6 @@ class Reader {
   // Runs `sql` (trial columns first, see reader.cc) with ?1 bound to `arg`.
   Result<std::vector<TrialView>> TrialsWhere(const std::string& sql, int64_t arg,
                                              std::optional<TrialStatus> status = std::nullopt);
-  // StudySummary::waiting of a running study with no trial running.
-  Result<std::string> Waiting(int64_t study_id);
   Connection db_;  // the queries' statements are locals: gone before it closes
   std::string path_;
 };

@@ -70,10 +70,6 @@ Result<std::vector<StudySummary>> Reader::StudySummaries(double now) {
     }
     out.push_back(std::move(m));
   }
-  for (StudySummary& m : out) {
-    if (m.status != StudyStatus::kRunning || m.counts[TrialStatus::kRunning] > 0) continue;
-    ASSIGN_OR_RETURN(m.waiting, Waiting(m.ref.id));
-  }
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <functional>
+#include <utility>
 
 #include "common/bidi_controls.h"
 #include "common/json.h"
@@ -96,19 +97,13 @@ Status TagStudy(const std::string& db, const std::string& study,
   return WithStudy(db, study, [&](sqlite3* c, int64_t id) -> Status {
     RETURN_IF_ERROR(Exec(c, "BEGIN IMMEDIATE"));
     auto body = [&]() -> Status {
-      for (const auto& t : remove) {
-        ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(c,
-                                               "DELETE FROM study_tags WHERE study_id = ?1 "
-                                               "AND tag = ?2"));
-        s.Bind(1, id).Bind(2, t);
-        RETURN_IF_ERROR(s.Run());
-      }
-      for (const auto& t : add) {
-        ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(c,
-                                               "INSERT OR IGNORE INTO study_tags(study_id, "
-                                               "tag) VALUES (?1, ?2)"));
-        s.Bind(1, id).Bind(2, t);
-        RETURN_IF_ERROR(s.Run());
+      // Taken off first, then added: one statement each, run per tag.
+      const std::pair<const char*, const std::vector<std::string>*> steps[] = {
+          {"DELETE FROM study_tags WHERE study_id = ?1 AND tag = ?2", &remove},
+          {"INSERT OR IGNORE INTO study_tags(study_id, tag) VALUES (?1, ?2)", &add}};
+      for (const auto& [sql, tags] : steps) {
+        ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(c, sql));
+        for (const auto& t : *tags) RETURN_IF_ERROR(s.Bind(1, id).Bind(2, t).Run());
       }
       ASSIGN_OR_RETURN(Stmt n, Stmt::Prepare(c,
                                              "SELECT count(*) FROM study_tags WHERE "
