@@ -116,8 +116,10 @@ void ResolveDefaults(pb::Study* study) {
   if (task->has_synthetic() && !task->synthetic().has_steps())
     task->mutable_synthetic()->set_steps(kSyntheticSteps);
   if (task->has_command()) {
+    // `steps` stays unset when the file does not declare it (TaskResource
+    // reads 1): a runner stores steps past a declared count with a warning,
+    // and every step of a program that was told no count.
     pb::CommandTask* c = task->mutable_command();
-    if (!c->has_steps()) c->set_steps(kCommandSteps);
     if (!c->has_timeout_s()) c->set_timeout_s(0);
     if (!c->has_grace_s()) c->set_grace_s(kCommandGraceS);
     if (!c->has_checkpoints()) c->set_checkpoints(false);

@@ -23,6 +23,7 @@
 #include "common/json.h"
 #include "common/log.h"
 #include "common/posix_error.h"
+#include "common/study_defaults.h"
 #include "common/values.h"
 #include "common/wire.h"
 #include "trial_runner/checkpoint_folder.h"
@@ -156,7 +157,7 @@ class Attempt {
     env["SWEEP_TRIAL_ID"] = std::to_string(a_.trial_id());
     env["SWEEP_ATTEMPT"] = std::to_string(a_.attempt());
     env["SWEEP_SEED"] = std::to_string(a_.seed());
-    env["SWEEP_STEPS"] = std::to_string(cmd_.steps());
+    env["SWEEP_STEPS"] = std::to_string(TaskResource(a_.task()));
     // Only where the study says the program checkpoints: otherwise Hyperband
     // plans (and `sweep plan` says) re-runs from step 1.
     if (cmd_.checkpoints()) env["SWEEP_CHECKPOINT_DIR"] = ckpt_dir_;
@@ -329,6 +330,11 @@ class Attempt {
            " (steps must increase)");
       return;
     }
+    if (cmd_.has_steps() && *step > cmd_.steps()) {
+      Warn("step " + std::to_string(*step) + " is past the study's task.command.steps (" +
+           std::to_string(cmd_.steps()) + "): not stored; declare more steps to keep it");
+      return;
+    }
     if (checkpoint && !cmd_.checkpoints()) {
       Warn("step " + std::to_string(*step) +
            " says checkpoint, but the study does not set task.command.checkpoints: ignored");
@@ -408,7 +414,8 @@ class Attempt {
     int st = process_->wait_status();
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
       // Resumed from a checkpoint at its last step, it has nothing to run.
-      bool resumed_at_end = !a_.checkpoint().empty() && a_.checkpoint_step() >= cmd_.steps();
+      bool resumed_at_end =
+          !a_.checkpoint().empty() && a_.checkpoint_step() >= TaskResource(a_.task());
       if (reports_ == 0 && !resumed_at_end) {
         std::string metric =
             a_.objective_metric().empty() ? "a step" : "'" + a_.objective_metric() + "'";

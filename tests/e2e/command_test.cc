@@ -131,6 +131,46 @@ TEST(E2eCommandTest, RelativePathEntriesAreInTheWorkdirAndTheLastStepsObjectiveS
       << out << QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed'");
 }
 
+// A step past the declared `steps` is not stored (the trial's log says so);
+// a program told no count has every step stored, as before.
+TEST(E2eCommandTest, AStepPastTheDeclaredStepsIsWarnedAndNotStored) {
+  TempDir dir;
+  std::string prog = dir.Write(
+      "prog",
+      "#!/bin/sh\necho training\nfor s in 1 2 3; do echo \"SWEEP_REPORT {\\\"step\\\": $s, "
+      "\\\"loss\\\": $s}\"; done\n");
+  ASSERT_EQ(chmod(prog.c_str(), 0755), 0);
+  auto study = [&](const std::string& name, const std::string& steps) {
+    return dir.Write(name + ".yaml", "name: " + name +
+                                         "\nobjective: {metric: loss, goal: minimize}\ntask:\n"
+                                         "  command:\n    argv: [" +
+                                         prog + "]\n" + steps +
+                                         "algorithm: {type: random, max_trials: 1}\nparameters:\n"
+                                         "  x: {type: float, min: 0, max: 1}\n");
+  };
+  std::string db = dir.File("p.db");
+  RunStudy(study("declared", "    steps: 2\n"), db, 1);
+  RunStudy(study("undeclared", ""), db, 1);
+  auto rows = Query(db,
+                    "SELECT s.name, t.value, t.step, (SELECT count(*) FROM reports r WHERE "
+                    "r.trial_id=t.id) FROM trials t JOIN studies s ON s.id=t.study_id "
+                    "WHERE t.status='completed' ORDER BY s.name");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(std::get<std::string>(rows[0][0]), "declared");
+  EXPECT_EQ(std::get<double>(rows[0][1]), 2);
+  EXPECT_EQ(std::get<int64_t>(rows[0][2]), 2);
+  EXPECT_EQ(std::get<int64_t>(rows[0][3]), 2);
+  EXPECT_EQ(std::get<double>(rows[1][1]), 3);
+  EXPECT_EQ(std::get<int64_t>(rows[1][3]), 3);
+  std::string log;
+  ASSERT_EQ(RunSweep({"logs", "declared", "0", "--db", db}, &log), 0) << log;
+  EXPECT_NE(log.find("step 3 is past the study's task.command.steps (2): not stored"),
+            std::string::npos)
+      << log;
+  ASSERT_EQ(RunSweep({"logs", "undeclared", "0", "--db", db}, &log), 0) << log;
+  EXPECT_EQ(log.find("past the study's"), std::string::npos) << log;
+}
+
 TEST(E2eCommandTest, HyperbandPausesAndResumesFromTheProgramsOwnCheckpoint) {
   TempDir dir;
   std::string db = dir.File("hb.db");

@@ -70,6 +70,21 @@ TEST(StudyChangeTest, WithoutResultsTheObjectiveAndTaskMayChange) {
   EXPECT_FALSE(CompareStudies(stored, Parse(wider), /*results=*/false).ok());
 }
 
+// Databases from before `steps` was left unset store the default 1: the
+// same count, declared or not, resumes (storing the file's form), and
+// another count is refused.
+TEST(StudyChangeTest, CommandStepsDeclaredOrDefaultAreTheSameCount) {
+  pb::Study stored = Parse(kCommand);
+  ASSERT_FALSE(stored.task().command().has_steps());
+  stored.mutable_task()->mutable_command()->set_steps(1);
+  auto changes = CompareStudies(stored, Parse(kCommand));
+  ASSERT_TRUE(changes.ok()) << changes.status().message();
+  EXPECT_EQ(*changes,
+            (std::vector<std::string>{"task.command.steps: 1 -> (unset) (1 either way)"}));
+  stored.mutable_task()->mutable_command()->set_steps(3);
+  EXPECT_FALSE(CompareStudies(stored, Parse(kCommand)).ok());
+}
+
 TEST(StudyChangeTest, PbtsMaxTrialsIsRefusedItsGenerationsWereDecidedByIt) {
   const std::string pbt =
       "name: p\nobjective: {metric: loss, goal: minimize}\n"
