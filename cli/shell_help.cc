@@ -353,8 +353,8 @@ std::string ManPage(const CLI::App& app, const std::string& version) {
       "sweep.db)\n.TP\n.B SWEEP_DASHBOARD_TOKEN\nthe token \\fBsweep dashboard\\fR requires "
       "beyond loopback\n";
   out +=
-      ".SH FILES\n.TP\n.I sweep.db\nthe results database; beside it \\fIsweep.db.checkpoints/"
-      "\\fR and \\fIsweep.db.logs/\\fR\n";
+      ".SH FILES\n.TP\n.I sweep.db\nthe results database; beside it \\fIsweep.sweep/\\fR, a "
+      "folder per study with its checkpoints and command trials' logs\n";
   out += ".SH SEE ALSO\n\\fBsqlite3\\fR(1)\n";
   return out;
 }

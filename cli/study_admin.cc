@@ -75,7 +75,7 @@ int DeleteStudyCommand(const std::string& db, const std::string& study, bool yes
   if (!store.ok()) return Error(store.status().message());
   auto deleted = DeleteStudy(**store, target->ref.id);
   if (!deleted.ok()) return Error(deleted.status().message());
-  int files = RemoveTrialFiles(db, deleted->trial_ids);
+  int files = RemoveStudyFiles(db, target->ref.id, deleted->trial_ids);
   printf("deleted study '%s' from %s: %lld trials, %lld reports, %lld decisions, %d files\n",
          name.c_str(), EscapeControl(db).c_str(), static_cast<long long>(deleted->trials),
          static_cast<long long>(deleted->reports), static_cast<long long>(deleted->decisions),
@@ -119,7 +119,7 @@ int CollectCheckpointsCommand(const std::string& db, const std::string& study, i
   }
   printf("%s %lld files, %s, from %s\n", dry_run ? "would free" : "freed",
          static_cast<long long>(files), HumanBytes(bytes).c_str(),
-         EscapeControl(CheckpointDirOf(db)).c_str());
+         EscapeControl(DbFolderOf(db)).c_str());
   return 0;
 }
 

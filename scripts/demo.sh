@@ -9,7 +9,7 @@ scripts/install-deps.sh
 scripts/build.sh
 study="${1:-examples/fashion_mnist_mlp.yaml}"
 db="${DEMO_DB:-build/demo.db}"
-rm -rf "$db" "$db-wal" "$db-shm" "$db.checkpoints"
+rm -rf "$db" "$db-wal" "$db-shm" "${db%.db}.sweep" "$db.checkpoints"
 build/cli/sweep run "$study" --db "$db"
 echo
 echo "best trial, with its test accuracy (sweep best --db $db):"

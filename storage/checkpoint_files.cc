@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "common/posix_error.h"
+#include "storage/db_files.h"
 
 namespace sweep {
 
@@ -18,13 +19,28 @@ uint32_t Checksum(const std::string& data) {
       adler32(1, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
 }
 
-Status CheckCheckpointDir(const std::string& dir, bool create, const std::string& what_dir) {
+namespace {
+
+Status CheckFolder(const std::string& dir, bool create, const std::string& what_dir, int parents);
+
+// Makes `dir`, and its missing parent first while `parents` allows.
+Status MakeFolder(const std::string& dir, const std::string& what_dir, int parents) {
+  if (mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST) return Status::Ok();
+  const size_t slash = dir.find_last_of('/');
+  if (errno != ENOENT || parents == 0 || slash == std::string::npos || slash == 0)
+    return PosixError("create " + what_dir, dir, errno);
+  RETURN_IF_ERROR(CheckFolder(dir.substr(0, slash), true, "database folder", parents - 1));
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    return PosixError("create " + what_dir, dir, errno);
+  return Status::Ok();
+}
+
+Status CheckFolder(const std::string& dir, bool create, const std::string& what_dir, int parents) {
   struct stat st;
   if (lstat(dir.c_str(), &st) != 0) {
     int err = errno;
     if (err != ENOENT || !create) return PosixError("stat " + what_dir, dir, err);
-    if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-      return PosixError("create " + what_dir, dir, errno);
+    RETURN_IF_ERROR(MakeFolder(dir, what_dir, parents));
     if (lstat(dir.c_str(), &st) != 0) return PosixError("stat " + what_dir, dir, errno);
   }
   auto refuse = [&](const std::string& what) {
@@ -46,14 +62,16 @@ Status CheckCheckpointDir(const std::string& dir, bool create, const std::string
   return Status::Ok();
 }
 
-std::string CheckpointFilePrefix(int64_t trial_id) {
-  return "trial-" + std::to_string(trial_id) + "-step-";
+}  // namespace
+
+Status CheckCheckpointDir(const std::string& dir, bool create, const std::string& what_dir) {
+  return CheckFolder(dir, create, what_dir, /*parents=*/1);
 }
 
-Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id, int64_t step,
+Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_number, int64_t step,
                                         const std::string& data) {
   RETURN_IF_ERROR(CheckCheckpointDir(dir, /*create=*/true));
-  std::string path = dir + "/" + CheckpointFilePrefix(trial_id) + std::to_string(step) + ".ckpt";
+  std::string path = dir + "/" + CheckpointFileName(trial_number, step);
   std::string tmp = path + ".tmp";
   // A temporary file left by a crash (or anything planted at its name) is
   // removed, not opened: O_EXCL | O_NOFOLLOW create a new file or fail.

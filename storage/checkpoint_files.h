@@ -1,4 +1,5 @@
-// Checkpoint files kept by the tuner beside the results database: written
+// Checkpoint files kept by the tuner in their study's folder
+// (storage/db_files.h): written
 // atomically (temporary file, fsync, rename, fsync of the directory), so a
 // crash leaves either the old file or the new one, never half of one.
 #pragma once
@@ -10,22 +11,20 @@
 
 namespace sweep {
 
-// Checks the checkpoint folder (or the log folder, `what_dir` naming it in
-// messages): a directory (not a symlink) owned by this user and not
-// writable by group or others, so nobody else can plant files in it.
-// `create`: a missing folder is made, mode 0700. Anything else is
-// kFailedPrecondition naming the folder and what is wrong with it.
+// Checks a study's folder (or the database's folder above it, `what_dir`
+// naming it in messages): a directory (not a symlink) owned by this user and
+// not writable by group or others, so nobody else can plant files in it.
+// `create`: a missing folder is made, mode 0700, with its parent when that
+// is missing too (checked alike, as the "database folder"). Anything else
+// is kFailedPrecondition naming the folder and what is wrong with it.
 Status CheckCheckpointDir(const std::string& dir, bool create,
-                          const std::string& what_dir = "checkpoint folder");
+                          const std::string& what_dir = "study folder");
 
-// Writes `data` to dir/trial-<id>-step-<step>.ckpt; returns the path. The
-// folder passes CheckCheckpointDir first; the temporary file is created
+// Writes `data` to dir/trial-<number>-step-<step>.ckpt; returns the path.
+// The folder passes CheckCheckpointDir first; the temporary file is created
 // afresh (O_EXCL | O_NOFOLLOW, mode 0600) and renamed into place, so a
 // symlink at either name is replaced, never followed.
-// The start of the names of trial `trial_id`'s checkpoint files in their
-// folder ("trial-ID-step-"; the step and ".ckpt" follow).
-std::string CheckpointFilePrefix(int64_t trial_id);
-Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_id, int64_t step,
+Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_number, int64_t step,
                                         const std::string& data);
 // Reads a checkpoint; a symlink at `path` is refused (O_NOFOLLOW).
 Result<std::string> ReadCheckpointFile(const std::string& path);

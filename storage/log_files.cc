@@ -10,22 +10,19 @@
 #include "common/posix_error.h"
 #include "common/small_file.h"
 #include "storage/checkpoint_files.h"
+#include "storage/db_files.h"
 
 namespace sweep {
 
-std::string LogFilePrefix(int64_t trial_id) {
-  return "trial-" + std::to_string(trial_id) + ".attempt-";
+std::string LogFilePath(const std::string& dir, int64_t trial_number, int attempt) {
+  return dir + "/" + LogFileName(trial_number, attempt);
 }
 
-std::string LogFilePath(const std::string& dir, int64_t trial_id, int attempt) {
-  return dir + "/" + LogFilePrefix(trial_id) + std::to_string(attempt) + ".log";
-}
-
-Result<LogAppend> AppendLogFile(const std::string& dir, int64_t trial_id, int attempt,
+Result<LogAppend> AppendLogFile(const std::string& dir, int64_t trial_number, int attempt,
                                 std::string_view text) {
-  RETURN_IF_ERROR(CheckCheckpointDir(dir, /*create=*/true, "log folder"));
+  RETURN_IF_ERROR(CheckCheckpointDir(dir, /*create=*/true));
   LogAppend r;
-  r.path = LogFilePath(dir, trial_id, attempt);
+  r.path = LogFilePath(dir, trial_number, attempt);
   // The guard of every file opened by path (common/small_file.h), made for
   // appending. No max_bytes: past the cap the rest is dropped and counted,
   // not refused, so the room left is worked out here.

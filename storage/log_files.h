@@ -1,5 +1,5 @@
-// Command trials' logs beside the results database, one file per attempt:
-// <dir>/trial-<id>.attempt-<k>.log, appended as batches arrive, capped in
+// Command trials' logs in their study's folder (storage/db_files.h), one
+// file per attempt: <dir>/trial-<number>.attempt-<k>.log, appended as batches arrive, capped in
 // size. The folder passes CheckCheckpointDir (ours, not open to others), and
 // files are opened O_NOFOLLOW, mode 0600.
 #pragma once
@@ -17,10 +17,7 @@ inline constexpr int64_t kMaxLogFileBytes = 16 << 20;
 // How much of a log's end the database keeps (trial_logs.tail).
 inline constexpr size_t kLogTailBytes = 4096;
 
-std::string LogFilePath(const std::string& dir, int64_t trial_id, int attempt);
-// The start of the names of trial `trial_id`'s log files in their folder
-// ("trial-ID.attempt-"; the attempt and ".log" follow).
-std::string LogFilePrefix(int64_t trial_id);
+std::string LogFilePath(const std::string& dir, int64_t trial_number, int attempt);
 
 struct LogAppend {
   std::string path;
@@ -28,9 +25,9 @@ struct LogAppend {
   int64_t dropped = 0;  // of `text`, what did not fit under the cap
 };
 
-// Appends `text` to the attempt's file (made with the folder if missing),
-// up to kMaxLogFileBytes in all.
-Result<LogAppend> AppendLogFile(const std::string& dir, int64_t trial_id, int attempt,
+// Appends `text` to the attempt's file (made with the folder, and the
+// database's folder above it, if missing), up to kMaxLogFileBytes in all.
+Result<LogAppend> AppendLogFile(const std::string& dir, int64_t trial_number, int attempt,
                                 std::string_view text);
 
 }  // namespace sweep

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -33,15 +34,30 @@ Status Run(sqlite3* db, const std::string& sql, int64_t study_id) {
   return s.Run();
 }
 
-// The trial whose file `name` is, by the name its module gives it
-// (`prefix_of`, e.g. CheckpointFilePrefix), or false.
-bool TrialFile(const std::string& name, std::string (*prefix_of)(int64_t), int64_t* id) {
-  if (name.rfind("trial-", 0) != 0) return false;
-  size_t end = 6;
-  while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
-  if (end == 6 || end > 24) return false;
-  *id = std::stoll(name.substr(6, end - 6));
-  return name.rfind(prefix_of(*id), 0) == 0;
+// The last part of `path`, and of the folder it is in: how a row's file is
+// matched with a file found in a folder, whose path the row may spell
+// otherwise (./x.db, x.db).
+std::pair<std::string, std::string> FolderAndName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return {"", path};
+  const size_t before = slash == 0 ? std::string::npos : path.find_last_of('/', slash - 1);
+  const size_t from = before == std::string::npos ? 0 : before + 1;
+  return {path.substr(from, slash - from), path.substr(slash + 1)};
+}
+
+// The names in `dir` of trial files (storage/db_files.h) whose trial (a
+// number or an id, as the folder names them) `mine` accepts.
+std::vector<std::string> TrialFiles(const std::string& dir,
+                                    const std::function<bool(int64_t)>& mine) {
+  std::vector<std::string> names;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return names;
+  while (dirent* e = readdir(d)) {
+    int64_t trial = 0;
+    if (TrialOfFile(e->d_name, &trial) && mine(trial)) names.push_back(e->d_name);
+  }
+  closedir(d);
+  return names;
 }
 
 }  // namespace
@@ -217,16 +233,16 @@ Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, 
     return Status::Corruption(store.path() + ": study " + std::to_string(study_id) +
                               ": column studies.spec is corrupt (not a Study)");
   bool maximize = spec.objective().goal() == pb::GOAL_MAXIMIZE;
-  // Trial ids of the study, and the file each kept trial's row names.
-  std::set<int64_t> trials;
-  std::map<int64_t, std::string> kept;
+  // The study's trials (id to number), and the file each kept trial's row names.
+  std::map<int64_t, int64_t> number_of;
+  std::map<int64_t, std::pair<std::string, std::string>> kept;
   {
-    ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db, "SELECT id FROM trials WHERE study_id=?1"));
+    ASSIGN_OR_RETURN(Stmt q, Stmt::Prepare(db, "SELECT id, number FROM trials WHERE study_id=?1"));
     q.Bind(1, study_id);
     while (true) {
       ASSIGN_OR_RETURN(bool more, q.Step());
       if (!more) break;
-      trials.insert(q.Int(0));
+      number_of[q.Int(0)] = q.Int(1);
     }
     ASSIGN_OR_RETURN(
         Stmt best,
@@ -241,8 +257,7 @@ Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, 
     while (true) {
       ASSIGN_OR_RETURN(bool more, best.Step());
       if (!more) break;
-      std::string path = best.Text(1);
-      kept[best.Int(0)] = path.substr(path.find_last_of('/') + 1);
+      kept[best.Int(0)] = FolderAndName(best.Text(1));
     }
   }
   CollectedCheckpoints out;
@@ -253,22 +268,32 @@ Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, 
                          "trials WHERE study_id=?1)",
                          study_id));
   out.removed -= out.kept;
-  // The files: every checkpoint file of the study's trials but the kept ones.
-  const std::string dir = CheckpointDirOf(store.path());
-  struct stat dir_st;
-  // The folder the tuner would use, or none: a symlink or a folder others
-  // may write is refused here as there.
-  if (lstat(dir.c_str(), &dir_st) == 0) RETURN_IF_ERROR(CheckCheckpointDir(dir, false));
+  // The files: every checkpoint file of the study's trials but the kept
+  // ones, in the study's folder (named by number) and in a database's old
+  // folder (by id).
+  std::map<int64_t, int64_t> id_of;
+  for (const auto& [id, number] : number_of) id_of[number] = id;
+  const std::string old_dir = OldCheckpointDirOf(store.path());
+  const std::string study_dir = StudyFolderOf(store.path(), study_id);
   std::vector<std::string> doomed;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      int64_t id = 0;
-      if (!TrialFile(e->d_name, CheckpointFilePrefix, &id) || !trials.count(id)) continue;
-      auto k = kept.find(id);
-      if (k != kept.end() && k->second == e->d_name) continue;
-      doomed.push_back(e->d_name);
+  for (const std::string& dir : {study_dir, old_dir}) {
+    struct stat dir_st;
+    // The folder the tuner would use, or none: a symlink or a folder others
+    // may write is refused here as there.
+    if (lstat(dir.c_str(), &dir_st) != 0) continue;
+    RETURN_IF_ERROR(CheckCheckpointDir(dir, false));
+    const std::string folder = FolderAndName(dir).second;
+    const bool by_number = dir == study_dir;
+    for (const std::string& name : TrialFiles(dir, [&](int64_t trial) {
+           return by_number ? id_of.count(trial) > 0 : number_of.count(trial) > 0;
+         })) {
+      int64_t trial = 0;
+      TrialOfFile(name, &trial);
+      if (name.find(".ckpt") == std::string::npos) continue;  // a log stays
+      auto k = kept.find(by_number ? id_of[trial] : trial);
+      if (k != kept.end() && k->second == std::make_pair(folder, name)) continue;
+      doomed.push_back(dir + "/" + name);
     }
-    closedir(d);
   }
   if (!dry_run) {
     RETURN_IF_ERROR(store.Begin());
@@ -295,9 +320,8 @@ Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, 
     // (the next gc removes them), never a row without its file.
     RETURN_IF_ERROR(store.Commit());
   }
-  for (const std::string& name : doomed) {
+  for (const std::string& path : doomed) {
     struct stat st;
-    std::string path = dir + "/" + name;
     if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
     if (!dry_run && unlink(path.c_str()) != 0) continue;
     ++out.files;
@@ -306,23 +330,22 @@ Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, 
   return out;
 }
 
-int RemoveTrialFiles(const std::string& db, const std::vector<int64_t>& trial_ids) {
+int RemoveStudyFiles(const std::string& db, int64_t study_id,
+                     const std::vector<int64_t>& trial_ids) {
   const std::set<int64_t> ids(trial_ids.begin(), trial_ids.end());
   int removed = 0;
-  const std::pair<std::string, std::string (*)(int64_t)> folders[] = {
-      {CheckpointDirOf(db), CheckpointFilePrefix}, {LogDirOf(db), LogFilePrefix}};
-  for (const auto& [dir, prefix_of] : folders) {
-    DIR* d = opendir(dir.c_str());
-    if (!d) continue;
-    std::vector<std::string> doomed;
-    while (dirent* e = readdir(d)) {
-      int64_t id = 0;
-      if (TrialFile(e->d_name, prefix_of, &id) && ids.count(id)) doomed.push_back(e->d_name);
-    }
-    closedir(d);
-    for (const std::string& name : doomed)
+  const std::string study_dir = StudyFolderOf(db, study_id);
+  for (const std::string& dir : {study_dir, OldCheckpointDirOf(db), OldLogDirOf(db)}) {
+    struct stat st;
+    if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    const bool whole = dir == study_dir;
+    for (const std::string& name :
+         TrialFiles(dir, [&](int64_t trial) { return whole || ids.count(trial) > 0; }))
       if (unlink((dir + "/" + name).c_str()) == 0) ++removed;
   }
+  // Empty now (unless someone put other files there), the folders go.
+  rmdir(study_dir.c_str());
+  rmdir(DbFolderOf(db).c_str());
   return removed;
 }
 

@@ -58,10 +58,12 @@ struct CollectedCheckpoints {
 Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, int keep_best,
                                                 bool dry_run);
 
-// Deletes the checkpoint and log files of these trials from the folders
-// beside the database (DB.checkpoints, DB.logs), found by their names
-// (trial-ID-step-*.ckpt, trial-ID.attempt-*.log), never by a path read from
-// the database. Returns how many were removed.
-int RemoveTrialFiles(const std::string& db, const std::vector<int64_t>& trial_ids);
+// Deletes the checkpoint and log files of a deleted study: its folder's
+// (storage/db_files.h), and those of its trials (`trial_ids`) in a
+// database's old folders, found by their names, never by a path read from
+// the database; then its folder, and the database's folder when that is
+// empty. Returns how many files were removed.
+int RemoveStudyFiles(const std::string& db, int64_t study_id,
+                     const std::vector<int64_t>& trial_ids);
 
 }  // namespace sweep

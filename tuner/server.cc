@@ -133,9 +133,8 @@ Result<std::unique_ptr<StudyRun>> Server::OpenStudy(const pb::Study& study,
     if (s->study().name() == study.name())
       return Status::FailedPrecondition("study '" + study.name() + "' runs here already");
   }
-  const std::string checkpoints = CheckpointDirOf(o_.db_path), logs = LogDirOf(o_.db_path);
   ASSIGN_OR_RETURN(std::unique_ptr<StudyRun> run,
-                   StudyRun::Open(store_.get(), study, checkpoints, logs));
+                   StudyRun::Open(store_.get(), study, DbFolderOf(o_.db_path)));
   RETURN_IF_ERROR(run->write_error());
   if (!from.empty()) {
     if (run->trials().size() > 0) {
@@ -154,7 +153,7 @@ Result<std::unique_ptr<StudyRun>> Server::OpenStudy(const pb::Study& study,
                << (w.source_steps != w.steps ? "; " + StepsNote(w) : "");
       // Opened again, so that the trial table and the model hold them.
       run.reset();
-      ASSIGN_OR_RETURN(run, StudyRun::Open(store_.get(), study, checkpoints, logs));
+      ASSIGN_OR_RETURN(run, StudyRun::Open(store_.get(), study, DbFolderOf(o_.db_path)));
       RETURN_IF_ERROR(run->write_error());
     }
   }

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "storage/checkpoint_files.h"
+#include "storage/db_files.h"
 
 namespace sweep {
 
@@ -15,9 +16,9 @@ void StudyCheckpointFiles::Count(const std::string& path) {
   if (!path.empty() && stat(path.c_str(), &st) == 0) ledger_.Added(path, st.st_size);
 }
 
-Result<std::string> StudyCheckpointFiles::Write(int64_t trial_id, int64_t step,
+Result<std::string> StudyCheckpointFiles::Write(int64_t trial_number, int64_t step,
                                                 const std::string& data) {
-  ASSIGN_OR_RETURN(std::string path, WriteCheckpointFile(dir_, trial_id, step, data));
+  ASSIGN_OR_RETURN(std::string path, WriteCheckpointFile(dir_, trial_number, step, data));
   ledger_.Added(path, static_cast<int64_t>(data.size()));
   return path;
 }
@@ -46,22 +47,17 @@ void StudyCheckpointFiles::Durable(uint64_t ticket) {
 }
 
 int StudyCheckpointFiles::RemoveUnnamed(
-    const std::function<const std::string*(int64_t trial_id)>& named) {
+    const std::function<const std::string*(int64_t trial_number)>& named) {
   DIR* d = opendir(dir_.c_str());
   if (!d) return 0;
   std::vector<std::string> doomed;
   while (dirent* e = readdir(d)) {
     std::string name = e->d_name;
-    if (name.rfind("trial-", 0) != 0) continue;
-    size_t end = 6;
-    while (end < name.size() && end < 24 && name[end] >= '0' && name[end] <= '9') ++end;
-    if (end == 6) continue;
-    const int64_t id = std::stoll(name.substr(6, end - 6));
-    const std::string* kept = named(id);
+    int64_t number = 0;
+    if (!TrialOfFile(name, &number) || name.rfind(CheckpointFilePrefix(number), 0) != 0) continue;
+    const std::string* kept = named(number);
     // By name: the row's path may spell the folder otherwise (./x.db, x.db).
-    if (!kept || name.rfind(CheckpointFilePrefix(id), 0) != 0 ||
-        kept->substr(kept->find_last_of('/') + 1) == name)
-      continue;
+    if (!kept || kept->substr(kept->find_last_of('/') + 1) == name) continue;
     std::string path = dir_ + "/" + name;
     struct stat st;
     if (lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) doomed.push_back(path);

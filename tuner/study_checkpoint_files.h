@@ -1,5 +1,5 @@
-// A study's checkpoint files beside the database: the folder they are
-// written to, the bytes each takes (the ledger its disk budget is checked
+// A study's checkpoint files in its folder (storage/db_files.h): the folder
+// they are written to, the bytes each takes (the ledger its disk budget is checked
 // against, without walking the folder), and the files a commit replaced,
 // deleted only once that commit is durable. Owned by the StudyRun, whose
 // study_checkpoints.cc decides what to keep (caps, budget).
@@ -20,14 +20,15 @@ namespace sweep {
 
 class StudyCheckpointFiles {
  public:
-  explicit StudyCheckpointFiles(std::string dir) : dir_(std::move(dir)) {}
+  // The study's folder, once its id is known.
+  void set_dir(std::string dir) { dir_ = std::move(dir); }
 
   // A file already on disk (a resumed study's); nothing for "" or a file
   // that is gone.
   void Count(const std::string& path);
-  // Writes trial `trial_id`'s checkpoint of `step` atomically
-  // (storage/checkpoint_files.h) and counts it; returns its path.
-  Result<std::string> Write(int64_t trial_id, int64_t step, const std::string& data);
+  // Writes the checkpoint of `step` of the trial numbered `trial_number`
+  // atomically (storage/checkpoint_files.h) and counts it; returns its path.
+  Result<std::string> Write(int64_t trial_number, int64_t step, const std::string& data);
   // Gone now: no committed row names it.
   void RemoveNow(const std::string& path);
   // Goes once the commit in progress, which stops naming it, is durable.
@@ -37,11 +38,11 @@ class StudyCheckpointFiles {
   void Committed(uint64_t ticket);
   // Commits up to `ticket` are on disk: the files they replaced go.
   void Durable(uint64_t ticket);
-  // Removes the files of the folder whose trial (by the id in their name)
-  // names another file as its checkpoint (`named` gives a trial's committed
-  // path, null for no such trial): left by a crash, no run reads them.
-  // Returns how many went.
-  int RemoveUnnamed(const std::function<const std::string*(int64_t trial_id)>& named);
+  // Removes the checkpoint files of the folder whose trial (by the number in
+  // their name) names another file as its checkpoint (`named` gives a
+  // trial's committed path, null for no such trial): left by a crash, no run
+  // reads them. Returns how many went.
+  int RemoveUnnamed(const std::function<const std::string*(int64_t trial_number)>& named);
 
   int64_t total() const { return ledger_.total(); }
   int64_t bytes(const std::string& path) const { return ledger_.bytes(path); }

@@ -32,8 +32,8 @@ void StudyRun::RemoveUnnamedCheckpoints() {
   // Left by a crash: a checkpoint whose report never came, or one replaced
   // or removed (budget) whose file outlived the commit. No row names them,
   // so no run will read them; they would count against nothing and stay.
-  int removed = checkpoint_files_.RemoveUnnamed([&](int64_t id) -> const std::string* {
-    const Trial* t = table_.Find(id);
+  int removed = checkpoint_files_.RemoveUnnamed([&](int64_t number) -> const std::string* {
+    const Trial* t = table_.FindNumber(number);
     return t ? &t->checkpoint_path : nullptr;
   });
   if (removed > 0)
@@ -67,7 +67,7 @@ void StudyRun::OnCheckpoint(const pb::Checkpoint& ckpt) {
           "after step " + std::to_string(ckpt.step()) + ": " + refused);
     return;
   }
-  auto path = checkpoint_files_.Write(t->id, ckpt.step(), ckpt.data());
+  auto path = checkpoint_files_.Write(t->number, ckpt.step(), ckpt.data());
   if (!path.ok()) {
     LOG_WARN << "trial " << t->number << ": " << path.status().message();
     Event(t->id, "checkpoint_failed", path.status().message());

@@ -96,7 +96,7 @@ void StudyRun::Replace(const Replacement& r) {
               FormatDouble(study_.resources().checkpoint_budget_mb()) + " MiB)";
   }
   if (problem.empty()) {
-    auto path = checkpoint_files_.Write(child.id, spec.parent_step, *data);
+    auto path = checkpoint_files_.Write(child.number, spec.parent_step, *data);
     if (!path.ok()) {
       problem = path.status().message();
     } else {

@@ -15,20 +15,19 @@
 #include "common/number_text.h"
 #include "common/values.h"
 #include "storage/checkpoint_files.h"
+#include "storage/db_files.h"
 #include "storage/log_files.h"
 #include "tuner/study_change.h"
 
 namespace sweep {
 
-StudyRun::StudyRun(Store* store, const pb::Study& study, SearchSpace space,
-                   std::string checkpoint_dir, std::string log_dir)
+StudyRun::StudyRun(Store* store, const pb::Study& study, SearchSpace space, std::string db_folder)
     : store_(store),
       study_(study),
       space_(std::move(space)),
       table_(study.objective().goal() == pb::GOAL_MAXIMIZE),
-      logs_(std::move(log_dir)),
       writes_(store),
-      checkpoint_files_(std::move(checkpoint_dir)) {
+      db_folder_(std::move(db_folder)) {
   max_retries_ = study_.algorithm().max_retries();
   fail_fast_ = FailFast(study_.algorithm().fail_fast());
   if (study_.algorithm().has_time_limit()) {
@@ -44,17 +43,14 @@ StudyRun::StudyRun(Store* store, const pb::Study& study, SearchSpace space,
 }
 
 Result<std::unique_ptr<StudyRun>> StudyRun::Open(Store* store, const pb::Study& study,
-                                                 std::string checkpoint_dir, std::string log_dir) {
+                                                 std::string db_folder) {
   ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Create(study));
   // A folder someone else made (or left open to others) is refused now, not
   // at the first checkpoint; a missing one is made when first needed.
   struct stat st;
-  if (lstat(checkpoint_dir.c_str(), &st) == 0)
-    RETURN_IF_ERROR(CheckCheckpointDir(checkpoint_dir, /*create=*/false));
-  if (lstat(log_dir.c_str(), &st) == 0)
-    RETURN_IF_ERROR(CheckCheckpointDir(log_dir, false, "log folder"));
-  std::unique_ptr<StudyRun> run(
-      new StudyRun(store, study, std::move(space), std::move(checkpoint_dir), std::move(log_dir)));
+  if (lstat(db_folder.c_str(), &st) == 0)
+    RETURN_IF_ERROR(CheckCheckpointDir(db_folder, /*create=*/false, "database folder"));
+  std::unique_ptr<StudyRun> run(new StudyRun(store, study, std::move(space), std::move(db_folder)));
   RETURN_IF_ERROR(run->Load());
   return run;
 }
@@ -63,6 +59,9 @@ Status StudyRun::Load() {
   ASSIGN_OR_RETURN(std::optional<Store::StoredStudy> stored, store_->FindStudy(study_.name()));
   std::vector<std::string> changes;
   if (stored) {
+    const std::string folder = StudyFolderIn(db_folder_, stored->id);
+    struct stat st;
+    if (lstat(folder.c_str(), &st) == 0) RETURN_IF_ERROR(CheckCheckpointDir(folder, false));
     // A changed study file resumes only with changes that keep every
     // recorded trial valid (tuner/study_change.h).
     ASSIGN_OR_RETURN(bool results, store_->HasResults(stored->id));
@@ -74,6 +73,8 @@ Status StudyRun::Load() {
   } else {
     ASSIGN_OR_RETURN(study_id_, store_->CreateStudy(study_));
   }
+  logs_.set_dir(StudyFolderIn(db_folder_, study_id_));
+  checkpoint_files_.set_dir(StudyFolderIn(db_folder_, study_id_));
   writes_.set_study_id(study_id_);
   RETURN_IF_ERROR(store_->Begin());
   if (!changes.empty()) {

@@ -35,12 +35,12 @@ class StudyRun : public TrialOwner {
  public:
   // Opens `study` (as ValidateStudy returns it: checked, defaults resolved) in `store`, re-queues
   // trials that were running when a tuner stopped, loads its trials and rebuilds the algorithm's
-  // state by replaying the committed history. Checkpoint files live in
-  // `checkpoint_dir`. Leaves the store's transaction open.
-  // `checkpoint_dir` and `log_dir` (command trials' logs) are folders beside
-  // the database, made when first needed.
+  // state by replaying the committed history. Leaves the store's
+  // transaction open. Its checkpoints and command trials' logs go in its
+  // folder in `db_folder`, the database's folder (storage/db_files.h), both
+  // made when first needed.
   static Result<std::unique_ptr<StudyRun>> Open(Store* store, const pb::Study& study,
-                                                std::string checkpoint_dir, std::string log_dir);
+                                                std::string db_folder);
 
   const pb::Study& study() const { return study_; }
   int64_t id() const { return study_id_; }
@@ -155,8 +155,7 @@ class StudyRun : public TrialOwner {
   int64_t StallMs() const override { return stall_ms_; }
 
  private:
-  StudyRun(Store* store, const pb::Study& study, SearchSpace space, std::string checkpoint_dir,
-           std::string log_dir);
+  StudyRun(Store* store, const pb::Study& study, SearchSpace space, std::string db_folder);
   Status Load();
 
   // The one way a trial changes status (TrialTable::Transition), plus the
@@ -232,6 +231,7 @@ class StudyRun : public TrialOwner {
   double time_limit_s_ = 0;     // algorithm.time_limit (0: none)
   bool hard_limit_ = false;
   bool time_up_told_ = false;
+  std::string db_folder_;  // the database's folder, where the study's folder is
   // Each piece of the study's state with its owner:
   TrialTable table_;                       // the trials and their statuses
   std::unique_ptr<Scheduler> scheduler_;   // the algorithm

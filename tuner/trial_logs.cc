@@ -18,7 +18,7 @@ std::optional<LogRow> TrialLogs::Append(int64_t trial_id, int64_t number, int at
   c.seq = log.seq();
   std::string text = log.text();
   LogRow row;
-  row.path = LogFilePath(dir_, trial_id, attempt);
+  row.path = LogFilePath(dir_, number, attempt);
   if (c.attempt != attempt) {
     c.attempt = attempt;
     c.tail.clear();
@@ -29,7 +29,7 @@ std::optional<LogRow> TrialLogs::Append(int64_t trial_id, int64_t number, int at
     if (stat(row.path.c_str(), &st) == 0 && st.st_size > 0)
       text = "[sweep] attempt " + std::to_string(attempt) + " runs again from here\n" + text;
   }
-  auto r = AppendLogFile(dir_, trial_id, attempt, text);
+  auto r = AppendLogFile(dir_, number, attempt, text);
   if (!r.ok()) {
     if (c.dropped == 0) LOG_WARN << "trial " << number << ": " << r.status().message();
     c.dropped += static_cast<int64_t>(text.size());

@@ -1,7 +1,7 @@
 // Command trials' logs as they arrive (their stdout and stderr that are not
 // reports): each trial's cursor (the attempt, the last batch applied, the
-// tail the database keeps) and the append to its attempt's file beside the
-// database (storage/log_files.h). Owned by the StudyRun.
+// tail the database keeps) and the append to its attempt's file in the
+// study's folder (storage/log_files.h). Owned by the StudyRun.
 // REQUIRES: external synchronization (the tuner's thread).
 #pragma once
 
@@ -24,12 +24,13 @@ struct LogRow {
 
 class TrialLogs {
  public:
-  explicit TrialLogs(std::string dir) : dir_(std::move(dir)) {}
+  // The study's folder, once its id is known.
+  void set_dir(std::string dir) { dir_ = std::move(dir); }
   // Appends batch `log` of trial `trial_id`'s attempt `attempt`, run under
-  // `lease`, to its file; nullopt when it was applied already (a batch sent
-  // again after a re-attach) or is empty. `number` names the trial in a
-  // warning when the file cannot be written: a log is not a result, so the
-  // trial goes on and the tail is still kept.
+  // `lease`, to its file (named by the trial's `number`); nullopt when it
+  // was applied already (a batch sent again after a re-attach) or is empty.
+  // When the file cannot be written, a warning: a log is not a result, so
+  // the trial goes on and the tail is still kept.
   std::optional<LogRow> Append(int64_t trial_id, int64_t number, int attempt, uint64_t lease,
                                const pb::Log& log);
   // The trial ended for good: its cursor goes.

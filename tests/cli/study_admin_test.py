@@ -67,14 +67,21 @@ class StudyAdminTest(unittest.TestCase):
 
     def test_a_delete_asks_first_and_removes_one_study_and_its_files(self):
         a, b = self.trial_ids("a"), self.trial_ids("b")
+        # A database's old folders, their files named by trials.id ...
         ckpt, logs = self.db + ".checkpoints", self.db + ".logs"
-        os.makedirs(ckpt, exist_ok=True)
-        os.makedirs(logs, exist_ok=True)
+        # ... and the study folders in s.sweep/, named by number in the study.
+        study_a, study_b = [os.path.join(self.tmp.name, "s.sweep", "study-%d" % self.rows(
+            "SELECT id FROM studies WHERE name=?", n)[0][0]) for n in ("a", "b")]
+        for d in (ckpt, logs, study_a, study_b):
+            os.makedirs(d, mode=0o700, exist_ok=True)
         mine = [os.path.join(ckpt, "trial-%d-step-3.ckpt" % a[0]),
-                os.path.join(logs, "trial-%d.attempt-1.log" % a[1])]
+                os.path.join(logs, "trial-%d.attempt-1.log" % a[1]),
+                os.path.join(study_a, "trial-0.attempt-1.log"),
+                os.path.join(study_a, "trial-1-step-3.ckpt")]
         kept = [os.path.join(ckpt, "trial-%d-step-3.ckpt" % b[0]),
                 os.path.join(ckpt, "trial-%d0-step-3.ckpt" % a[0]),  # another id's prefix
-                os.path.join(ckpt, "notes.txt")]
+                os.path.join(ckpt, "notes.txt"),
+                os.path.join(study_b, "trial-0.attempt-1.log")]
         victim = os.path.join(self.tmp.name, "victim")
         for p in mine + kept + [victim]:
             with open(p, "w") as f:
@@ -110,6 +117,7 @@ class StudyAdminTest(unittest.TestCase):
             self.assertFalse(os.path.exists(p), p)
         for p in kept + [victim]:
             self.assertTrue(os.path.exists(p), p)
+        self.assertFalse(os.path.exists(study_a))  # its folder goes with it
         # `sweep` still reads the study left.
         self.assertEqual(len(sweep("trials", "--db", self.db, "--format", "csv").stdout
                              .splitlines()), len(b) + 1)

@@ -38,6 +38,7 @@ std::string ShellStudy(const TempDir& dir, const std::string& name, int trials, 
                        "\nseed: 5\nparameters:\n  x: {type: float, min: 0, max: 1}\n");
 }
 
+// The checkpoint files in a study's folder (its logs are there too).
 int64_t FolderBytes(const std::string& dir, int* files) {
   int64_t total = 0;
   *files = 0;
@@ -46,6 +47,7 @@ int64_t FolderBytes(const std::string& dir, int* files) {
   while (dirent* e = readdir(d)) {
     struct stat st;
     std::string p = dir + "/" + e->d_name;
+    if (p.find(".ckpt") == std::string::npos) continue;
     if (lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
       total += st.st_size;
       ++*files;
@@ -69,7 +71,7 @@ TEST(E2eCheckpointLimitsTest, ACheckpointOverTheCapFailsItsTrialAndIsNeverStored
       << out << QueryInt(db, "SELECT count(*) FROM trials WHERE status='failed'");
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM checkpoints"), 0);
   int files = 0;
-  EXPECT_EQ(FolderBytes(db + ".checkpoints", &files), 0);
+  EXPECT_EQ(FolderBytes(StudyFolder(db, 1), &files), 0);
 
   // Under Hyperband step 1 is a decision step: the trial still fails (it is
   // not paused on a checkpoint that was never sent), and the oversized
@@ -104,7 +106,7 @@ TEST(E2eCheckpointLimitsTest, TheBudgetRemovesWhatNoDecisionNeedsAndGcKeepsTheBe
   EXPECT_GE(QueryInt(db, "SELECT count(*) FROM events WHERE kind='checkpoint_removed'"), 3) << out;
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind='checkpoint_refused'"), 0) << out;
   int files = 0;
-  int64_t bytes = FolderBytes(db + ".checkpoints", &files);
+  int64_t bytes = FolderBytes(StudyFolder(db, 1), &files);
   EXPECT_LE(bytes, int64_t{7} << 19) << files << " files";  // 3.5 MiB
   EXPECT_EQ(files, QueryInt(db, "SELECT count(*) FROM checkpoints"));
   // The best trial's checkpoint is among those left.
@@ -127,12 +129,12 @@ TEST(E2eCheckpointLimitsTest, TheBudgetRemovesWhatNoDecisionNeedsAndGcKeepsTheBe
   EXPECT_EQ(QueryInt(db, "SELECT trial_id FROM checkpoints"), best);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM checkpoint_history"), history);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM events WHERE kind='checkpoints_collected'"), 1);
-  FolderBytes(db + ".checkpoints", &files);
+  FolderBytes(StudyFolder(db, 1), &files);
   EXPECT_EQ(files, 1);
   // --keep-best 0 removes that one too.
   ASSERT_EQ(RunSweep({"gc", "budget", "--db", db, "--keep-best", "0"}, &out), 0) << out;
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM checkpoints"), 0);
-  FolderBytes(db + ".checkpoints", &files);
+  FolderBytes(StudyFolder(db, 1), &files);
   EXPECT_EQ(files, 0);
 }
 
@@ -165,7 +167,7 @@ TEST(E2eCheckpointLimitsTest, WhatStillDoesNotFitIsRefusedAndTheTrialsGoOn) {
             1)
       << out;
   int files = 0;
-  EXPECT_LE(FolderBytes(db + ".checkpoints", &files), int64_t{3} << 19);
+  EXPECT_LE(FolderBytes(StudyFolder(db, 1), &files), int64_t{3} << 19);
 }
 
 // Files a crash left (a checkpoint whose report never came) are removed when
@@ -176,19 +178,21 @@ TEST(E2eCheckpointLimitsTest, FilesNoRowNamesAreRemovedWhenTheStudyOpens) {
   std::string db = dir.File("l.db"), out;
   out = RunStudy(study, db, 1, 0);
   int files = 0;
-  FolderBytes(db + ".checkpoints", &files);
+  FolderBytes(StudyFolder(db, 1), &files);
   ASSERT_EQ(files, 2);
-  int64_t id = QueryInt(db, "SELECT min(trial_id) FROM checkpoints");
-  std::string orphan = db + ".checkpoints/trial-" + std::to_string(id) + "-step-7.ckpt";
-  std::string other = db + ".checkpoints/trial-999-step-1.ckpt";  // no trial of this study
-  dir.Write("l.db.checkpoints/trial-" + std::to_string(id) + "-step-7.ckpt", "junk");
-  dir.Write("l.db.checkpoints/trial-999-step-1.ckpt", "junk");
+  int64_t number =
+      QueryInt(db, "SELECT min(number) FROM trials WHERE id IN (SELECT trial_id FROM checkpoints)");
+  // Named by the trial's number in its study, in the study's folder.
+  std::string orphan =
+      dir.Write("l.sweep/study-1/trial-" + std::to_string(number) + "-step-7.ckpt", "junk");
+  std::string other = dir.Write("l.sweep/study-1/trial-999-step-1.ckpt", "junk");  // no such trial
+  ASSERT_EQ(orphan, StudyFolder(db, 1) + "/trial-" + std::to_string(number) + "-step-7.ckpt");
   out = RunStudy(study, db, 1, 0);
   struct stat st;
   EXPECT_NE(lstat(orphan.c_str(), &st), 0) << out;
   EXPECT_EQ(lstat(other.c_str(), &st), 0);
-  FolderBytes(db + ".checkpoints", &files);
-  EXPECT_EQ(files, 3);  // the two committed ones and the other study's
+  FolderBytes(StudyFolder(db, 1), &files);
+  EXPECT_EQ(files, 3);  // the two committed ones and the one of no trial
 }
 
 // gc leaves a study that may still resume alone.

@@ -207,8 +207,10 @@ TEST(E2eCommandTest, FailuresAreNamedAndGarbageOrFloodsChangeNothing) {
   EXPECT_GT(std::stoll(log.substr(note + 41)), 80 << 20) << log.substr(note, 100);
   // The database keeps each log's tail, which survives the file.
   int64_t exit3 =
-      QueryInt(db, "SELECT id FROM trials WHERE json_extract(params, '$.mode')='exit3'");
-  std::remove((db + ".logs/trial-" + std::to_string(exit3) + ".attempt-1.log").c_str());
+      QueryInt(db, "SELECT number FROM trials WHERE json_extract(params, '$.mode')='exit3'");
+  std::string exit3_log = StudyFolder(db, QueryInt(db, "SELECT id FROM studies")) + "/trial-" +
+                          std::to_string(exit3) + ".attempt-1.log";
+  ASSERT_EQ(std::remove(exit3_log.c_str()), 0) << exit3_log;
   log = log_of("exit3");
   EXPECT_NE(log.find("boom: failing on purpose"), std::string::npos) << log;
   // Not retried: a program's own failure is its answer.

@@ -222,8 +222,10 @@ TEST(E2eFaultsTest, FrozenTunerLosesNothingOfACommandTrial) {
   EXPECT_EQ(QueryInt(c.db, "SELECT count(*) FROM reports WHERE metric='loss'"), 30);
   EXPECT_EQ(QueryInt(c.db, "SELECT count(DISTINCT step) FROM reports WHERE metric='loss'"), 30);
   EXPECT_EQ(QueryInt(c.db, "SELECT step FROM checkpoints"), 30);
-  int64_t id = QueryInt(c.db, "SELECT id FROM trials");
-  std::string log = FileBytes(c.db + ".logs/trial-" + std::to_string(id) + ".attempt-1.log");
+  // Named by the trial's number, in its study's folder.
+  std::string log =
+      FileBytes(StudyFolder(c.db, QueryInt(c.db, "SELECT id FROM studies")) + "/trial-" +
+                std::to_string(QueryInt(c.db, "SELECT number FROM trials")) + ".attempt-1.log");
   for (int step = 1; step <= 30; ++step) {
     std::string line = "log line of step " + std::to_string(step) + "\n";
     size_t first = log.find(line);

@@ -111,7 +111,7 @@ TEST(E2eFilesTest, AFileThatIsNotASweepDatabaseIsRefusedUnchanged) {
     EXPECT_NE(out.find(want), std::string::npos) << out;
     EXPECT_TRUE(FileBytes(f) == before) << f << " was changed";
     EXPECT_FALSE(fs::exists(f + "-wal")) << f;
-    EXPECT_FALSE(fs::exists(f + ".checkpoints")) << f;
+    EXPECT_FALSE(fs::exists(fs::path(StudyFolder(f, 1)).parent_path())) << f;
     // The read commands check the same way.
     for (const char* cmd : {"trials", "studies", "best"}) {
       rc = RunSweep({cmd, "--db", f}, &out, 30000);
@@ -123,9 +123,9 @@ TEST(E2eFilesTest, AFileThatIsNotASweepDatabaseIsRefusedUnchanged) {
 }
 
 // The files a database has beside it, as a person may find them: a link
-// where SQLite keeps its write-ahead log, a log folder that is a link. Each
-// is named with what is wrong, not SQLite's "unable to open database file"
-// or a "checkpoint folder" that is not one.
+// where SQLite keeps its write-ahead log, a database folder that is a link.
+// Each is named with what is wrong, not SQLite's "unable to open database
+// file" or a "checkpoint folder" that is not one.
 TEST(E2eFilesTest, SideFilesThatAreLinksAreNamedForWhatTheyAre) {
   TempDir dir;
   std::string study = dir.Write("s.yaml", kStudy), db = dir.File("s.db"), out;
@@ -136,10 +136,12 @@ TEST(E2eFilesTest, SideFilesThatAreLinksAreNamedForWhatTheyAre) {
       << out;
   EXPECT_FALSE(fs::exists(dir.File("elsewhere")));
   fs::remove(db + "-wal");
-  fs::create_directory(dir.File("logs-elsewhere"));
-  fs::create_directory_symlink(dir.File("logs-elsewhere"), db + ".logs");
+  fs::create_directory(dir.File("elsewhere"));
+  fs::create_directory_symlink(dir.File("elsewhere"), dir.File("s.sweep"));
   EXPECT_EQ(RunSweep({"run", study, "--db", db, "--local-runners", "1"}, &out, 30000), 1);
-  EXPECT_NE(out.find("log folder " + db + ".logs is a symbolic link"), std::string::npos) << out;
+  EXPECT_NE(out.find("database folder " + dir.File("s.sweep") + " is a symbolic link"),
+            std::string::npos)
+      << out;
   EXPECT_EQ(out.find("checkpoint folder"), std::string::npos) << out;
 }
 

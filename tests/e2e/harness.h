@@ -72,6 +72,14 @@ std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<st
 
 // A file's bytes ("" if it cannot be read), to check a file is unchanged.
 std::string FileBytes(const std::string& path);
+
+// Where a database `NAME.db` keeps study `study_id`'s logs and checkpoints:
+// NAME.sweep/study-ID (the layout docs/schema.md gives, spelt out here).
+inline std::string StudyFolder(const std::string& db, int64_t study_id) {
+  std::string name =
+      db.size() > 3 && db.compare(db.size() - 3, 3, ".db") == 0 ? db.substr(0, db.size() - 3) : db;
+  return name + ".sweep/study-" + std::to_string(study_id);
+}
 // Runs `sql` on `db` through SQLite directly (to make foreign or old
 // databases); a failure is a test failure.
 void ExecSql(const std::string& db, const std::string& sql);

@@ -109,8 +109,8 @@ TEST(DispatcherTest, ARemovedStudysLateMessagesAreRecordedNowhereAndItsRunnerSer
   const std::string db = dir.File("d.db");
   auto store = Store::Open(db);
   ASSERT_TRUE(store.ok()) << store.status().message();
-  auto a = StudyRun::Open(store->get(), Study(dir, "a"), db + ".checkpoints", db + ".logs");
-  auto b = StudyRun::Open(store->get(), Study(dir, "b"), db + ".checkpoints", db + ".logs");
+  auto a = StudyRun::Open(store->get(), Study(dir, "a"), db + ".sweep");
+  auto b = StudyRun::Open(store->get(), Study(dir, "b"), db + ".sweep");
   ASSERT_TRUE(a.ok() && b.ok());
   ASSERT_TRUE((*store)->Commit().ok());
   DispatcherOptions o;
@@ -168,7 +168,7 @@ TEST(DispatcherTest, ARunnerThatEndsATrialTakenBackAsHungIsAskedToRegisterAgain)
   const std::string db = dir.File("d.db");
   auto store = Store::Open(db);
   ASSERT_TRUE(store.ok()) << store.status().message();
-  auto study = StudyRun::Open(store->get(), Study(dir, "s"), db + ".checkpoints", db + ".logs");
+  auto study = StudyRun::Open(store->get(), Study(dir, "s"), db + ".sweep");
   ASSERT_TRUE(study.ok()) << study.status().message();
   ASSERT_TRUE((*store)->Commit().ok());
   DispatcherOptions o;
@@ -209,7 +209,7 @@ TEST(DispatcherTest, WithoutKeysANameIsNotTakenFromALiveConnection) {
   const std::string db = dir.File("d.db");
   auto store = Store::Open(db);
   ASSERT_TRUE(store.ok()) << store.status().message();
-  auto study = StudyRun::Open(store->get(), Study(dir, "s"), db + ".checkpoints", db + ".logs");
+  auto study = StudyRun::Open(store->get(), Study(dir, "s"), db + ".sweep");
   ASSERT_TRUE(study.ok()) << study.status().message();
   ASSERT_TRUE((*store)->Commit().ok());
   DispatcherOptions o;  // no key pair: nobody authenticates

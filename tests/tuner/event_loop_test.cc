@@ -76,9 +76,9 @@ TEST(EventLoopTest, TwoStudiesShareOneDispatcherAndDecideAsIfAlone) {
   {
     auto store = Store::Open(db);
     ASSERT_TRUE(store.ok()) << store.status().message();
-    auto a = StudyRun::Open(store->get(), random, db + ".checkpoints", db + ".logs");
+    auto a = StudyRun::Open(store->get(), random, db + ".sweep");
     ASSERT_TRUE(a.ok()) << a.status().message();
-    auto b = StudyRun::Open(store->get(), hb, db + ".checkpoints", db + ".logs");
+    auto b = StudyRun::Open(store->get(), hb, db + ".sweep");
     ASSERT_TRUE(b.ok()) << b.status().message();
     ASSERT_TRUE((*store)->Commit().ok());
     DispatcherOptions o;

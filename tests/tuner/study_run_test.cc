@@ -32,7 +32,7 @@ class StudyRunTest : public ::testing::Test {
     auto store = Store::Open(db_);
     ASSERT_TRUE(store.ok()) << store.status().message();
     store_ = std::move(*store);
-    auto run = StudyRun::Open(store_.get(), parsed->study, db_ + ".checkpoints", db_ + ".logs");
+    auto run = StudyRun::Open(store_.get(), parsed->study, db_ + ".sweep");
     ASSERT_TRUE(run.ok()) << run.status().message();
     run_ = std::move(*run);
     Commit();
