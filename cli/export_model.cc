@@ -14,6 +14,11 @@ namespace sweep {
 Status ExportModel(const std::string& db, const std::vector<std::string>& trial,
                    const std::string& output) {
   ASSIGN_OR_RETURN(std::unique_ptr<TrialModel> t, LoadTrialModel(db, trial));
+  if (t->trees)
+    return Status::FailedPrecondition(
+        "trial " + std::to_string(t->ref.number) +
+        " is a tree model (model: gbdt): ONNX export of trees is not built yet; sweep predict "
+        "reads it");
   const std::string name = t->ref.study.name + "-trial-" + std::to_string(t->ref.number);
   ASSIGN_OR_RETURN(std::string bytes, nn::ExportOnnx(t->trainer->model(), t->data, name));
   // Written beside the target, then renamed: never half a model file.

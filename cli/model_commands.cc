@@ -87,22 +87,11 @@ Status Predict(const ModelArgs& m) {
   if (!out) return Status::IOError(m.output + ": cannot write");
   auto put = [&](const std::string& s) { fwrite(s.data(), 1, s.size(), out); };
   put(StreamHead(columns, f));
-  nn::Model& model = t->trainer->model();
-  nn::Tensor batch;
-  std::vector<float> host, outputs;
-  std::vector<int32_t> order(static_cast<size_t>(x.n)), labels(500);
-  for (int i = 0; i < x.n; ++i) order[static_cast<size_t>(i)] = i;
   const int k = d.outputs();
   bool first = true;
-  for (int begin = 0; begin < x.n; begin += 500) {
-    const int n = std::min(500, x.n - begin);
-    host.resize(static_cast<size_t>(n) * x.example_size());
-    nn::MakeBatch(x, order, static_cast<size_t>(begin), static_cast<size_t>(n), d.mean, d.stddev,
-                  nn::Augment::kNone, 0, 0, host.data(), labels.data());
-    batch.Resize(t->backend.get(), {n, x.c, x.h, x.w});
-    batch.FromHost(host);
-    model.Forward(batch, false, 0);
-    model.Outputs(&outputs);
+  // One row per example from its outputs: a network's logits (softmax
+  // here), or the trees' probabilities.
+  auto put_rows = [&](const std::vector<float>& outputs, int n, bool logits) {
     for (int i = 0; i < n; ++i) {
       const float* z = outputs.data() + static_cast<size_t>(i) * k;
       std::vector<Cell> row;
@@ -116,12 +105,35 @@ Status Predict(const ModelArgs& m) {
           if (z[j] > z[arg]) arg = j;
         row.push_back(d.class_names[static_cast<size_t>(arg)]);
         double sum = 0;
-        for (int j = 0; j < k; ++j) sum += std::exp(static_cast<double>(z[j] - z[arg]));
+        for (int j = 0; j < k && logits; ++j) sum += std::exp(static_cast<double>(z[j] - z[arg]));
         for (int j = 0; j < k; ++j)
-          row.push_back(static_cast<double>(static_cast<float>(std::exp(z[j] - z[arg]) / sum)));
+          row.push_back(logits
+                            ? static_cast<double>(static_cast<float>(std::exp(z[j] - z[arg]) / sum))
+                            : static_cast<double>(z[j]));
       }
       put(StreamRow(columns, row, f, first));
       first = false;
+    }
+  };
+  if (t->trees) {
+    ASSIGN_OR_RETURN(std::vector<float> p, t->trees->Predict(x.values, x.n));
+    put_rows(p, x.n, /*logits=*/false);
+  } else {
+    nn::Model& model = t->trainer->model();
+    nn::Tensor batch;
+    std::vector<float> host, outputs;
+    std::vector<int32_t> order(static_cast<size_t>(x.n)), labels(500);
+    for (int i = 0; i < x.n; ++i) order[static_cast<size_t>(i)] = i;
+    for (int begin = 0; begin < x.n; begin += 500) {
+      const int n = std::min(500, x.n - begin);
+      host.resize(static_cast<size_t>(n) * x.example_size());
+      nn::MakeBatch(x, order, static_cast<size_t>(begin), static_cast<size_t>(n), d.mean, d.stddev,
+                    nn::Augment::kNone, 0, 0, host.data(), labels.data());
+      batch.Resize(t->backend.get(), {n, x.c, x.h, x.w});
+      batch.FromHost(host);
+      model.Forward(batch, false, 0);
+      model.Outputs(&outputs);
+      put_rows(outputs, n, /*logits=*/true);
     }
   }
   put(StreamEnd(f));

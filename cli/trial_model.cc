@@ -67,6 +67,12 @@ Result<std::unique_ptr<TrialModel>> LoadTrialModel(Reader& reader, const TrialRe
   if (validation < 0) validation = nn::DefaultValidation(spec, pool);
   ASSIGN_OR_RETURN(m->data, nn::CarveSplits(pool, validation, config.seed));
   ResolveModel(m->data, &config);
+  if (config.model == "gbdt") {
+    ASSIGN_OR_RETURN(m->trees, nn::Booster::ForPrediction(m->data));
+    Status st = m->trees->LoadCheckpoint(bytes);
+    if (!st.ok()) return Status::Corruption(path + ": " + st.message());
+    return m;
+  }
   m->backend = nn::MakeCpuBackend(1);
   m->trainer = std::make_unique<nn::Trainer>(config, m->backend.get(), &m->data);
   Status st = m->trainer->LoadCheckpoint(bytes);

@@ -11,6 +11,7 @@
 
 #include "cli/trial_ref.h"
 #include "common/status.h"
+#include "nn/gbdt/booster.h"
 #include "nn/trainer.h"
 #include "storage/reader.h"
 
@@ -23,6 +24,7 @@ struct TrialModel {
   nn::Splits data;   // as the trial trained on it
   std::unique_ptr<nn::Backend> backend;
   std::unique_ptr<nn::Trainer> trainer;  // holds the network
+  std::unique_ptr<nn::Booster> trees;    // or the trees (model: gbdt), and no trainer
 };
 
 // `args`: [STUDY] [TRIAL]; no trial: the study's best completed one.

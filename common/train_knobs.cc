@@ -33,6 +33,11 @@ TrainKnob Note(TrainKnob k, std::string_view note) {
   return k;
 }
 
+TrainKnob Of(int models, TrainKnob k) {
+  k.models = models;
+  return k;
+}
+
 constexpr bool kInherited = true;
 
 bool IsInteger(double v) { return std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15; }
@@ -43,39 +48,51 @@ const std::vector<TrainKnob>& TrainKnobs() {
   static const std::vector<TrainKnob> kKnobs = {
       Word("dataset", {"fashion-mnist", "mnist"}, "fashion-mnist", kInherited),
       Note(Word("data_dir", {}, "", kInherited), "the dataset's standard directory"),
-      Word("model", {"mlp", "cnn", "auto"}, "mlp", kInherited),
+      Word("model", {"mlp", "cnn", "auto", "gbdt"}, "mlp", kInherited),
       Number("epochs", K::kInt, 1, 10000, 10),
-      Number("batch_size", K::kInt, 1, 60000, 128),
-      Number("lr", K::kFloat, 1e-12, 100, 0.05),
-      Word("optimizer", {"sgd", "adam", "adamw"}, "sgd", kInherited),
-      Note(Number("momentum", K::kFloat, 0, 0.999999, 0.9), "0.9 for sgd, 0 for adam and adamw"),
-      Flag("nesterov", false),
-      Number("weight_decay", K::kFloat, 0, 1, 0),
-      Word("lr_schedule", {"constant", "step", "cosine"}, "cosine"),
-      Number("warmup_epochs", K::kFloat, 0, 10000, 0),
-      Number("hidden_layers", K::kInt, 0, 64, 2, kInherited),
-      Number("hidden_units", K::kInt, 1, 65536, 256, kInherited),
-      Word("hidden_shape", {"constant", "funnel"}, "constant", kInherited),
-      Word("activation", {"relu", "leaky_relu", "tanh", "gelu"}, "relu", kInherited),
-      Number("dropout", K::kFloat, 0, 0.99, 0),
-      Flag("batch_norm", false, kInherited),
-      Number("conv_blocks", K::kInt, 0, 4, 2, kInherited),
-      Number("channels", K::kInt, 1, 1024, 32, kInherited),
-      Number("kernel_size", K::kInt, 1, 11, 3, kInherited),
-      Word("pool", {"max", "avg"}, "max", kInherited),
-      Number("dense_units", K::kInt, 0, 65536, 128, kInherited),
-      Word("augment",
-           {"none", "flip", "crop", "flip+crop", "erase", "flip+erase", "crop+erase",
-            "flip+crop+erase"},
-           "none"),
+      Of(kNetworks, Number("batch_size", K::kInt, 1, 60000, 128)),
+      Of(kNetworks, Number("lr", K::kFloat, 1e-12, 100, 0.05)),
+      Of(kNetworks, Word("optimizer", {"sgd", "adam", "adamw"}, "sgd", kInherited)),
+      Of(kNetworks, Note(Number("momentum", K::kFloat, 0, 0.999999, 0.9),
+                         "0.9 for sgd, 0 for adam and adamw")),
+      Of(kNetworks, Flag("nesterov", false)),
+      Of(kNetworks, Number("weight_decay", K::kFloat, 0, 1, 0)),
+      Of(kNetworks, Word("lr_schedule", {"constant", "step", "cosine"}, "cosine")),
+      Of(kNetworks, Number("warmup_epochs", K::kFloat, 0, 10000, 0)),
+      Of(kNetworks, Number("hidden_layers", K::kInt, 0, 64, 2, kInherited)),
+      Of(kNetworks, Number("hidden_units", K::kInt, 1, 65536, 256, kInherited)),
+      Of(kNetworks, Word("hidden_shape", {"constant", "funnel"}, "constant", kInherited)),
+      Of(kNetworks, Word("activation", {"relu", "leaky_relu", "tanh", "gelu"}, "relu", kInherited)),
+      Of(kNetworks, Number("dropout", K::kFloat, 0, 0.99, 0)),
+      Of(kNetworks, Flag("batch_norm", false, kInherited)),
+      Of(kNetworks, Number("conv_blocks", K::kInt, 0, 4, 2, kInherited)),
+      Of(kNetworks, Number("channels", K::kInt, 1, 1024, 32, kInherited)),
+      Of(kNetworks, Number("kernel_size", K::kInt, 1, 11, 3, kInherited)),
+      Of(kNetworks, Word("pool", {"max", "avg"}, "max", kInherited)),
+      Of(kNetworks, Number("dense_units", K::kInt, 0, 65536, 128, kInherited)),
+      Of(kNetworks, Word("augment",
+                         {"none", "flip", "crop", "flip+crop", "erase", "flip+erase", "crop+erase",
+                          "flip+crop+erase"},
+                         "none")),
       Note(Number("validation", K::kInt, 0, 100000000, 5000, kInherited),
            "5000 for fashion-mnist and mnist; a fifth of the training rows for csv and npy data"),
       Note(Number("seed", K::kInt, 0, 1.8e19, 0, kInherited), "the trial's seed"),
       Note(Number("threads", K::kInt, 0, 1024, 0), "0: cores / local runners"),
-      Word("init", {"default", "he", "xavier"}, "default"),
+      Of(kNetworks, Word("init", {"default", "he", "xavier"}, "default")),
+      Of(kTrees, Number("rounds", K::kInt, 1, 100000, 100)),
+      Of(kTrees, Number("eta", K::kFloat, 1e-6, 1, 0.3)),
+      Of(kTrees, Number("max_depth", K::kInt, 1, 32, 6)),
+      Of(kTrees, Number("max_leaves", K::kInt, 0, 1 << 20, 0)),
+      Of(kTrees, Number("min_child_weight", K::kFloat, 0, 1e6, 1)),
+      Of(kTrees, Number("subsample", K::kFloat, 0.01, 1, 1)),
+      Of(kTrees, Number("colsample_bytree", K::kFloat, 0.01, 1, 1)),
+      Of(kTrees, Number("reg_alpha", K::kFloat, 0, 1e6, 0)),
+      Of(kTrees, Number("reg_lambda", K::kFloat, 0, 1e6, 1)),
   };
   return kKnobs;
 }
+
+int ModelsOf(std::string_view model) { return model == "gbdt" ? kTrees : kNetworks; }
 
 const TrainKnob* FindTrainKnob(std::string_view name) {
   for (const auto& k : TrainKnobs())

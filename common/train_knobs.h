@@ -27,7 +27,13 @@ struct TrainKnob {
   bool inherited = false;
   // Where the default above is not the whole story (read by the docs).
   std::string_view default_note;
+  // The models it shapes: kAllModels, kNetworks (mlp and cnn) or kTrees (gbdt).
+  int models = 3;
 };
+
+inline constexpr int kNetworks = 1, kTrees = 2, kAllModels = kNetworks | kTrees;
+// The models a `model` word names: mlp, cnn and auto are networks, gbdt trees.
+int ModelsOf(std::string_view model);
 
 // Every knob, in the order the docs and error messages list them.
 const std::vector<TrainKnob>& TrainKnobs();

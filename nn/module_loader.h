@@ -1,6 +1,6 @@
 // sweep's own plug-in modules: shared objects a process opens with dlopen the
 // first time it needs them (the CUDA backend, the CPU backend's oneDNN
-// convolutions), so that the tuner, the CLI and the runners that never use
+// convolutions, XGBoost's trees), so that the tuner, the CLI and the runners that never use
 // them never load the libraries behind them.
 #pragma once
 
@@ -21,5 +21,19 @@ Result<void*> OpenModule(const std::string& file_name, const char* env_var, cons
 
 // The address of the entry point `name` of an opened module.
 Result<void*> ModuleSymbol(void* handle, const char* name, const std::string& file_name);
+
+// Sets *fn to the entry point `name`; false, with *error saying "cannot load
+// WHAT: ...", when the module lacks it.
+template <typename Fn>
+bool BindSymbol(void* handle, const char* name, const std::string& file_name,
+                const std::string& what, Fn* fn, std::string* error) {
+  Result<void*> p = ModuleSymbol(handle, name, file_name);
+  if (!p.ok()) {
+    *error = "cannot load " + what + ": " + p.status().message();
+    return false;
+  }
+  *fn = reinterpret_cast<Fn>(*p);
+  return true;
+}
 
 }  // namespace sweep::nn

@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 
+#include "nn/byte_fields.h"
 #include "nn/dist/nccl.h"  // the interface only; the implementation needs CUDA
 #include "nn/step_pool.h"
 
@@ -61,19 +62,6 @@ double BatchLoss(Model& m, Problem problem, const int32_t* labels, const float* 
                  bool backward, int64_t* correct) {
   return problem == Problem::kRegression ? m.SquaredError(targets, backward)
                                          : m.Loss(labels, backward, correct);
-}
-
-template <typename T>
-void Put(std::string* out, const T& v) {
-  out->append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-template <typename T>
-bool Get(const std::string& in, size_t* pos, T* v) {
-  if (*pos + sizeof(T) > in.size()) return false;
-  std::memcpy(v, in.data() + *pos, sizeof(T));
-  *pos += sizeof(T);
-  return true;
 }
 
 }  // namespace
@@ -275,11 +263,6 @@ double Trainer::Step(const std::vector<float>& host, int bs, uint64_t step_seed,
 }
 
 Evaluation Trainer::Evaluate(const Examples& set) {
-  Evaluation e;
-  if (set.n == 0) {
-    e.loss = std::nan("");
-    return e;
-  }
   const bool regression = data_->problem == Problem::kRegression;
   const int bs = 500;
   const size_t px = set.example_size();
@@ -288,16 +271,8 @@ Evaluation Trainer::Evaluate(const Examples& set) {
   std::vector<float> host(static_cast<size_t>(bs) * px), out;
   std::vector<int32_t> labels(bs);
   std::vector<float> targets(bs);
-  // Classification: a confusion count per class; regression: sums of errors
-  // in the targets' units.
   const int k = data_->outputs();
-  std::vector<int64_t> truth(k), predicted(k), hit(k);
-  // The targets' spread for R^2 by Welford's update: sum(y^2) - sum(y)^2/n
-  // cancels to nothing for targets far from 0 (a price of 1e8 +- 1).
-  double loss = 0, sq = 0, abs = 0, y_mean = 0, y_m2 = 0;
-  int64_t seen = 0;
-  int64_t correct = 0;
-  const double scale = data_->target_stddev, shift = data_->target_mean;
+  EvaluationSum sum(*data_);
   for (int begin = 0; begin < set.n; begin += bs) {
     int n = std::min(bs, set.n - begin);
     MakeBatch(set, order, begin, n, data_->mean, data_->stddev, Augment::kNone, 0, 0, host.data(),
@@ -305,43 +280,16 @@ Evaluation Trainer::Evaluate(const Examples& set) {
     batch_.Resize(backend_, {n, set.c, set.h, set.w});
     backend_->FromHost(host.data(), batch_.data(), n * px);
     model_->Forward(batch_, false, 0);
-    loss += BatchLoss(*model_, data_->problem, labels.data(), targets.data(), false, &correct);
+    sum.AddLoss(BatchLoss(*model_, data_->problem, labels.data(), targets.data(), false, nullptr));
     model_->Outputs(&out);
     for (int i = 0; i < n; ++i) {
-      if (regression) {
-        const double y = targets[i] * scale + shift, p = out[i] * scale + shift;
-        sq += (p - y) * (p - y);
-        abs += std::fabs(p - y);
-        const double d = y - y_mean;
-        y_mean += d / static_cast<double>(++seen);
-        y_m2 += d * (y - y_mean);
-        continue;
-      }
-      const float* z = out.data() + static_cast<size_t>(i) * k;
-      const int arg = static_cast<int>(std::max_element(z, z + k) - z);
-      truth[labels[i]]++;
-      predicted[arg]++;
-      hit[arg] += arg == labels[i];
+      if (regression)
+        sum.AddTarget(out[i], targets[i]);
+      else
+        sum.AddClass(out.data() + static_cast<size_t>(i) * k, labels[i]);
     }
   }
-  e.loss = loss / set.n;
-  if (regression) {
-    const double ss_tot = y_m2;
-    e.rmse = std::sqrt(sq / set.n);
-    e.mae = abs / set.n;
-    e.r2 = ss_tot > 0 ? 1 - sq / ss_tot : std::nan("");
-    return e;
-  }
-  e.accuracy = static_cast<double>(correct) / set.n;
-  double f1 = 0;
-  int present = 0;
-  for (int c = 0; c < k; ++c) {
-    if (truth[c] + predicted[c] == 0) continue;
-    ++present;
-    f1 += 2.0 * static_cast<double>(hit[c]) / static_cast<double>(truth[c] + predicted[c]);
-  }
-  e.f1 = present ? f1 / present : std::nan("");
-  return e;
+  return sum.Done();
 }
 
 uint64_t Trainer::ArchitectureHash() const {
@@ -356,13 +304,13 @@ uint64_t Trainer::ArchitectureHash() const {
 
 std::string Trainer::SaveCheckpoint() const {
   std::string out(kMagic, 4);
-  Put(&out, kCheckpointVersion);
-  Put(&out, ArchitectureHash());
-  Put(&out, static_cast<int64_t>(epoch_));
-  Put(&out, optimizer_->steps());
-  Put(&out, data_->fingerprint);
+  PutField(&out, kCheckpointVersion);
+  PutField(&out, ArchitectureHash());
+  PutField(&out, static_cast<int64_t>(epoch_));
+  PutField(&out, optimizer_->steps());
+  PutField(&out, data_->fingerprint);
   auto put_floats = [&](const std::vector<float>& v) {
-    Put(&out, static_cast<uint64_t>(v.size()));
+    PutField(&out, static_cast<uint64_t>(v.size()));
     out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
   };
   std::vector<float> p(model_->param_count()), s(model_->state_count());
@@ -373,7 +321,7 @@ std::string Trainer::SaveCheckpoint() const {
   put_floats(optimizer_->SaveState());
   uint32_t crc =
       static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(out.data()), out.size()));
-  Put(&out, crc);
+  PutField(&out, crc);
   return out;
 }
 
@@ -390,17 +338,18 @@ Status Trainer::LoadCheckpoint(const std::string& in) {
   uint32_t version = 0;
   uint64_t arch;
   int64_t epoch, steps;
-  if (!Get(in, &pos, &version) || (version != kCheckpointVersion && version != 2)) {
+  if (!GetField(in, &pos, &version) || (version != kCheckpointVersion && version != 2)) {
     return Status::FailedPrecondition("checkpoint: format version " + std::to_string(version) +
                                       " is not supported (expected " +
                                       std::to_string(kCheckpointVersion) + ")");
   }
-  if (!Get(in, &pos, &arch) || arch != ArchitectureHash()) {
+  if (!GetField(in, &pos, &arch) || arch != ArchitectureHash()) {
     return Status::FailedPrecondition(
         "checkpoint: written for a different model or optimizer than this trial's");
   }
   uint64_t data = 0;
-  if (!Get(in, &pos, &epoch) || !Get(in, &pos, &steps) || (version >= 3 && !Get(in, &pos, &data)))
+  if (!GetField(in, &pos, &epoch) || !GetField(in, &pos, &steps) ||
+      (version >= 3 && !GetField(in, &pos, &data)))
     return Status::Corruption("checkpoint: truncated header");
   if (data && data_->fingerprint && data != data_->fingerprint) {
     return Status::FailedPrecondition(
@@ -417,7 +366,7 @@ Status Trainer::LoadCheckpoint(const std::string& in) {
   std::vector<float> blocks[3];
   for (int k = 0; k < 3; ++k) {
     uint64_t n;
-    if (!Get(in, &pos, &n)) return Status::Corruption("checkpoint: truncated");
+    if (!GetField(in, &pos, &n)) return Status::Corruption("checkpoint: truncated");
     if (n != want[k])
       return Status::InvalidArgument("checkpoint: buffer sizes do not match this model");
     if (pos > in.size() - 4 || n > (in.size() - 4 - pos) / sizeof(float))

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "nn/data/examples.h"
+#include "nn/evaluation.h"
+#include "nn/gbdt/tree_config.h"
 #include "nn/model.h"
 #include "nn/optimizer.h"
 
@@ -50,16 +52,7 @@ struct TrainConfig {
   // share of the batch. 1: one model, threads inside the backend.
   int data_parallel = 1;
   uint64_t seed = 0;
-};
-
-// A network's quality on one split. Classification: mean cross-entropy,
-// accuracy and macro F1 (over the classes in the labels or the
-// predictions). Regression: mean squared error of the standardised targets,
-// and RMSE, MAE and R^2 in the targets' own units. NaN where not measured.
-struct Evaluation {
-  double loss = 0;
-  double accuracy = NAN, f1 = NAN;
-  double rmse = NAN, mae = NAN, r2 = NAN;
+  TreeConfig trees;  // model gbdt
 };
 
 struct EpochResult {

@@ -122,7 +122,7 @@ void CheckTrainData(const pb::Study& study, Checker* c) {
       c->Fail(p + ".skip_rows", "must be in [0, 1000000]");
     const std::string& model = t.model();
     if (model == "cnn")
-      c->Fail("task.train.model", "cnn needs images; a csv table has none: use mlp");
+      c->Fail("task.train.model", "cnn needs images; a csv table has none: use mlp or gbdt");
     if (t.has_augment() && t.augment() != "none")
       c->Fail("task.train.augment", "needs images; a csv table has none");
   } else if (d.has_npy()) {
@@ -139,13 +139,39 @@ void CheckTrainData(const pb::Study& study, Checker* c) {
   }
 }
 
+// The models a study's trials may train: its fixed `model`, or the words
+// a searched one takes.
+int StudyModels(const pb::Study& study) {
+  const pb::TrainTask& t = study.task().train();
+  for (const auto& p : study.parameters()) {
+    if (p.name() != "model") continue;
+    int models = 0;
+    if (p.type() == pb::PARAM_TYPE_CONSTANT) models |= ModelsOf(p.value().text());
+    for (const auto& v : p.values()) models |= ModelsOf(v.text());
+    return models ? models : kAllModels;
+  }
+  return ModelsOf(t.has_model() ? t.model() : "mlp");
+}
+
+// "'eta' shapes gbdt trees, and this study trains networks (model: mlp)".
+std::string KnobOfOtherModel(const TrainKnob& k, const pb::TrainTask& t) {
+  return "'" + std::string(k.name) + "' shapes " +
+         (k.models == kTrees ? "gbdt trees" : "networks (mlp, cnn)") + ", and this study's " +
+         (k.models == kTrees ? "model is " + (t.has_model() ? t.model() : "mlp (the default)")
+                             : "model is gbdt") +
+         ": remove it" + (k.models == kTrees ? " or set model: gbdt" : "");
+}
+
 void CheckTrainTask(const pb::Study& study, Checker* c) {
   const pb::TrainTask& t = study.task().train();
+  const int models = StudyModels(study);
   for (const auto& k : TrainKnobs()) {
     auto v = FixedTrainKnob(t, k);
     if (!v) continue;
     std::string err = TrainKnobValueError(k, *v);
     if (!err.empty()) c->Fail("task.train." + std::string(k.name), err);
+    if ((k.models & models) == 0)
+      c->Fail("task.train." + std::string(k.name), KnobOfOtherModel(k, t));
   }
   if (t.has_kernel_size() && t.kernel_size() % 2 == 0)
     c->Fail("task.train.kernel_size", "must be odd (same padding)");
@@ -176,6 +202,7 @@ void CheckTrainTask(const pb::Study& study, Checker* c) {
       c->Fail(path, "'" + p.name() + "' is fixed in task.train and searched here; choose one");
     }
     const TrainKnob& k = *knob;
+    if ((k.models & models) == 0) c->Fail(path, KnobOfOtherModel(k, t));
     if (p.type() == pb::PARAM_TYPE_CATEGORICAL) {
       for (int i = 0; i < p.values_size(); ++i) {
         std::string err = TrainKnobValueError(k, p.values(i));

@@ -16,6 +16,8 @@
 #include "nn/cuda/cuda_error.h"
 #include "nn/data/data_source.h"
 #include "nn/data/mnist.h"
+#include "trial_runner/train_metrics.h"
+#include "trial_runner/tree_task.h"
 
 namespace sweep {
 
@@ -153,24 +155,6 @@ Status CheckModelFitsData(const nn::TrainConfig& c, const nn::Splits& d) {
   return Status::Ok();
 }
 
-pb::Metric M(const std::string& name, double v) {
-  pb::Metric m;
-  m.set_name(name);
-  m.set_value(v);
-  return m;
-}
-
-// The measured ones of an evaluation's metrics (common/task_schema.cc names
-// them), as `prefix`loss, `prefix`accuracy, ...
-void AddEvaluation(const std::string& prefix, const nn::Evaluation& e,
-                   std::vector<pb::Metric>* out) {
-  const std::pair<const char*, double> all[] = {{"loss", e.loss}, {"accuracy", e.accuracy},
-                                                {"f1", e.f1},     {"rmse", e.rmse},
-                                                {"mae", e.mae},   {"r2", e.r2}};
-  for (const auto& [name, v] : all)
-    if (std::isfinite(v)) out->push_back(M(prefix + name, v));
-}
-
 }  // namespace
 
 Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, nn::DataSpec* data, int* validation,
@@ -180,7 +164,8 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, nn::DataSpec* data, 
   nn::TrainConfig c;
   c.model = k.Get<std::string>("model");
   RETURN_IF_ERROR(
-      Word<bool>("model", c.model, {{"mlp", true}, {"cnn", true}, {"auto", true}}).status());
+      Word<bool>("model", c.model, {{"mlp", true}, {"cnn", true}, {"auto", true}, {"gbdt", true}})
+          .status());
   c.epochs = k.Get<int>("epochs");
   c.batch_size = k.Get<int>("batch_size");
   c.lr = static_cast<float>(k.Get<double>("lr"));
@@ -232,6 +217,16 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, nn::DataSpec* data, 
   }
   // The seed comes from task.train or the trial, not from a parameter.
   c.seed = t.has_seed() ? t.seed() : a.seed();
+  c.trees.rounds = k.Get<int>("rounds");
+  c.trees.eta = k.Get<double>("eta");
+  c.trees.max_depth = k.Get<int>("max_depth");
+  c.trees.max_leaves = k.Get<int>("max_leaves");
+  c.trees.min_child_weight = k.Get<double>("min_child_weight");
+  c.trees.subsample = k.Get<double>("subsample");
+  c.trees.colsample_bytree = k.Get<double>("colsample_bytree");
+  c.trees.reg_alpha = k.Get<double>("reg_alpha");
+  c.trees.reg_lambda = k.Get<double>("reg_lambda");
+  c.trees.seed = c.seed;
   ASSIGN_OR_RETURN(std::string default_dir,
                    Word<std::string>("dataset", k.Get<std::string>("dataset"),
                                      {{"fashion-mnist", nn::kDefaultFashionMnistDir},
@@ -280,6 +275,9 @@ TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
   auto data = nn::CarveSplits(**pool, validation, config->seed);
   if (!data.ok()) return fail(data.status().message());
   ResolveModel(*data, &*config);
+  if (config->model == "gbdt")
+    return RunTreeTask(a, ctx, *config, *data,
+                       threads > 0 ? threads : std::max(1, a.threads_hint()));
   Status fits = CheckModelFitsData(*config, *data);
   if (!fits.ok()) return fail(fits.message());
   // Each batch is split across model replicas (faster on small networks

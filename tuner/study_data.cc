@@ -22,6 +22,7 @@ struct BatchRange {
 // The batch sizes a trial may get: the searched parameter's values, else the
 // one task.train fixes, else the knob's default.
 std::optional<BatchRange> Batches(const pb::Study& study) {
+  if (study.task().train().model() == "gbdt") return std::nullopt;  // trees take no batches
   for (const pb::Parameter& p : study.parameters()) {
     if (p.name() != "batch_size") continue;
     if (p.type() == pb::PARAM_TYPE_INT)

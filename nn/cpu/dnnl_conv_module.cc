@@ -24,13 +24,7 @@ struct Entry {
 
 template <typename Fn>
 bool Bind(void* handle, const char* name, Fn* fn, std::string* error) {
-  Result<void*> p = ModuleSymbol(handle, name, "libsweep_nn_dnnl.so");
-  if (!p.ok()) {
-    *error = "cannot load oneDNN convolutions: " + p.status().message();
-    return false;
-  }
-  *fn = reinterpret_cast<Fn>(*p);
-  return true;
+  return BindSymbol(handle, name, "libsweep_nn_dnnl.so", "oneDNN convolutions", fn, error);
 }
 
 // Looks in $SWEEP_DNNL_MODULE, beside the binary, in ../lib, where the

@@ -27,15 +27,20 @@ namespace {
 using google::protobuf::FieldDescriptor;
 
 // A train study with one constant parameter (not `except`, so it can be fixed).
-ParsedStudy TrainStudy(std::string_view except = "") {
+// A study of one searched constant knob, `except` aside; one that trains
+// trees when `trees` (every knob shapes networks, trees, or both).
+ParsedStudy TrainStudy(std::string_view except = "", bool trees = false) {
   ParsedStudy p;
   p.study.set_name("t");
   p.study.mutable_objective()->set_metric("val_loss");
   p.study.mutable_objective()->set_goal(pb::GOAL_MINIMIZE);
   p.study.mutable_task()->mutable_train();
+  if (trees) p.study.mutable_task()->mutable_train()->set_model("gbdt");
   p.study.mutable_algorithm()->set_type(pb::ALGORITHM_TYPE_RANDOM);
   p.study.mutable_algorithm()->set_max_trials(1);
-  const TrainKnob& other = *FindTrainKnob(except == "lr" ? "dropout" : "lr");
+  const char* a = trees ? "eta" : "lr";
+  const char* b = trees ? "max_depth" : "dropout";
+  const TrainKnob& other = *FindTrainKnob(except == a ? b : a);
   pb::Parameter* q = p.study.add_parameters();
   q->set_name(std::string(other.name));
   q->set_type(pb::PARAM_TYPE_CONSTANT);
@@ -142,12 +147,13 @@ TEST(TrainKnobsTest, TheTableMatchesTheTrainTaskMessage) {
 TEST(TrainKnobsTest, ValidationAcceptsEveryDefaultSearchedOrFixed) {
   for (const auto& k : TrainKnobs()) {
     SCOPED_TRACE(std::string(k.name));
-    ParsedStudy searched = TrainStudy();
+    const bool trees = k.models == kTrees;
+    ParsedStudy searched = TrainStudy("", trees);
     SearchConstant(&searched, k, TrainKnobDefault(k));
     Status st = ValidateStudy(&searched);
     EXPECT_TRUE(st.ok()) << st.message();
 
-    ParsedStudy fixed = TrainStudy(k.name);
+    ParsedStudy fixed = TrainStudy(k.name, trees);
     Fix(fixed.study.mutable_task()->mutable_train(), k, TrainKnobDefault(k));
     st = ValidateStudy(&fixed);
     EXPECT_TRUE(st.ok()) << st.message();

@@ -1,0 +1,25 @@
+// The train task's metrics; see train_metrics.h.
+#include "trial_runner/train_metrics.h"
+
+#include <cmath>
+#include <utility>
+
+namespace sweep {
+
+pb::Metric M(const std::string& name, double v) {
+  pb::Metric m;
+  m.set_name(name);
+  m.set_value(v);
+  return m;
+}
+
+void AddEvaluation(const std::string& prefix, const nn::Evaluation& e,
+                   std::vector<pb::Metric>* out) {
+  const std::pair<const char*, double> all[] = {{"loss", e.loss}, {"accuracy", e.accuracy},
+                                                {"f1", e.f1},     {"rmse", e.rmse},
+                                                {"mae", e.mae},   {"r2", e.r2}};
+  for (const auto& [name, v] : all)
+    if (std::isfinite(v)) out->push_back(M(prefix + name, v));
+}
+
+}  // namespace sweep

@@ -1,0 +1,20 @@
+// The train task's metrics as the tuner receives them, for every model
+// family (common/task_schema.cc names them).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nn/evaluation.h"
+#include "proto/sweep.pb.h"
+
+namespace sweep {
+
+pb::Metric M(const std::string& name, double v);
+
+// The measured ones of an evaluation's metrics, as `prefix`loss,
+// `prefix`accuracy, ...
+void AddEvaluation(const std::string& prefix, const nn::Evaluation& e,
+                   std::vector<pb::Metric>* out);
+
+}  // namespace sweep
