@@ -143,6 +143,8 @@ Result<std::unique_ptr<Booster>> Booster::Train(const TreeConfig& config, const 
   std::unique_ptr<Booster> b(new Booster(data));
   b->columns_ = static_cast<int>(data.train.example_size());
   b->params_ = Params(config, data);
+  // Without sampling, nothing is drawn: the booster goes on as it is.
+  b->samples_ = config.subsample < 1 || config.colsample_bytree < 1;
   RETURN_IF_ERROR(b->Make(/*with_rows=*/true));
   return b;
 }
@@ -157,7 +159,7 @@ Result<std::unique_ptr<Booster>> Booster::ForPrediction(const Splits& data) {
 
 Status Booster::Boost(int count) {
   char err[kErr] = "";
-  if (rounds_ > 0) RETURN_IF_ERROR(Check(Module().renew(handle_, err, kErr), err));
+  if (rounds_ > 0 && samples_) RETURN_IF_ERROR(Check(Module().renew(handle_, err, kErr), err));
   RETURN_IF_ERROR(Check(Module().boost(handle_, rounds_, count, err, kErr), err));
   rounds_ += count;
   return Status::Ok();

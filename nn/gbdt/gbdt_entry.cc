@@ -4,17 +4,21 @@
 // XGBoost). Errors come back as text in `err`, never as exceptions across
 // the module's edge. Buffers handed out are XGBoost's, valid until the next
 // call on the same booster.
+#include <omp.h>
 #include <xgboost/c_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace {
 
 struct Gbdt {
   std::string params;  // set again after a model is loaded, which replaces them
+  int threads = 1;     // its nthread: the calling thread's OpenMP teams too
   BoosterHandle booster = nullptr;
   DMatrixHandle sets[2] = {nullptr, nullptr};  // train, validation (either may be absent)
 };
@@ -72,6 +76,8 @@ SWEEP_EXPORT int sweep_gbdt_new(const char* params, const float* x, const float*
     rc = Failed("making a booster", err, n);
   if (rc == 0) {
     g->params = params ? params : "";
+    const size_t at = g->params.find("nthread=");
+    if (at != std::string::npos) g->threads = std::max(1, std::atoi(g->params.c_str() + at + 8));
     rc = SetParams(g->booster, params, err, n);
   }
   if (rc != 0) {
@@ -120,6 +126,10 @@ SWEEP_EXPORT int sweep_gbdt_renew(void* p, char* err, size_t n) {
 // Boosts rounds [first, first + count) on the training rows.
 SWEEP_EXPORT int sweep_gbdt_boost(void* p, int first, int count, char* err, size_t n) {
   auto* g = static_cast<Gbdt*>(p);
+  // Some of XGBoost's parallel loops take the calling thread's OpenMP
+  // default, not nthread: a runner's trial thread must not start more
+  // threads than the trial has.
+  omp_set_num_threads(g->threads);
   for (int i = first; i < first + count; ++i)
     if (XGBoosterUpdateOneIter(g->booster, i, g->sets[0]) != 0) return Failed("boosting", err, n);
   return 0;

@@ -107,27 +107,33 @@ TEST(TreeTaskTest, ClassificationBinaryAndMultiClass) {
   }
 }
 
-// Sampling rows and columns, so every round draws: the resumed trial must
-// draw what the uninterrupted one drew.
+// With rows and columns sampled, every round draws: the resumed trial must
+// draw what the uninterrupted one drew. Without, nothing is drawn.
 TEST(TreeTaskTest, AResumedTrialEndsWithTheUninterruptedOnesModel) {
   CsvFolder f;
-  pb::Assign a = TreeAssign(f.Write("c.csv", Table(1500, 3)), 4, 40);
-  a.mutable_task()->mutable_train()->set_subsample(0.7);
-  a.mutable_task()->mutable_train()->set_colsample_bytree(0.8);
-  a.mutable_task()->mutable_train()->set_eta(0.2);
-  Recorder whole;
-  TaskResult all = RunTask(a, &whole);
-  ASSERT_EQ(all.outcome, pb::TRIAL_OUTCOME_COMPLETED) << all.error;
-  pb::Assign resumed = a;
-  resumed.set_checkpoint(whole.checkpoints[2]);
-  resumed.set_checkpoint_step(2);
-  Recorder rest;
-  TaskResult end = RunTask(resumed, &rest);
-  ASSERT_EQ(end.outcome, pb::TRIAL_OUTCOME_COMPLETED) << end.error;
-  EXPECT_EQ(rest.steps, (std::vector<int64_t>{3, 4}));
-  EXPECT_EQ(rest.checkpoints[4], whole.checkpoints[4]);  // the same trees, byte for byte
-  EXPECT_EQ(Get(end, "test_loss"), Get(all, "test_loss"));
-  EXPECT_EQ(rest.last["val_loss"], whole.last["val_loss"]);
+  const std::string table = f.Write("c.csv", Table(1500, 3));
+  for (bool sampled : {true, false}) {
+    SCOPED_TRACE(sampled ? "sampled" : "not sampled");
+    pb::Assign a = TreeAssign(table, 4, 40);
+    if (sampled) {
+      a.mutable_task()->mutable_train()->set_subsample(0.7);
+      a.mutable_task()->mutable_train()->set_colsample_bytree(0.8);
+    }
+    a.mutable_task()->mutable_train()->set_eta(0.2);
+    Recorder whole;
+    TaskResult all = RunTask(a, &whole);
+    ASSERT_EQ(all.outcome, pb::TRIAL_OUTCOME_COMPLETED) << all.error;
+    pb::Assign resumed = a;
+    resumed.set_checkpoint(whole.checkpoints[2]);
+    resumed.set_checkpoint_step(2);
+    Recorder rest;
+    TaskResult end = RunTask(resumed, &rest);
+    ASSERT_EQ(end.outcome, pb::TRIAL_OUTCOME_COMPLETED) << end.error;
+    EXPECT_EQ(rest.steps, (std::vector<int64_t>{3, 4}));
+    EXPECT_TRUE(rest.checkpoints[4] == whole.checkpoints[4]);  // the same trees, byte for byte
+    EXPECT_EQ(Get(end, "test_loss"), Get(all, "test_loss"));
+    EXPECT_EQ(rest.last["val_loss"], whole.last["val_loss"]);
+  }
 }
 
 TEST(TreeTaskTest, ACheckpointOfOtherDataOrDamagedIsRefused) {
