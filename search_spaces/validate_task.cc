@@ -75,6 +75,20 @@ void CheckSyntheticTask(const pb::Study& study, Checker* c) {
   }
 }
 
+// The models a study's trials may train: its fixed `model`, or the words
+// a searched one takes.
+int StudyModels(const pb::Study& study) {
+  const pb::TrainTask& t = study.task().train();
+  for (const auto& p : study.parameters()) {
+    if (p.name() != "model") continue;
+    int models = 0;
+    if (p.type() == pb::PARAM_TYPE_CONSTANT) models |= ModelsOf(p.value().text());
+    for (const auto& v : p.values()) models |= ModelsOf(v.text());
+    return models ? models : kAllModels;
+  }
+  return ModelsOf(t.has_model() ? t.model() : "mlp");
+}
+
 void CheckTrainData(const pb::Study& study, Checker* c) {
   const pb::TrainTask& t = study.task().train();
   if (t.has_problem() && t.problem() != "classification" && t.problem() != "regression") {
@@ -108,10 +122,15 @@ void CheckTrainData(const pb::Study& study, Checker* c) {
       c->Fail(p + ".test_labels", "needs test, the file whose rows they label");
     if (v.has_train_labels() && v.has_test() && !v.has_test_labels())
       c->Fail(p + ".test_labels", "is required: train's labels are in a file of their own");
-    if (v.has_missing() && v.missing() != "error" && v.missing() != "mean")
+    if (v.has_missing() && v.missing() != "error" && v.missing() != "mean" &&
+        v.missing() != "native")
       c->Fail(p + ".missing", "unknown value '" + v.missing() + "'" +
-                                  DidYouMean(v.missing(), {"error", "mean"}) +
-                                  " (expected one of: error, mean)");
+                                  DidYouMean(v.missing(), {"error", "mean", "native"}) +
+                                  " (expected one of: error, mean, native)");
+    if (v.missing() == "native" && (StudyModels(study) & kNetworks))
+      c->Fail(p + ".missing",
+              "native leaves a missing number missing, which only trees take (model: gbdt); a "
+              "network needs missing: mean");
     const std::string& del = v.delimiter();
     // A tab is "\t" in a YAML double-quoted string, or the two characters \t.
     if (v.has_delimiter() && del != "," && del != ";" && del != "|" && del != " " && del != "\t" &&
@@ -137,20 +156,6 @@ void CheckTrainData(const pb::Study& study, Checker* c) {
             "needs a source: csv: {train: FILE, label: COLUMN} or npy: {train_x: FILE, "
             "train_y: FILE}");
   }
-}
-
-// The models a study's trials may train: its fixed `model`, or the words
-// a searched one takes.
-int StudyModels(const pb::Study& study) {
-  const pb::TrainTask& t = study.task().train();
-  for (const auto& p : study.parameters()) {
-    if (p.name() != "model") continue;
-    int models = 0;
-    if (p.type() == pb::PARAM_TYPE_CONSTANT) models |= ModelsOf(p.value().text());
-    for (const auto& v : p.values()) models |= ModelsOf(v.text());
-    return models ? models : kAllModels;
-  }
-  return ModelsOf(t.has_model() ? t.model() : "mlp");
 }
 
 // "'eta' shapes gbdt trees, and this study trains networks (model: mlp)".

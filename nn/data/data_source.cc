@@ -198,6 +198,7 @@ TableOptions TableOptionsOf(const pb::CsvData& c, Problem problem) {
   o.ignore.assign(c.ignore().begin(), c.ignore().end());
   o.problem = problem;
   o.impute_mean = c.missing() == "mean";
+  o.missing_nan = c.missing() == "native";
   return o;
 }
 

@@ -134,12 +134,12 @@ Result<TableEncoding> FitTable(const CsvTable& t, const TableOptions& o,
     }
     code.numeric = nonempty == 0 || 2 * numbers.size() > nonempty;
     if (code.numeric) {
-      if (first_bad < rows && !o.impute_mean) {
+      if (first_bad < rows && !o.impute_mean && !o.missing_nan) {
         return Status::InvalidArgument(
             BadCell(t, first_bad, col, "numeric column '" + code.name + "'") +
             " (missing: mean fills such cells with the training mean)");
       }
-      code.indicator = first_bad < rows;
+      code.indicator = first_bad < rows && !o.missing_nan;
       MeanStddev(numbers, &code.mean, &code.stddev);
     } else {
       std::set<std::string> values;
@@ -275,7 +275,7 @@ Result<Examples> EncodeTable(const CsvTable& t, const TableEncoding& e, const Ta
       }
       double v;
       bool ok = Number(cell, &v);
-      if (!ok && !o.impute_mean) {
+      if (!ok && !o.impute_mean && !o.missing_nan) {
         return Status::InvalidArgument(
             BadCell(t, r, static_cast<size_t>(source[k]), "numeric column '" + code.name + "'") +
             " (missing: mean fills such cells with the training mean)");
@@ -283,7 +283,8 @@ Result<Examples> EncodeTable(const CsvTable& t, const TableEncoding& e, const Ta
       // In float, as the exported model computes it (nn/export).
       x.values.push_back(ok ? (static_cast<float>(v) - static_cast<float>(code.mean)) /
                                   static_cast<float>(code.stddev)
-                            : 0.f);
+                         : o.missing_nan ? NAN
+                                         : 0.f);
       if (code.indicator) x.values.push_back(ok ? 0.f : 1.f);
     }
     if (lc < 0) continue;

@@ -6,7 +6,8 @@
 //   are finite numbers; it is standardised with the training mean and
 //   standard deviation. Its empty or non-numeric cells are an error naming
 //   file:line:column, or, with `impute_mean`, the training mean plus a 0/1
-//   "<name>_missing" feature (where the training rows have any missing).
+//   "<name>_missing" feature (where the training rows have any missing), or,
+//   with `missing_nan`, NaN (for trees, which learn where missing goes).
 // - Any other column is text: one 0/1 feature per distinct training value
 //   (at most kMaxCategories; a value not seen in training is all zeros).
 // - Classification: the label's distinct training values are the classes
@@ -29,6 +30,7 @@ struct TableOptions {
   std::vector<std::string> ignore;  // columns left out
   Problem problem = Problem::kClassification;
   bool impute_mean = false;
+  bool missing_nan = false;  // a missing number is NaN (model gbdt: missing: native)
   // false: rows to predict, which need no label (one that is there is
   // ignored).
   bool labels = true;

@@ -114,11 +114,15 @@ TEST(E2eTreesTest, KnobsOfTheOtherModelAreRefusedAtValidation) {
       "name: m\nobjective: {metric: val_loss, goal: minimize}\ntask:\n  train:\n    data:\n"
       "      csv: {train: " +
           train +
-          ", label: y}\nalgorithm: {type: random, max_trials: 2}\nparameters:\n"
+          ", label: y, missing: native}\nalgorithm: {type: random, max_trials: 2}\nparameters:\n"
           "  eta: {type: float, min: 0.05, max: 0.5}\n");
   ASSERT_NE(RunSweep({"validate", mlp}, &out), 0);
   EXPECT_NE(out.find("'eta' shapes gbdt trees, and this study's model is mlp (the default): "
                      "remove it or set model: gbdt"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("native leaves a missing number missing, which only trees take (model: "
+                     "gbdt); a network needs missing: mean"),
             std::string::npos)
       << out;
 }

@@ -136,6 +136,33 @@ TEST(TreeTaskTest, AResumedTrialEndsWithTheUninterruptedOnesModel) {
   }
 }
 
+// missing: native: a missing number stays missing, and the trees learn
+// where it goes: here a third of x1 is missing, and when it is the class is
+// c1, which only a tree that sends missing cells their own way gets right.
+TEST(TreeTaskTest, MissingNumbersStayMissingForTheTrees) {
+  CsvFolder f;
+  std::string table = "x1,x2,y\n";
+  Rng rng(2);
+  for (int i = 0; i < 1500; ++i) {
+    const double x1 = rng.Uniform() * 2 - 1, x2 = rng.Uniform();
+    const bool gone = i % 3 == 0;
+    table += (gone ? std::string() : std::to_string(x1)) + "," + std::to_string(x2) + "," +
+             (gone     ? "c1"
+              : x1 < 0 ? "c0"
+                       : "c2") +
+             "\n";
+  }
+  pb::Assign a = TreeAssign(f.Write("m.csv", table), 2, 30);
+  a.mutable_task()->mutable_train()->mutable_data()->mutable_csv()->set_missing("native");
+  Recorder ctx;
+  TaskResult r = RunTask(a, &ctx);
+  ASSERT_EQ(r.outcome, pb::TRIAL_OUTCOME_COMPLETED) << r.error;
+  EXPECT_GT(Get(r, "test_accuracy"), 0.98);
+  a.mutable_task()->mutable_train()->mutable_data()->mutable_csv()->clear_missing();
+  r = RunTask(a, &ctx);
+  EXPECT_EQ(r.outcome, pb::TRIAL_OUTCOME_FAILED);
+}
+
 TEST(TreeTaskTest, ACheckpointOfOtherDataOrDamagedIsRefused) {
   CsvFolder f;
   pb::Assign a = TreeAssign(f.Write("a.csv", Table(500, 2)), 2, 10);
