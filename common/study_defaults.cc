@@ -117,9 +117,12 @@ void ResolveDefaults(pb::Study* study) {
     task->mutable_synthetic()->set_steps(kSyntheticSteps);
   if (task->has_command()) {
     // `steps` stays unset when the file does not declare it (TaskResource
-    // reads 1): a runner stores steps past a declared count with a warning,
-    // and every step of a program that was told no count.
+    // reads 1): a runner drops steps past a declared count with a warning,
+    // and stores every step of a program that was told no count. A declared
+    // 1 is the default (studies stored before kept the default as 1, and
+    // their runners stored every step).
     pb::CommandTask* c = task->mutable_command();
+    if (c->has_steps() && c->steps() == kCommandSteps) c->clear_steps();
     if (!c->has_timeout_s()) c->set_timeout_s(0);
     if (!c->has_grace_s()) c->set_grace_s(kCommandGraceS);
     if (!c->has_checkpoints()) c->set_checkpoints(false);

@@ -170,6 +170,11 @@ std::string KnobOfOtherModel(const TrainKnob& k, const pb::TrainTask& t) {
 void CheckTrainTask(const pb::Study& study, Checker* c) {
   const pb::TrainTask& t = study.task().train();
   const int models = StudyModels(study);
+  if ((models & kTrees) && !t.has_data())
+    c->Fail("task.train.model",
+            "gbdt trains on tables: set task.train.data (a csv or npy table), or use mlp or cnn "
+            "for " +
+                (t.has_dataset() ? t.dataset() : std::string("fashion-mnist")));
   for (const auto& k : TrainKnobs()) {
     auto v = FixedTrainKnob(t, k);
     if (!v) continue;

@@ -37,6 +37,14 @@ Status MakeFolder(const std::string& dir, const std::string& what_dir, int paren
 
 Status CheckFolder(const std::string& dir, bool create, const std::string& what_dir, int parents) {
   struct stat st;
+  // The folder above (the database's), checked on every call too: one
+  // swapped for a link, or opened to others, since the last is refused.
+  const size_t slash = dir.find_last_of('/');
+  if (parents > 0 && slash != std::string::npos && slash > 0) {
+    const std::string parent = dir.substr(0, slash);
+    if (lstat(parent.c_str(), &st) == 0)
+      RETURN_IF_ERROR(CheckFolder(parent, false, "database folder", 0));
+  }
   if (lstat(dir.c_str(), &st) != 0) {
     int err = errno;
     if (err != ENOENT || !create) return PosixError("stat " + what_dir, dir, err);
@@ -64,8 +72,9 @@ Status CheckFolder(const std::string& dir, bool create, const std::string& what_
 
 }  // namespace
 
-Status CheckCheckpointDir(const std::string& dir, bool create, const std::string& what_dir) {
-  return CheckFolder(dir, create, what_dir, /*parents=*/1);
+Status CheckCheckpointDir(const std::string& dir, bool create, const std::string& what_dir,
+                          bool with_parent) {
+  return CheckFolder(dir, create, what_dir, with_parent ? 1 : 0);
 }
 
 Result<std::string> WriteCheckpointFile(const std::string& dir, int64_t trial_number, int64_t step,

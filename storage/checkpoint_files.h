@@ -14,11 +14,13 @@ namespace sweep {
 // Checks a study's folder (or the database's folder above it, `what_dir`
 // naming it in messages): a directory (not a symlink) owned by this user and
 // not writable by group or others, so nobody else can plant files in it.
-// `create`: a missing folder is made, mode 0700, with its parent when that
-// is missing too (checked alike, as the "database folder"). Anything else
-// is kFailedPrecondition naming the folder and what is wrong with it.
+// `with_parent`: the folder above is checked alike (as the "database
+// folder") when it exists, and made when `create` needs it. `create`: a
+// missing folder is made, mode 0700. Anything else is kFailedPrecondition
+// naming the folder and what is wrong with it. (A database's old folders,
+// DB.checkpoints, have the user's own folder above: no `with_parent`.)
 Status CheckCheckpointDir(const std::string& dir, bool create,
-                          const std::string& what_dir = "study folder");
+                          const std::string& what_dir = "study folder", bool with_parent = true);
 
 // Writes `data` to dir/trial-<number>-step-<step>.ckpt; returns the path.
 // The folder passes CheckCheckpointDir first; the temporary file is created

@@ -6,7 +6,9 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "common/posix_error.h"
@@ -72,11 +74,27 @@ Status CheckDbSideFiles(const std::string& db) {
           file + ") and run again");
     }
   }
+  // `x` and `x.db` would share x.sweep/: refused while both are databases.
+  const std::string twin = DbFolderOf(file) == DbFolderOf(file + ".db") ? file + ".db"
+                           : file.size() > 3 ? file.substr(0, file.size() - 3)
+                                             : "";
+  if (!twin.empty() && twin != file) {
+    char head[16] = {};
+    FILE* f = fopen(twin.c_str(), "rb");
+    const bool sqlite = f && fread(head, 1, sizeof head, f) == sizeof head &&
+                        std::memcmp(head, "SQLite format 3", 16) == 0;
+    if (f) fclose(f);
+    if (sqlite)
+      return Status::FailedPrecondition(
+          file + " and " + twin + " would keep their checkpoints and logs in the same folder, " +
+          DbFolderOf(file) + ": rename one of the two databases (with its -wal and -shm files)");
+  }
   const size_t slash = file.rfind('/');
   const std::string dir = slash == std::string::npos ? "."
                           : slash == 0               ? "/"
                                                      : file.substr(0, slash);
-  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+  // A folder that does not exist is named by the lock, which makes the file.
+  if (access(dir.c_str(), W_OK | X_OK) != 0 && errno != ENOENT) {
     return PosixError("cannot create files in " + dir, errno,
                       "SQLite makes the database's -wal and -shm files beside it");
   }

@@ -14,6 +14,8 @@ namespace sweep {
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, DbLock held) {
   std::unique_ptr<Store> s(new Store());
   s->path_ = path;
+  // Only looks: before the lock, which makes the file.
+  RETURN_IF_ERROR(CheckDbSideFiles(path));
   // The lock comes first: a second tuner is refused before it reads or
   // writes anything.
   if (held.held()) {
@@ -21,7 +23,6 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, DbLock held)
   } else {
     ASSIGN_OR_RETURN(s->lock_, DbLock::Acquire(path));
   }
-  RETURN_IF_ERROR(CheckDbSideFiles(path));
   struct stat before;
   const bool created = stat(path.c_str(), &before) != 0 || before.st_size == 0;
   ASSIGN_OR_RETURN(s->db_, Connection::Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));

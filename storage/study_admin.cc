@@ -281,7 +281,7 @@ Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, 
     // The folder the tuner would use, or none: a symlink or a folder others
     // may write is refused here as there.
     if (lstat(dir.c_str(), &dir_st) != 0) continue;
-    RETURN_IF_ERROR(CheckCheckpointDir(dir, false));
+    RETURN_IF_ERROR(CheckCheckpointDir(dir, false, "checkpoint folder", dir == study_dir));
     const std::string folder = FolderAndName(dir).second;
     const bool by_number = dir == study_dir;
     for (const std::string& name : TrialFiles(dir, [&](int64_t trial) {
@@ -330,22 +330,31 @@ Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, 
   return out;
 }
 
+int RemoveStudyFolder(const std::string& folder) {
+  struct stat st;
+  // Never through a database folder that is a link or open to others.
+  if (lstat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+      !CheckCheckpointDir(folder, false).ok())
+    return 0;
+  int removed = 0;
+  for (const std::string& name : TrialFiles(folder, [](int64_t) { return true; }))
+    if (unlink((folder + "/" + name).c_str()) == 0) ++removed;
+  rmdir(folder.c_str());  // empty now, unless someone put other files there
+  return removed;
+}
+
 int RemoveStudyFiles(const std::string& db, int64_t study_id,
                      const std::vector<int64_t>& trial_ids) {
   const std::set<int64_t> ids(trial_ids.begin(), trial_ids.end());
-  int removed = 0;
-  const std::string study_dir = StudyFolderOf(db, study_id);
-  for (const std::string& dir : {study_dir, OldCheckpointDirOf(db), OldLogDirOf(db)}) {
+  int removed = RemoveStudyFolder(StudyFolderOf(db, study_id));
+  for (const std::string& dir : {OldCheckpointDirOf(db), OldLogDirOf(db)}) {
     struct stat st;
     if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-    const bool whole = dir == study_dir;
     for (const std::string& name :
-         TrialFiles(dir, [&](int64_t trial) { return whole || ids.count(trial) > 0; }))
+         TrialFiles(dir, [&](int64_t trial) { return ids.count(trial) > 0; }))
       if (unlink((dir + "/" + name).c_str()) == 0) ++removed;
   }
-  // Empty now (unless someone put other files there), the folders go.
-  rmdir(study_dir.c_str());
-  rmdir(DbFolderOf(db).c_str());
+  rmdir(DbFolderOf(db).c_str());  // when no study has a folder left
   return removed;
 }
 

@@ -66,4 +66,11 @@ Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, 
 int RemoveStudyFiles(const std::string& db, int64_t study_id,
                      const std::vector<int64_t>& trial_ids);
 
+// Removes a study's folder (storage/db_files.h) with its trial files; a
+// folder that is a link, or in a database folder that is one or open to
+// others, is left alone. Returns how many files were removed. Also for a
+// new study whose id a deleted one had, when `sweep delete` could not
+// finish removing its folder.
+int RemoveStudyFolder(const std::string& folder);
+
 }  // namespace sweep

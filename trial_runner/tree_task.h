@@ -1,5 +1,5 @@
 // Gradient-boosted trees (model: gbdt) as a train trial: `epochs` reports,
-// the k-th once round(k × rounds / epochs) trees are grown, each with the
+// the k-th once ⌊k × rounds / epochs⌋ trees are grown, each with the
 // booster so far as the step's checkpoint (a paused or re-run trial goes on
 // from it, growing the trees an uninterrupted one would), and the test
 // metrics at the end. The same metrics as a network's (train_metrics.h).

@@ -83,6 +83,7 @@ Status Server::Setup() {
   RETURN_IF_ERROR(LoadKeys(&d, &allowed));
   // A database another tuner holds (or a --db that cannot be written) is
   // refused before any runner starts; the Store takes this lock over.
+  RETURN_IF_ERROR(CheckDbSideFiles(o_.db_path));  // before the lock makes the file
   ASSIGN_OR_RETURN(DbLock lock, DbLock::Acquire(o_.db_path));
   d.bind = o_.bind;
   d.heartbeat_ms = o_.heartbeat_ms;

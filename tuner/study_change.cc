@@ -8,7 +8,6 @@
 #include <set>
 
 #include "common/json.h"
-#include "common/study_defaults.h"
 #include "tuner/scheduler.h"
 
 namespace sweep {
@@ -144,11 +143,7 @@ Result<std::vector<std::string>> CompareStudies(const pb::Study& stored, const p
         x.path.rfind("objective.", 0) == 0 || x.path.rfind("task.", 0) == 0;
     if (RunOnly().count(x.path) || (!results && what_is_measured)) {
       accepted.push_back(line);
-    } else if (x.path == "task.command.steps" &&
-               TaskResource(stored.task()) == TaskResource(now.task())) {
-      // Declared or left to its default, the same count: databases made
-      // before the default was left unset store it.
-      accepted.push_back(line + " (" + std::to_string(TaskResource(now.task())) + " either way)");
+
     } else if (RaiseOnly(x.path) && TraitsOf(now).decisions_depend_on_max_trials &&
                x.path == "algorithm.max_trials") {
       // PBT decided its past generations knowing the cap ("not exploited:

@@ -17,6 +17,7 @@
 #include "storage/checkpoint_files.h"
 #include "storage/db_files.h"
 #include "storage/log_files.h"
+#include "storage/study_admin.h"
 #include "tuner/study_change.h"
 
 namespace sweep {
@@ -49,7 +50,13 @@ Result<std::unique_ptr<StudyRun>> StudyRun::Open(Store* store, const pb::Study& 
   // at the first checkpoint; a missing one is made when first needed.
   struct stat st;
   if (lstat(db_folder.c_str(), &st) == 0)
-    RETURN_IF_ERROR(CheckCheckpointDir(db_folder, /*create=*/false, "database folder"));
+    RETURN_IF_ERROR(CheckCheckpointDir(db_folder, /*create=*/false, "database folder", false));
+  // A database's old folders, whose files its rows may still name.
+  const std::pair<std::string, const char*> old[] = {
+      {OldCheckpointDirOf(store->path()), "checkpoint folder"},
+      {OldLogDirOf(store->path()), "log folder"}};
+  for (const auto& [dir, what] : old)
+    if (lstat(dir.c_str(), &st) == 0) RETURN_IF_ERROR(CheckCheckpointDir(dir, false, what, false));
   std::unique_ptr<StudyRun> run(new StudyRun(store, study, std::move(space), std::move(db_folder)));
   RETURN_IF_ERROR(run->Load());
   return run;
@@ -72,6 +79,11 @@ Status StudyRun::Load() {
     run_base_s_ = stored->run_seconds;
   } else {
     ASSIGN_OR_RETURN(study_id_, store_->CreateStudy(study_));
+    // A deleted study's id comes again (SQLite reuses the largest): files
+    // its folder kept are not this study's.
+    if (int stale = RemoveStudyFolder(StudyFolderIn(db_folder_, study_id_)))
+      LOG_INFO << "removed " << stale << " files of a deleted study from "
+               << StudyFolderIn(db_folder_, study_id_);
   }
   logs_.set_dir(StudyFolderIn(db_folder_, study_id_));
   checkpoint_files_.set_dir(StudyFolderIn(db_folder_, study_id_));

@@ -7,24 +7,16 @@
 #include <new>
 
 #include "nn/cpu/dnnl_conv.h"
+#include "nn/module_entry.h"
 
 using sweep::nn::Window;
 using sweep::nn::cpu::DnnlConv;
 
 namespace {
 
-// Runs `f`; an exception becomes its message in `err` and a non-zero result.
 template <typename F>
 int Guarded(char* err, size_t n, F&& f) {
-  try {
-    f();
-    return 0;
-  } catch (const std::exception& e) {
-    std::snprintf(err, n, "%s", e.what());
-  } catch (...) {
-    std::snprintf(err, n, "oneDNN convolution: unknown error");
-  }
-  return 1;
+  return sweep::nn::GuardedEntry("oneDNN convolution", err, n, f);
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ struct Entry {
   void (*free)(void*) = nullptr;
   int (*boost)(void*, int, int, char*, size_t) = nullptr;
   int (*renew)(void*, char*, size_t) = nullptr;
+  int (*rounds)(void*, int*, char*, size_t) = nullptr;
   int (*predict_set)(void*, int, const float**, uint64_t*, char*, size_t) = nullptr;
   int (*predict)(void*, const float*, int64_t, int64_t, const float**, uint64_t*, char*,
                  size_t) = nullptr;
@@ -55,6 +56,7 @@ const Entry& Module() {
         Bind(*handle, "sweep_gbdt_free", &e.free, &m.error) &&
         Bind(*handle, "sweep_gbdt_boost", &e.boost, &m.error) &&
         Bind(*handle, "sweep_gbdt_renew", &e.renew, &m.error) &&
+        Bind(*handle, "sweep_gbdt_rounds", &e.rounds, &m.error) &&
         Bind(*handle, "sweep_gbdt_predict_set", &e.predict_set, &m.error) &&
         Bind(*handle, "sweep_gbdt_predict", &e.predict, &m.error) &&
         Bind(*handle, "sweep_gbdt_save", &e.save, &m.error) &&
@@ -254,9 +256,16 @@ Status Booster::LoadCheckpoint(const std::string& in) {
     return Status::FailedPrecondition(
         "checkpoint: written for other data than this trial's (the data files, or how they are "
         "read, changed since it trained)");
-  if (rounds < 0 || rounds > (1 << 30) || len != in.size() - 4 - pos)
+  // pos is within the bytes before the CRC (the header did not reach into it).
+  if (rounds < 0 || rounds > (1 << 30) || pos > in.size() - 4 || len != in.size() - 4 - pos)
     return Status::Corruption("checkpoint: an impossible round count or model size");
   RETURN_IF_ERROR(LoadModel(in.substr(pos, len)));
+  int boosted = 0;
+  char err[kErr] = "";
+  RETURN_IF_ERROR(Check(Module().rounds(handle_, &boosted, err, kErr), err));
+  if (boosted != rounds)
+    return Status::Corruption("checkpoint: says " + std::to_string(rounds) +
+                              " rounds, and its model has " + std::to_string(boosted));
   rounds_ = static_cast<int>(rounds);
   return Status::Ok();
 }

@@ -12,7 +12,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
+
+#include "nn/module_entry.h"
 
 namespace {
 
@@ -60,12 +63,22 @@ int SetParams(BoosterHandle b, const char* params, char* err, size_t n) {
 
 #define SWEEP_EXPORT extern "C" __attribute__((visibility("default")))
 
+namespace {
+
+// Runs an entry point's body: an exception (out of memory) comes back as
+// text, never as a throw across the edge.
+template <typename F>
+int Guarded(char* err, size_t n, F&& f) {
+  return sweep::nn::GuardedEntry("gradient-boosted trees", err, n, f);
+}
+
+}  // namespace
+
 // A booster on `rows` training rows (x row-major, y labels) and `val_rows`
 // validation rows, whose predictions XGBoost keeps up to date as it boosts;
 // rows == 0: a booster for a model loaded later.
-SWEEP_EXPORT int sweep_gbdt_new(const char* params, const float* x, const float* y, int64_t rows,
-                                int64_t cols, const float* vx, const float* vy, int64_t val_rows,
-                                void** out, char* err, size_t n) {
+int Gbdt_new(const char* params, const float* x, const float* y, int64_t rows, int64_t cols,
+             const float* vx, const float* vy, int64_t val_rows, void** out, char* err, size_t n) {
   auto* g = new Gbdt();
   int count = 0;
   int rc = 0;
@@ -104,7 +117,7 @@ SWEEP_EXPORT void sweep_gbdt_free(void* p) {
 // same matrices (their histogram cuts are kept): XGBoost seeds its column
 // sampling once per booster, so a trial that starts each step afresh grows
 // the trees a trial resumed from a checkpoint grows.
-SWEEP_EXPORT int sweep_gbdt_renew(void* p, char* err, size_t n) {
+int Gbdt_renew(void* p, char* err, size_t n) {
   auto* g = static_cast<Gbdt*>(p);
   bst_ulong size = 0;
   const char* bytes = nullptr;
@@ -124,7 +137,7 @@ SWEEP_EXPORT int sweep_gbdt_renew(void* p, char* err, size_t n) {
 }
 
 // Boosts rounds [first, first + count) on the training rows.
-SWEEP_EXPORT int sweep_gbdt_boost(void* p, int first, int count, char* err, size_t n) {
+int Gbdt_boost(void* p, int first, int count, char* err, size_t n) {
   auto* g = static_cast<Gbdt*>(p);
   // Some of XGBoost's parallel loops take the calling thread's OpenMP
   // default, not nthread: a runner's trial thread must not start more
@@ -135,7 +148,7 @@ SWEEP_EXPORT int sweep_gbdt_boost(void* p, int first, int count, char* err, size
   return 0;
 }
 
-SWEEP_EXPORT int sweep_gbdt_rounds(void* p, int* out, char* err, size_t n) {
+int Gbdt_rounds(void* p, int* out, char* err, size_t n) {
   if (XGBoosterBoostedRounds(static_cast<Gbdt*>(p)->booster, out) != 0)
     return Failed("counting rounds", err, n);
   return 0;
@@ -162,8 +175,7 @@ int Predicted(int rc, bst_ulong const* shape, bst_ulong dim, const float* result
 // Predictions for the training (set 0) or validation (set 1) rows, from
 // XGBoost's cache: probabilities (a row's classes, or class 1's for two) or
 // values.
-SWEEP_EXPORT int sweep_gbdt_predict_set(void* p, int set, const float** out, uint64_t* len,
-                                        char* err, size_t n) {
+int Gbdt_predict_set(void* p, int set, const float** out, uint64_t* len, char* err, size_t n) {
   auto* g = static_cast<Gbdt*>(p);
   bst_ulong const* shape = nullptr;
   bst_ulong dim = 0;
@@ -173,8 +185,8 @@ SWEEP_EXPORT int sweep_gbdt_predict_set(void* p, int set, const float** out, uin
 }
 
 // Predictions for other rows (x row-major, NaN for a missing value).
-SWEEP_EXPORT int sweep_gbdt_predict(void* p, const float* x, int64_t rows, int64_t cols,
-                                    const float** out, uint64_t* len, char* err, size_t n) {
+int Gbdt_predict(void* p, const float* x, int64_t rows, int64_t cols, const float** out,
+                 uint64_t* len, char* err, size_t n) {
   auto* g = static_cast<Gbdt*>(p);
   DMatrixHandle m = nullptr;
   if (Matrix(x, nullptr, rows, cols, &m, err, n) != 0) return 1;
@@ -188,7 +200,7 @@ SWEEP_EXPORT int sweep_gbdt_predict(void* p, const float* x, int64_t rows, int64
 }
 
 // The model in XGBoost's own binary JSON (UBJSON), with its parameters.
-SWEEP_EXPORT int sweep_gbdt_save(void* p, const char** out, uint64_t* len, char* err, size_t n) {
+int Gbdt_save(void* p, const char** out, uint64_t* len, char* err, size_t n) {
   bst_ulong size = 0;
   if (XGBoosterSaveModelToBuffer(static_cast<Gbdt*>(p)->booster, "{\"format\": \"ubj\"}", &size,
                                  out) != 0)
@@ -197,9 +209,46 @@ SWEEP_EXPORT int sweep_gbdt_save(void* p, const char** out, uint64_t* len, char*
   return 0;
 }
 
-SWEEP_EXPORT int sweep_gbdt_load(void* p, const char* bytes, uint64_t len, char* err, size_t n) {
+int Gbdt_load(void* p, const char* bytes, uint64_t len, char* err, size_t n) {
   auto* g = static_cast<Gbdt*>(p);
   if (XGBoosterLoadModelFromBuffer(g->booster, bytes, static_cast<bst_ulong>(len)) != 0)
     return Failed("loading the model", err, n);
   return SetParams(g->booster, g->params.c_str(), err, n);
+}
+
+SWEEP_EXPORT int sweep_gbdt_new(const char* params, const float* x, const float* y, int64_t rows,
+                                int64_t cols, const float* vx, const float* vy, int64_t val_rows,
+                                void** out, char* err, size_t n) {
+  return Guarded(err, n,
+                 [&] { return Gbdt_new(params, x, y, rows, cols, vx, vy, val_rows, out, err, n); });
+}
+
+SWEEP_EXPORT int sweep_gbdt_renew(void* p, char* err, size_t n) {
+  return Guarded(err, n, [&] { return Gbdt_renew(p, err, n); });
+}
+
+SWEEP_EXPORT int sweep_gbdt_boost(void* p, int first, int count, char* err, size_t n) {
+  return Guarded(err, n, [&] { return Gbdt_boost(p, first, count, err, n); });
+}
+
+SWEEP_EXPORT int sweep_gbdt_rounds(void* p, int* out, char* err, size_t n) {
+  return Guarded(err, n, [&] { return Gbdt_rounds(p, out, err, n); });
+}
+
+SWEEP_EXPORT int sweep_gbdt_predict_set(void* p, int set, const float** out, uint64_t* len,
+                                        char* err, size_t n) {
+  return Guarded(err, n, [&] { return Gbdt_predict_set(p, set, out, len, err, n); });
+}
+
+SWEEP_EXPORT int sweep_gbdt_predict(void* p, const float* x, int64_t rows, int64_t cols,
+                                    const float** out, uint64_t* len, char* err, size_t n) {
+  return Guarded(err, n, [&] { return Gbdt_predict(p, x, rows, cols, out, len, err, n); });
+}
+
+SWEEP_EXPORT int sweep_gbdt_save(void* p, const char** out, uint64_t* len, char* err, size_t n) {
+  return Guarded(err, n, [&] { return Gbdt_save(p, out, len, err, n); });
+}
+
+SWEEP_EXPORT int sweep_gbdt_load(void* p, const char* bytes, uint64_t len, char* err, size_t n) {
+  return Guarded(err, n, [&] { return Gbdt_load(p, bytes, len, err, n); });
 }

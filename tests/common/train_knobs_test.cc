@@ -35,7 +35,12 @@ ParsedStudy TrainStudy(std::string_view except = "", bool trees = false) {
   p.study.mutable_objective()->set_metric("val_loss");
   p.study.mutable_objective()->set_goal(pb::GOAL_MINIMIZE);
   p.study.mutable_task()->mutable_train();
-  if (trees) p.study.mutable_task()->mutable_train()->set_model("gbdt");
+  if (trees) {
+    pb::TrainTask* t = p.study.mutable_task()->mutable_train();
+    if (except != "model") t->set_model("gbdt");  // on a table: trees take no images
+    t->mutable_data()->mutable_csv()->set_train("t.csv");
+    t->mutable_data()->mutable_csv()->set_label("y");
+  }
   p.study.mutable_algorithm()->set_type(pb::ALGORITHM_TYPE_RANDOM);
   p.study.mutable_algorithm()->set_max_trials(1);
   const char* a = trees ? "eta" : "lr";
@@ -164,7 +169,7 @@ TEST(TrainKnobsTest, ValidationAcceptsEveryWord) {
   for (const auto& k : TrainKnobs()) {
     for (auto w : k.words) {
       SCOPED_TRACE(std::string(k.name) + " " + std::string(w));
-      ParsedStudy p = TrainStudy();
+      ParsedStudy p = TrainStudy(k.name, k.name == "model" && w == "gbdt");
       pb::Value v;
       v.set_text(std::string(w));
       SearchConstant(&p, k, v);
@@ -288,7 +293,8 @@ TEST(TrainKnobsTest, TheTrainTaskGivesEveryWordAMeaning) {
   }
 }
 
-// PBT over a train study that searches every knob but epochs (the resource).
+// PBT over a train study of networks that searches every knob but epochs
+// (the resource) and the trees' own.
 TEST(TrainKnobsTest, PbtNeverPerturbsAKnobThatShapesTheModel) {
   std::string yaml =
       "name: t\nobjective: {metric: val_loss, goal: minimize}\n"
@@ -296,11 +302,13 @@ TEST(TrainKnobsTest, PbtNeverPerturbsAKnobThatShapesTheModel) {
       "algorithm: {type: pbt, pbt: {population: 8, perturbation_interval: 1, "
       "resample_prob: 0.5}}\nparameters:\n";
   for (const auto& k : TrainKnobs()) {
-    if (k.name == "epochs") continue;
+    if (k.name == "epochs" || k.models == kTrees) continue;
     std::string line = "  " + std::string(k.name) + ": ";
     if (k.type == KnobType::kWord && !k.words.empty()) {
       std::string list;
-      for (auto w : k.words) list += (list.empty() ? "" : ", ") + std::string(w);
+      // Trees need a table, and this study searches the IDX data sets.
+      for (auto w : k.words)
+        if (w != "gbdt") list += (list.empty() ? "" : ", ") + std::string(w);
       line += "{type: categorical, values: [" + list + "]}";
     } else if (k.type == KnobType::kWord) {
       line += "{type: categorical, values: [/a, /b, /c]}";

@@ -66,6 +66,36 @@ TEST(E2eDbFolderTest, FilesGoInTheStudysFolderNamedByTrialNumber) {
   EXPECT_EQ(Files(StudyFolder(db, 2)), 4);
 }
 
+// Two databases `x` and `x.db` would share x.sweep/: the second is refused
+// before anything is written. A study that gets the id of a deleted one
+// whose folder was left (a kill during `sweep delete`) starts clean.
+TEST(E2eDbFolderTest, TwinDatabasesAreRefusedAndAReusedIdStartsClean) {
+  TempDir dir;
+  std::string db = dir.File("r.db"), out;
+  RunCheckpointing(dir, "first", 1, db);
+  RunCheckpointing(dir, "second", 1, db);
+  EXPECT_EQ(RunSweep({"run", PyStudy(dir, "twin", "", "{type: random, max_trials: 1}", 1), "--db",
+                      dir.File("r"), "--local-runners", "1"},
+                     &out),
+            1);
+  EXPECT_NE(out.find(dir.File("r") + " and " + db +
+                     " would keep their checkpoints and logs in the same folder"),
+            std::string::npos)
+      << out;
+  EXPECT_FALSE(fs::exists(dir.File("r")));
+  ASSERT_EQ(RunSweep({"delete", "second", "--db", db, "--yes"}, &out), 0) << out;
+  ASSERT_FALSE(fs::exists(StudyFolder(db, 2)));
+  // What a delete cut short leaves: the folder of id 2, with a log in it.
+  fs::create_directory(StudyFolder(db, 2));
+  fs::permissions(StudyFolder(db, 2), fs::perms::owner_all);
+  std::ofstream(StudyFolder(db, 2) + "/trial-0.attempt-1.log") << "a deleted study's line\n";
+  RunCheckpointing(dir, "third", 1, db);
+  ASSERT_EQ(QueryInt(db, "SELECT id FROM studies WHERE name='third'"), 2);
+  ASSERT_EQ(RunSweep({"logs", "third", "0", "--db", db}, &out), 0) << out;
+  EXPECT_EQ(out.find("a deleted study's line"), std::string::npos) << out;
+  EXPECT_NE(out.find("training step 1"), std::string::npos) << out;
+}
+
 // A database made before the study folders: its rows name files in
 // DB.checkpoints/ and DB.logs/ by the trial's id. They are read where the
 // rows say, collected by gc and removed with their study.

@@ -125,6 +125,16 @@ TEST(E2eTreesTest, KnobsOfTheOtherModelAreRefusedAtValidation) {
                      "gbdt); a network needs missing: mean"),
             std::string::npos)
       << out;
+  std::string images = dir.Write(
+      "images.yaml",
+      "name: i\nobjective: {metric: val_loss, goal: minimize}\ntask:\n  train: {model: gbdt}\n"
+      "algorithm: {type: random, max_trials: 1}\nparameters:\n"
+      "  eta: {type: float, min: 0.05, max: 0.5}\n");
+  ASSERT_NE(RunSweep({"validate", images}, &out), 0);
+  EXPECT_NE(out.find("gbdt trains on tables: set task.train.data (a csv or npy table), or use mlp "
+                     "or cnn for fashion-mnist"),
+            std::string::npos)
+      << out;
 }
 
 }  // namespace
