@@ -75,10 +75,9 @@ Status CheckDbSideFiles(const std::string& db) {
     }
   }
   // `x` and `x.db` would share x.sweep/: refused while both are databases.
-  const std::string twin = DbFolderOf(file) == DbFolderOf(file + ".db") ? file + ".db"
-                           : file.size() > 3 ? file.substr(0, file.size() - 3)
-                                             : "";
-  if (!twin.empty() && twin != file) {
+  const bool dot_db = DbFolderOf(file) != DbFolderOf(file + ".db");  // NAME.db
+  const std::string twin = dot_db ? file.substr(0, file.size() - 3) : file + ".db";
+  {
     char head[16] = {};
     FILE* f = fopen(twin.c_str(), "rb");
     const bool sqlite = f && fread(head, 1, sizeof head, f) == sizeof head &&

@@ -122,20 +122,18 @@ Booster::~Booster() {
   if (handle_) Module().free(handle_);
 }
 
-Status Booster::Make(bool with_rows) {
+Status Booster::Make(const std::string& params, bool with_rows) {
   const Entry& m = Module();
   if (!m.error.empty()) return Status::FailedPrecondition(m.error);
-  if (handle_) m.free(handle_);
-  handle_ = nullptr;
   const Examples& train = data_->train;
   const Examples& val = data_->validation;
-  const std::vector<float> y = Labels(train, data_->problem), vy = Labels(val, data_->problem);
+  std::vector<float> y, vy;
+  if (with_rows) y = Labels(train, data_->problem), vy = Labels(val, data_->problem);
   char err[kErr] = "";
-  return Check(
-      m.make(params_.c_str(), with_rows ? train.values.data() : nullptr,
-             with_rows ? y.data() : nullptr, with_rows ? train.n : 0, columns_, val.values.data(),
-             vy.data(), with_rows && !val.values.empty() ? val.n : 0, &handle_, err, kErr),
-      err);
+  return Check(m.make(params.c_str(), with_rows ? train.values.data() : nullptr, y.data(),
+                      with_rows ? train.n : 0, columns_, val.values.data(), vy.data(),
+                      with_rows && !val.values.empty() ? val.n : 0, &handle_, err, kErr),
+               err);
 }
 
 Result<std::unique_ptr<Booster>> Booster::Train(const TreeConfig& config, const Splits& data) {
@@ -144,18 +142,16 @@ Result<std::unique_ptr<Booster>> Booster::Train(const TreeConfig& config, const 
         "model gbdt trains on tables (task.train.data: csv or npy rows of numbers), not images");
   std::unique_ptr<Booster> b(new Booster(data));
   b->columns_ = static_cast<int>(data.train.example_size());
-  b->params_ = Params(config, data);
   // Without sampling, nothing is drawn: the booster goes on as it is.
   b->samples_ = config.subsample < 1 || config.colsample_bytree < 1;
-  RETURN_IF_ERROR(b->Make(/*with_rows=*/true));
+  RETURN_IF_ERROR(b->Make(Params(config, data), /*with_rows=*/true));
   return b;
 }
 
 Result<std::unique_ptr<Booster>> Booster::ForPrediction(const Splits& data) {
   std::unique_ptr<Booster> b(new Booster(data));
   b->columns_ = static_cast<int>(data.train.example_size());
-  b->params_ = Params(TreeConfig(), data);
-  RETURN_IF_ERROR(b->Make(/*with_rows=*/false));
+  RETURN_IF_ERROR(b->Make(Params(TreeConfig(), data), /*with_rows=*/false));
   return b;
 }
 

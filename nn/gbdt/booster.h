@@ -56,16 +56,15 @@ class Booster {
 
  private:
   Booster(const Splits& data) : data_(&data) {}
-  // A new XGBoost booster on the training and validation rows (`with_rows`)
-  // with params_, in place of any before.
-  Status Make(bool with_rows);
+  // The XGBoost booster, with `params` ("name=value" lines), on the
+  // training and validation rows (`with_rows`) or on none.
+  Status Make(const std::string& params, bool with_rows);
   Result<std::string> Model() const;  // XGBoost's UBJSON
   Status LoadModel(const std::string& model);
   // Per row, what one prediction call returned, as Splits::outputs() values.
   Result<std::vector<float>> Outputs(const float* p, uint64_t len, int rows) const;
 
   const Splits* data_;
-  std::string params_;  // XGBoost's, as "name=value" lines
   void* handle_ = nullptr;
   int rounds_ = 0;
   bool samples_ = false;  // subsample or colsample_bytree below 1

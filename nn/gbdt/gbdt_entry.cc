@@ -4,14 +4,11 @@
 // XGBoost). Errors come back as text in `err`, never as exceptions across
 // the module's edge. Buffers handed out are XGBoost's, valid until the next
 // call on the same booster.
-#include <omp.h>
 #include <xgboost/c_api.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <string>
 
@@ -21,7 +18,6 @@ namespace {
 
 struct Gbdt {
   std::string params;  // set again after a model is loaded, which replaces them
-  int threads = 1;     // its nthread: the calling thread's OpenMP teams too
   BoosterHandle booster = nullptr;
   DMatrixHandle sets[2] = {nullptr, nullptr};  // train, validation (either may be absent)
 };
@@ -77,8 +73,9 @@ int Guarded(char* err, size_t n, F&& f) {
 // A booster on `rows` training rows (x row-major, y labels) and `val_rows`
 // validation rows, whose predictions XGBoost keeps up to date as it boosts;
 // rows == 0: a booster for a model loaded later.
-int Gbdt_new(const char* params, const float* x, const float* y, int64_t rows, int64_t cols,
-             const float* vx, const float* vy, int64_t val_rows, void** out, char* err, size_t n) {
+static int Gbdt_new(const char* params, const float* x, const float* y, int64_t rows, int64_t cols,
+                    const float* vx, const float* vy, int64_t val_rows, void** out, char* err,
+                    size_t n) {
   auto* g = new Gbdt();
   int count = 0;
   int rc = 0;
@@ -89,8 +86,6 @@ int Gbdt_new(const char* params, const float* x, const float* y, int64_t rows, i
     rc = Failed("making a booster", err, n);
   if (rc == 0) {
     g->params = params ? params : "";
-    const size_t at = g->params.find("nthread=");
-    if (at != std::string::npos) g->threads = std::max(1, std::atoi(g->params.c_str() + at + 8));
     rc = SetParams(g->booster, params, err, n);
   }
   if (rc != 0) {
@@ -117,7 +112,7 @@ SWEEP_EXPORT void sweep_gbdt_free(void* p) {
 // same matrices (their histogram cuts are kept): XGBoost seeds its column
 // sampling once per booster, so a trial that starts each step afresh grows
 // the trees a trial resumed from a checkpoint grows.
-int Gbdt_renew(void* p, char* err, size_t n) {
+static int Gbdt_renew(void* p, char* err, size_t n) {
   auto* g = static_cast<Gbdt*>(p);
   bst_ulong size = 0;
   const char* bytes = nullptr;
@@ -137,18 +132,14 @@ int Gbdt_renew(void* p, char* err, size_t n) {
 }
 
 // Boosts rounds [first, first + count) on the training rows.
-int Gbdt_boost(void* p, int first, int count, char* err, size_t n) {
+static int Gbdt_boost(void* p, int first, int count, char* err, size_t n) {
   auto* g = static_cast<Gbdt*>(p);
-  // Some of XGBoost's parallel loops take the calling thread's OpenMP
-  // default, not nthread: a runner's trial thread must not start more
-  // threads than the trial has.
-  omp_set_num_threads(g->threads);
   for (int i = first; i < first + count; ++i)
     if (XGBoosterUpdateOneIter(g->booster, i, g->sets[0]) != 0) return Failed("boosting", err, n);
   return 0;
 }
 
-int Gbdt_rounds(void* p, int* out, char* err, size_t n) {
+static int Gbdt_rounds(void* p, int* out, char* err, size_t n) {
   if (XGBoosterBoostedRounds(static_cast<Gbdt*>(p)->booster, out) != 0)
     return Failed("counting rounds", err, n);
   return 0;
@@ -175,7 +166,8 @@ int Predicted(int rc, bst_ulong const* shape, bst_ulong dim, const float* result
 // Predictions for the training (set 0) or validation (set 1) rows, from
 // XGBoost's cache: probabilities (a row's classes, or class 1's for two) or
 // values.
-int Gbdt_predict_set(void* p, int set, const float** out, uint64_t* len, char* err, size_t n) {
+static int Gbdt_predict_set(void* p, int set, const float** out, uint64_t* len, char* err,
+                            size_t n) {
   auto* g = static_cast<Gbdt*>(p);
   bst_ulong const* shape = nullptr;
   bst_ulong dim = 0;
@@ -185,8 +177,8 @@ int Gbdt_predict_set(void* p, int set, const float** out, uint64_t* len, char* e
 }
 
 // Predictions for other rows (x row-major, NaN for a missing value).
-int Gbdt_predict(void* p, const float* x, int64_t rows, int64_t cols, const float** out,
-                 uint64_t* len, char* err, size_t n) {
+static int Gbdt_predict(void* p, const float* x, int64_t rows, int64_t cols, const float** out,
+                        uint64_t* len, char* err, size_t n) {
   auto* g = static_cast<Gbdt*>(p);
   DMatrixHandle m = nullptr;
   if (Matrix(x, nullptr, rows, cols, &m, err, n) != 0) return 1;
@@ -200,7 +192,7 @@ int Gbdt_predict(void* p, const float* x, int64_t rows, int64_t cols, const floa
 }
 
 // The model in XGBoost's own binary JSON (UBJSON), with its parameters.
-int Gbdt_save(void* p, const char** out, uint64_t* len, char* err, size_t n) {
+static int Gbdt_save(void* p, const char** out, uint64_t* len, char* err, size_t n) {
   bst_ulong size = 0;
   if (XGBoosterSaveModelToBuffer(static_cast<Gbdt*>(p)->booster, "{\"format\": \"ubj\"}", &size,
                                  out) != 0)
@@ -209,7 +201,7 @@ int Gbdt_save(void* p, const char** out, uint64_t* len, char* err, size_t n) {
   return 0;
 }
 
-int Gbdt_load(void* p, const char* bytes, uint64_t len, char* err, size_t n) {
+static int Gbdt_load(void* p, const char* bytes, uint64_t len, char* err, size_t n) {
   auto* g = static_cast<Gbdt*>(p);
   if (XGBoosterLoadModelFromBuffer(g->booster, bytes, static_cast<bst_ulong>(len)) != 0)
     return Failed("loading the model", err, n);
