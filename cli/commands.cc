@@ -14,6 +14,7 @@ namespace {
 // clang-format off
 const CommandEntry kCommands[] = {
     {"run", NewRunCommand},
+    {"automl", NewAutomlCommand},
     {"serve", NewServeCommand},
     {"submit", NewSubmitCommand},
     {"pause", NewPauseCommand},

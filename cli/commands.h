@@ -50,6 +50,7 @@ std::unique_ptr<Command> NewDeleteCommand();       // study_admin.cc
 std::unique_ptr<Command> NewRenameCommand();       // study_admin.cc
 std::unique_ptr<Command> NewRetryCommand();        // retry.cc
 std::unique_ptr<Command> NewEnqueueCommand();      // enqueue.cc
+std::unique_ptr<Command> NewAutomlCommand();       // automl.cc
 std::unique_ptr<Command> NewNoteCommand();         // study_labels.cc
 std::unique_ptr<Command> NewTagCommand();          // study_labels.cc
 std::unique_ptr<Command> NewWatchCommand();        // watch.cc

@@ -37,7 +37,9 @@ class EnqueueCommand : public Command {
     AddDbOption(c, &db_);
     c->add_option("study", study_, "A study file (its study is made if new), or a study's name")
         ->required();
-    c->add_option("--params", params_, "One configuration as JSON: '{\"lr\": 0.01}'");
+    c->add_option("--params", params_,
+                  "One configuration as JSON: '{\"lr\": 0.01}' (repeat for more)")
+        ->allow_extra_args(false);
     c->add_option("--params-file", file_, "Configurations, one JSON object a line");
     return c;
   }
@@ -105,7 +107,7 @@ class EnqueueCommand : public Command {
   // Each configuration with where it came from ("--params", "FILE:3").
   Result<std::vector<std::pair<std::string, std::string>>> Lines() const {
     std::vector<std::pair<std::string, std::string>> out;
-    if (!params_.empty()) out.emplace_back("--params", params_);
+    for (const std::string& p : params_) out.emplace_back("--params", p);
     if (!file_.empty()) {
       ASSIGN_OR_RETURN(std::string text, ReadSmallFile(file_, {.what = "configurations file",
                                                                .max_bytes = 16 << 20}));
@@ -141,7 +143,8 @@ class EnqueueCommand : public Command {
     return (*stored)->spec;
   }
 
-  std::string db_ = "sweep.db", study_, params_, file_;
+  std::string db_ = "sweep.db", study_, file_;
+  std::vector<std::string> params_;
 };
 
 }  // namespace

@@ -148,7 +148,7 @@ class ExportModelCommand : public Command {
   CLI::App* Define(CLI::App* app) override {
     CLI::App* c =
         AddModelCommand(app, "export-model",
-                        "Write a trial's network as an ONNX model (default: the best trial)", &m_);
+                        "Write a trial's model as an ONNX model (default: the best trial)", &m_);
     c->add_option("-o,--output", m_.output, "The .onnx file to write")->required();
     return c;
   }
@@ -162,7 +162,7 @@ class PredictCommand : public Command {
  public:
   CLI::App* Define(CLI::App* app) override {
     CLI::App* c = AddModelCommand(
-        app, "predict", "Run a trial's network on new rows (a CSV table, or a .npy array)", &m_);
+        app, "predict", "Run a trial's model on new rows (a CSV table, or a .npy array)", &m_);
     c->add_option("--input", m_.input,
                   "Rows to predict: CSV like the training file's, "
                   "or a .npy array")

@@ -48,7 +48,7 @@ const std::vector<TrainKnob>& TrainKnobs() {
   static const std::vector<TrainKnob> kKnobs = {
       Word("dataset", {"fashion-mnist", "mnist"}, "fashion-mnist", kInherited),
       Note(Word("data_dir", {}, "", kInherited), "the dataset's standard directory"),
-      Word("model", {"mlp", "cnn", "auto", "gbdt"}, "mlp", kInherited),
+      Word("model", {"mlp", "cnn", "auto", "gbdt", "linear"}, "mlp", kInherited),
       Number("epochs", K::kInt, 1, 10000, 10),
       Of(kNetworks, Number("batch_size", K::kInt, 1, 60000, 128)),
       Of(kNetworks, Number("lr", K::kFloat, 1e-12, 100, 0.05)),

@@ -8,6 +8,7 @@
 #include "common/json.h"
 #include "common/study_defaults.h"
 #include "common/task_schema.h"
+#include "search_spaces/model_families.h"
 #include "search_spaces/space.h"
 #include "search_spaces/validate_internal.h"
 
@@ -59,6 +60,8 @@ Status ValidateStudy(ParsedStudy* parsed) {
   // Every check below sees the study as it will run; a default that does
   // not fit the task is reported at the field it fills.
   ResolveDefaults(&study);
+  // `model: auto` on a table searches the model families (model_families.h).
+  ExpandAutoModel(&study);
 
   if (!study.has_objective()) {
     c.Fail("objective", "is required, e.g. objective: {metric: value, goal: minimize}");

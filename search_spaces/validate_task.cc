@@ -89,6 +89,29 @@ int StudyModels(const pb::Study& study) {
   return ModelsOf(t.has_model() ? t.model() : "mlp");
 }
 
+// The models a trial that draws `p` may train: those a `when` on `model`
+// allows, on `p` or on the parameters it hangs from, within the study's.
+int DrawnWithModels(const pb::Study& study, const pb::Parameter& p, int depth = 0) {
+  int models = StudyModels(study);
+  for (const auto& c : p.when()) {
+    if (c.parent() == "model") {
+      int allowed = 0;
+      for (const auto& v : c.values()) allowed |= ModelsOf(v.text());
+      models &= allowed;
+      continue;
+    }
+    for (const auto& q : study.parameters())
+      if (q.name() == c.parent() && depth < 32) models &= DrawnWithModels(study, q, depth + 1);
+  }
+  return models;
+}
+
+// The knobs of a network's hidden layers, which a linear model has none of.
+bool LayerKnob(const std::string& name) {
+  return name == "hidden_layers" || name == "hidden_units" || name == "hidden_shape" ||
+         name == "activation" || name == "dropout" || name == "batch_norm";
+}
+
 void CheckTrainData(const pb::Study& study, Checker* c) {
   const pb::TrainTask& t = study.task().train();
   if (t.has_problem() && t.problem() != "classification" && t.problem() != "regression") {
@@ -161,7 +184,8 @@ void CheckTrainData(const pb::Study& study, Checker* c) {
 // "'eta' shapes gbdt trees, and this study trains networks (model: mlp)".
 std::string KnobOfOtherModel(const TrainKnob& k, const pb::TrainTask& t) {
   return "'" + std::string(k.name) + "' shapes " +
-         (k.models == kTrees ? "gbdt trees" : "networks (mlp, cnn)") + ", and this study's " +
+         (k.models == kTrees ? "gbdt trees" : "networks (mlp, linear, cnn)") +
+         ", and this study's " +
          (k.models == kTrees ? "model is " + (t.has_model() ? t.model() : "mlp (the default)")
                              : "model is gbdt") +
          ": remove it" + (k.models == kTrees ? " or set model: gbdt" : "");
@@ -182,6 +206,10 @@ void CheckTrainTask(const pb::Study& study, Checker* c) {
     if (!err.empty()) c->Fail("task.train." + std::string(k.name), err);
     if ((k.models & models) == 0)
       c->Fail("task.train." + std::string(k.name), KnobOfOtherModel(k, t));
+    if (t.model() == "linear" && LayerKnob(std::string(k.name)))
+      c->Fail("task.train." + std::string(k.name),
+              "shapes a network's hidden layers, and a linear model (model: linear) has none: "
+              "remove it or use model: mlp");
   }
   if (t.has_kernel_size() && t.kernel_size() % 2 == 0)
     c->Fail("task.train.kernel_size", "must be odd (same padding)");
@@ -212,7 +240,22 @@ void CheckTrainTask(const pb::Study& study, Checker* c) {
       c->Fail(path, "'" + p.name() + "' is fixed in task.train and searched here; choose one");
     }
     const TrainKnob& k = *knob;
-    if ((k.models & models) == 0) c->Fail(path, KnobOfOtherModel(k, t));
+    if ((k.models & models) == 0) {
+      c->Fail(path, KnobOfOtherModel(k, t));
+    } else if (DrawnWithModels(study, p) & ~k.models) {
+      // `model` is searched: a knob of one family is drawn only for it, so
+      // that the search never tunes what a trial ignores.
+      const bool trees = k.models == kTrees;
+      c->Fail(path + ".when", "'" + p.name() + "' shapes " +
+                                  (trees ? "gbdt trees" : "networks (mlp, linear, cnn)") +
+                                  " only, and model is searched: add when: {model: " +
+                                  (trees ? "gbdt" : "[mlp, linear]") +
+                                  "} (or a parent with such a condition)");
+    } else if (t.model() == "linear" && LayerKnob(p.name())) {
+      c->Fail(path,
+              "shapes a network's hidden layers, and a linear model (model: linear) has none: "
+              "remove it or use model: mlp");
+    }
     if (p.type() == pb::PARAM_TYPE_CATEGORICAL) {
       for (int i = 0; i < p.values_size(); ++i) {
         std::string err = TrainKnobValueError(k, p.values(i));

@@ -164,7 +164,8 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, nn::DataSpec* data, 
   nn::TrainConfig c;
   c.model = k.Get<std::string>("model");
   RETURN_IF_ERROR(
-      Word<bool>("model", c.model, {{"mlp", true}, {"cnn", true}, {"auto", true}, {"gbdt", true}})
+      Word<bool>("model", c.model,
+                 {{"mlp", true}, {"cnn", true}, {"auto", true}, {"gbdt", true}, {"linear", true}})
           .status());
   c.epochs = k.Get<int>("epochs");
   c.batch_size = k.Get<int>("batch_size");
@@ -188,6 +189,9 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, nn::DataSpec* data, 
   c.warmup_epochs = static_cast<float>(k.Get<double>("warmup_epochs"));
   c.hidden_layers = k.Get<int>("hidden_layers");
   c.hidden_units = k.Get<int>("hidden_units");
+  // A linear model is an mlp with no hidden layer (validation refuses the
+  // layers' knobs beside it).
+  if (c.model == "linear") c.model = "mlp", c.hidden_layers = 0;
   ASSIGN_OR_RETURN(c.funnel, Word<bool>("hidden_shape", k.Get<std::string>("hidden_shape"),
                                         {{"constant", false}, {"funnel", true}}));
   ASSIGN_OR_RETURN(c.activation,

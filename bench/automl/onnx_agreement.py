@@ -187,6 +187,43 @@ parameters:
   lr: {type: float, min: 0.001, max: 0.01, log: true}
 """, feed, os.path.join(work, "diabetes_text_predict.csv"))
 
+    # Trees (model: gbdt, one TreeEnsembleRegressor): wine's three classes,
+    # the diabetes regression with text columns, and the gaps table twice:
+    # mean-filled cells, and missing: native (NaN goes where each split learned).
+    wine_x = np.loadtxt(wine, delimiter=",", skiprows=1, dtype=np.float32)[:, :13]
+    trees = """
+    model: gbdt
+    epochs: 4
+    rounds: 60
+algorithm: {type: random, max_trials: 2}
+seed: 5
+parameters:
+  max_depth: {type: int, min: 2, max: 6}
+  subsample: {type: float, min: 0.6, max: 1}
+"""
+    ok &= case(sweep, work, "wine_trees", f"""name: wine-trees
+objective: {{metric: val_accuracy, goal: maximize}}
+task:
+  train:
+    data: {{csv: {{train: {wine}, header: false, skip_rows: 1, label: c14}}}}""" + trees,
+               wine_x, wine)
+    ok &= case(sweep, work, "diabetes_text_trees", """name: diabetes-text-trees
+objective: {metric: val_rmse, goal: minimize}
+task:
+  train:
+    problem: regression
+    data: {csv: {train: diabetes_text.csv, label: progression}}""" + trees,
+               feed, os.path.join(work, "diabetes_text_predict.csv"))
+    gaps_feed = np.array([[float(f"{a[i]:.6f}"), math.nan if b_missing[i] else float(f"{b[i]:.6f}")]
+                          for i in range(len(a))], dtype=np.float32)
+    for missing in ("mean", "native"):
+        ok &= case(sweep, work, f"gaps_trees_{missing}", f"""name: gaps-trees-{missing}
+objective: {{metric: val_accuracy, goal: maximize}}
+task:
+  train:
+    data: {{csv: {{train: gaps.csv, label: y, missing: {missing}}}}}""" + trees,
+                   gaps_feed, os.path.join(work, "gaps.csv"))
+
     # A CNN on 16x16x3 float images (channels last) and one on uint8 images.
     for dtype in ("float32", "uint8"):
         n = 300

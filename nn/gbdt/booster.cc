@@ -30,7 +30,7 @@ struct Entry {
   int (*predict_set)(void*, int, const float**, uint64_t*, char*, size_t) = nullptr;
   int (*predict)(void*, const float*, int64_t, int64_t, const float**, uint64_t*, char*,
                  size_t) = nullptr;
-  int (*save)(void*, const char**, uint64_t*, char*, size_t) = nullptr;
+  int (*save)(void*, int, const char**, uint64_t*, char*, size_t) = nullptr;
   int (*load)(void*, const char*, uint64_t, char*, size_t) = nullptr;
 };
 
@@ -163,11 +163,11 @@ Status Booster::Boost(int count) {
   return Status::Ok();
 }
 
-Result<std::string> Booster::Model() const {
+Result<std::string> Booster::Model(bool json) const {
   const char* model = nullptr;
   uint64_t len = 0;
   char err[kErr] = "";
-  RETURN_IF_ERROR(Check(Module().save(handle_, &model, &len, err, kErr), err));
+  RETURN_IF_ERROR(Check(Module().save(handle_, json ? 1 : 0, &model, &len, err, kErr), err));
   return std::string(model, len);
 }
 

@@ -53,13 +53,15 @@ class Booster {
   Status LoadCheckpoint(const std::string& bytes);
   // Whether `bytes` are a tree model's checkpoint (by its magic).
   static bool IsCheckpoint(const std::string& bytes);
+  // The model as XGBoost's JSON text (the ONNX export reads its trees).
+  Result<std::string> ModelJson() const { return Model(/*json=*/true); }
 
  private:
   Booster(const Splits& data) : data_(&data) {}
   // The XGBoost booster, with `params` ("name=value" lines), on the
   // training and validation rows (`with_rows`) or on none.
   Status Make(const std::string& params, bool with_rows);
-  Result<std::string> Model() const;  // XGBoost's UBJSON
+  Result<std::string> Model(bool json = false) const;  // XGBoost's UBJSON, or JSON text
   Status LoadModel(const std::string& model);
   // Per row, what one prediction call returned, as Splits::outputs() values.
   Result<std::vector<float>> Outputs(const float* p, uint64_t len, int rows) const;

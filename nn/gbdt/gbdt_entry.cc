@@ -191,11 +191,12 @@ static int Gbdt_predict(void* p, const float* x, int64_t rows, int64_t cols, con
   return rc;
 }
 
-// The model in XGBoost's own binary JSON (UBJSON), with its parameters.
-static int Gbdt_save(void* p, const char** out, uint64_t* len, char* err, size_t n) {
+// The model in XGBoost's own binary JSON (UBJSON), or in JSON text
+// (`json`: the ONNX export reads it), with its parameters.
+static int Gbdt_save(void* p, int json, const char** out, uint64_t* len, char* err, size_t n) {
   bst_ulong size = 0;
-  if (XGBoosterSaveModelToBuffer(static_cast<Gbdt*>(p)->booster, "{\"format\": \"ubj\"}", &size,
-                                 out) != 0)
+  const char* format = json ? "{\"format\": \"json\"}" : "{\"format\": \"ubj\"}";
+  if (XGBoosterSaveModelToBuffer(static_cast<Gbdt*>(p)->booster, format, &size, out) != 0)
     return Failed("saving the model", err, n);
   *len = size;
   return 0;
@@ -237,8 +238,9 @@ SWEEP_EXPORT int sweep_gbdt_predict(void* p, const float* x, int64_t rows, int64
   return Guarded(err, n, [&] { return Gbdt_predict(p, x, rows, cols, out, len, err, n); });
 }
 
-SWEEP_EXPORT int sweep_gbdt_save(void* p, const char** out, uint64_t* len, char* err, size_t n) {
-  return Guarded(err, n, [&] { return Gbdt_save(p, out, len, err, n); });
+SWEEP_EXPORT int sweep_gbdt_save(void* p, int json, const char** out, uint64_t* len, char* err,
+                                 size_t n) {
+  return Guarded(err, n, [&] { return Gbdt_save(p, json, out, len, err, n); });
 }
 
 SWEEP_EXPORT int sweep_gbdt_load(void* p, const char* bytes, uint64_t len, char* err, size_t n) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 
 #include "common/rng.h"
@@ -94,18 +95,18 @@ TEST(E2eTreesTest, HyperbandResumesTreeCheckpointsAndPredictReadsTheBest) {
   }
   EXPECT_EQ(n, 300);
   EXPECT_GT(right, 270) << out;
-  // Not yet: ONNX trees. Said, not attempted.
-  EXPECT_EQ(RunSweep({"export-model", "--db", db, "-o", dir.File("t.onnx")}, &out), 1);
-  EXPECT_NE(out.find("is a tree model (model: gbdt): ONNX export of trees is not built yet"),
-            std::string::npos)
-      << out;
+  // The trees as ONNX (what the model computes is tests/nn/onnx_trees_test.cc's
+  // and bench/automl/onnx_agreement.sh's to check).
+  EXPECT_EQ(RunSweep({"export-model", "--db", db, "-o", dir.File("t.onnx")}, &out), 0) << out;
+  EXPECT_NE(out.find("at step 9"), std::string::npos) << out;
+  EXPECT_GT(std::filesystem::file_size(dir.File("t.onnx")), 1000u);
 }
 
 TEST(E2eTreesTest, KnobsOfTheOtherModelAreRefusedAtValidation) {
   TempDir dir;
   std::string train = dir.Write("train.csv", Table(50, 3)), out;
   ASSERT_NE(RunSweep({"validate", Study(dir, train, "    hidden_units: 64\n")}, &out), 0);
-  EXPECT_NE(out.find("'hidden_units' shapes networks (mlp, cnn), and this study's model is "
+  EXPECT_NE(out.find("'hidden_units' shapes networks (mlp, linear, cnn), and this study's model is "
                      "gbdt: remove it"),
             std::string::npos)
       << out;

@@ -42,6 +42,23 @@ struct Seen {
   int64_t step = 0;  // stopped trials: the furthest step
 };
 
+// "; good trials by model: gbdt 3, mlp 1" where `model` is searched (the
+// model families), so `sweep why` says which family the search favours.
+std::string FamiliesOf(const std::vector<Seen>& good, const std::vector<const Trial*>& all) {
+  std::map<std::string, int> count;
+  std::set<int64_t> numbers;
+  for (const Seen& s : good) numbers.insert(s.number);
+  for (const Trial* t : all) {
+    if (!numbers.count(t->number)) continue;
+    for (const auto& p : t->params.params())
+      if (p.name() == "model") ++count[p.value().text()];
+  }
+  std::string out;
+  for (const auto& [model, n] : count)
+    out += (out.empty() ? "; good trials by model: " : ", ") + model + " " + std::to_string(n);
+  return out;
+}
+
 // Optuna's group decomposition (group=True): parameter sets that never
 // split across the trials, so each group is in a trial entirely or not at
 // all. Each distinct pattern of present parameters counts once (repeats
@@ -296,6 +313,7 @@ TpeScheduler::Model TpeScheduler::Prepare(const std::vector<const Trial*>& all, 
     for (size_t i = 0; i < good.size() && i < 5; ++i)
       best += (i ? ", " : "") + std::to_string(good[i].number);
     if (!good.empty()) what += "; best good: trial " + best + (good.size() > 5 ? ", ..." : "");
+    what += FamiliesOf(good, all);
   } else {
     if (rng->Uniform() < bohb_cfg_.random_fraction()) {
       what = "BOHB: random draw (a random_fraction of " +
@@ -395,6 +413,9 @@ Params TpeScheduler::Propose(int64_t k, std::string* origin) {
             ? "; drawn again " + std::to_string(attempt) + " time(s): a running trial had the point"
             : "; a uniform draw: every model candidate was a running trial's point";
   }
+  // Model families searched (model_families.h): which one this trial is.
+  for (const auto& p : out)
+    if (p.name() == "model") *origin += "; proposes model " + p.value().text();
   return out;
 }
 

@@ -1,0 +1,187 @@
+// The study `sweep automl` writes (automl_study.h). Its choices, measured
+// on scikit-learn's tables and generated ones (bench/automl/flaml_compare.sh,
+// bench/RESULTS.md): TPE, because it models each family's knobs as a branch
+// of `model` (the GP sampler cannot: validation refuses it on conditional
+// spaces); every family reports after each of its epochs, so one objective
+// and one test metric read the same for all; the time limit is hard, so a
+// trial running at the limit is stopped and the run ends on time.
+#include "cli/automl_study.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "common/json.h"
+#include "common/nearest_word.h"
+#include "nn/data/csv_file.h"
+#include "search_spaces/model_families.h"
+
+namespace sweep {
+
+namespace {
+
+// Reports per trial: a network's epochs, or the trees' boosting cut in as
+// many steps.
+constexpr int kEpochs = 20;
+// A label of at most this many whole numbers is a class label.
+constexpr size_t kMostIntegerClasses = 20;
+
+std::string Quoted(const std::string& s) { return JsonString(s); }
+
+std::string ValueText(const pb::Value& v) {
+  switch (v.kind_case()) {
+    case pb::Value::kText:
+      return v.text();
+    case pb::Value::kInteger:
+      return std::to_string(v.integer());
+    case pb::Value::kNumber:
+      return FormatDouble(v.number());
+    case pb::Value::kFlag:
+      return v.flag() ? "true" : "false";
+    default:
+      return "null";
+  }
+}
+
+// One parameter as a YAML flow mapping.
+std::string ParameterLine(const pb::Parameter& p) {
+  std::string s = "  " + p.name() + ": {type: ";
+  switch (p.type()) {
+    case pb::PARAM_TYPE_INT:
+    case pb::PARAM_TYPE_FLOAT:
+      s += std::string(p.type() == pb::PARAM_TYPE_INT ? "int" : "float") +
+           ", min: " + FormatDouble(p.min()) + ", max: " + FormatDouble(p.max()) +
+           (p.log() ? ", log: true" : "");
+      break;
+    case pb::PARAM_TYPE_CATEGORICAL: {
+      s += "categorical, values: [";
+      for (int i = 0; i < p.values_size(); ++i) s += (i ? ", " : "") + ValueText(p.values(i));
+      s += "]";
+      break;
+    }
+    default:
+      s += "constant, value: " + ValueText(p.value());
+  }
+  for (const auto& c : p.when()) {
+    s += ", when: {" + c.parent() + ": ";
+    if (c.values_size() == 1) {
+      s += ValueText(c.values(0));
+    } else {
+      s += "[";
+      for (int i = 0; i < c.values_size(); ++i) s += (i ? ", " : "") + ValueText(c.values(i));
+      s += "]";
+    }
+    s += "}";
+  }
+  return s + "}\n";
+}
+
+// "classification" or "regression" from the label's cells, and why.
+Result<std::pair<std::string, std::string>> ReadProblem(const nn::CsvTable& t, int column,
+                                                        const std::string& label) {
+  std::set<std::string> distinct;
+  bool words = false, fractions = false;
+  for (const auto& row : t.rows) {
+    if (static_cast<size_t>(column) >= row.size()) continue;
+    std::string cell(row[static_cast<size_t>(column)]);
+    while (!cell.empty() && (cell.back() == ' ' || cell.back() == '\t')) cell.pop_back();
+    while (!cell.empty() && (cell.front() == ' ' || cell.front() == '\t')) cell.erase(0, 1);
+    if (cell.empty()) continue;
+    if (distinct.size() <= kMostIntegerClasses) distinct.insert(cell);
+    char* end = nullptr;
+    const double v = std::strtod(cell.c_str(), &end);
+    if (!end || *end != '\0' || !std::isfinite(v))
+      words = true;
+    else if (v != std::floor(v))
+      fractions = true;
+  }
+  const std::string l = "the label '" + label + "'";
+  if (distinct.empty()) return Status::InvalidArgument(l + " has no values");
+  if (words) return std::pair{std::string("classification"), l + " holds words"};
+  if (!fractions && distinct.size() <= kMostIntegerClasses)
+    return std::pair{std::string("classification"),
+                     l + " holds " + std::to_string(distinct.size()) + " whole numbers"};
+  return std::pair{std::string("regression"),
+                   l + " holds " + (fractions ? "fractions" : "more than 20 whole numbers")};
+}
+
+bool Minimized(const std::string& metric) {
+  for (const char* s : {"loss", "rmse", "mae"}) {
+    const std::string suffix = std::string("_") + s;
+    if (metric.size() >= suffix.size() &&
+        metric.compare(metric.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return true;
+  }
+  return false;
+}
+
+std::string Absolute(const std::string& path) {
+  std::error_code ec;
+  auto p = std::filesystem::absolute(path, ec);
+  return ec ? path : p.lexically_normal().string();
+}
+
+}  // namespace
+
+Result<AutomlStudy> PlanAutoml(const AutomlRequest& r) {
+  ASSIGN_OR_RETURN(nn::CsvTable table, nn::ReadCsv(r.table, {}));
+  const int column = table.column(r.label);
+  if (column < 0) {
+    std::string names;
+    for (const auto& n : table.names) names += (names.empty() ? "'" : ", '") + n + "'";
+    return Status::InvalidArgument(r.table + ": no column '" + r.label + "'" +
+                                   DidYouMean(r.label, table.names) + " (the columns are " + names +
+                                   ")");
+  }
+  AutomlStudy s;
+  if (r.problem.empty()) {
+    ASSIGN_OR_RETURN(auto problem, ReadProblem(table, column, r.label));
+    s.problem = problem.first;
+    s.problem_why = problem.second;
+  } else if (r.problem == "classification" || r.problem == "regression") {
+    s.problem = r.problem;
+    s.problem_why = "--problem " + r.problem;
+  } else {
+    return Status::InvalidArgument("--problem must be classification or regression");
+  }
+  const bool regression = s.problem == "regression";
+  s.metric = !r.metric.empty() ? r.metric : regression ? "val_r2" : "val_accuracy";
+  s.test_metric = regression ? "test_r2" : "test_accuracy";
+
+  // The task as the study file states it, for the space's builder.
+  pb::Study study;
+  study.mutable_task()->mutable_train();
+  std::string t;
+  t += "# Written by `sweep automl`: gradient-boosted trees, a network and a linear\n"
+       "# model, each with its own knobs (when: {model: ...}), searched by TPE within\n"
+       "# the time limit. Edit it and run it again with `sweep run`.\n";
+  t += "name: " + Quoted(r.name) + "\n";
+  t += "objective: {metric: " + s.metric +
+       ", goal: " + (Minimized(s.metric) ? "minimize" : "maximize") + "}\n";
+  t += "task:\n  train:\n    problem: " + s.problem + "\n    data:\n      csv:\n";
+  t += "        train: " + Quoted(Absolute(r.table)) + "\n";
+  if (!r.test.empty()) t += "        test: " + Quoted(Absolute(r.test)) + "\n";
+  t += "        label: " + Quoted(r.label) + "\n";
+  t += "        missing: mean  # a network needs every cell; the mean, with a missing flag\n";
+  t += "    epochs: " + std::to_string(kEpochs) + "  # reports per trial, for every model\n";
+  t += "algorithm:\n  type: tpe\n  max_trials: 10000\n";
+  t += "  time_limit: {after: " + r.time_limit + ", hard: true}\n";
+  t += "seed: " + std::to_string(r.seed) + "\n";
+  t += "parameters:\n";
+  for (const pb::Parameter& p : ModelFamilySpace(study)) t += ParameterLine(p);
+  s.text = t;
+  // Known-good first tries (FLAML and AutoGluon also start from defaults):
+  // XGBoost's own defaults, a small network and a linear model.
+  s.starts = {
+      "{\"model\": \"gbdt\", \"rounds\": 100, \"eta\": 0.3, \"max_depth\": 6, "
+      "\"min_child_weight\": 1, \"subsample\": 1, \"colsample_bytree\": 1, \"reg_lambda\": 1}",
+      "{\"model\": \"mlp\", \"optimizer\": \"adam\", \"lr\": 0.003, \"batch_size\": 32, "
+      "\"weight_decay\": 0.0001, \"hidden_layers\": 2, \"hidden_units\": 128, \"dropout\": 0.1}",
+      "{\"model\": \"linear\", \"optimizer\": \"adam\", \"lr\": 0.01, \"batch_size\": 32, "
+      "\"weight_decay\": 0.0001}",
+  };
+  return s;
+}
+
+}  // namespace sweep
