@@ -6,7 +6,9 @@
 // (the time limit counts the earlier runs).
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,6 +19,7 @@
 #include "common/json.h"
 #include "common/small_file.h"
 #include "common/subprocess.h"
+#include "search_spaces/study_parser.h"
 #include "search_spaces/validate.h"
 #include "tuner/tuner.h"
 
@@ -30,7 +33,7 @@ std::string Stem(const std::string& table) {
   std::string stem = std::filesystem::path(table).stem().string(), out;
   for (char c : stem)
     out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
-  return out.empty() ? "table" : out;
+  return out.empty() ? "table" : out.substr(0, 100);  // a study name has at most 200
 }
 
 class AutomlCommand : public Command {
@@ -64,18 +67,23 @@ class AutomlCommand : public Command {
 
   int Run(const CommandContext& context) override {
     auto limit = ParseDuration(r_.time_limit);
-    if (!limit.ok() || *limit <= 0)
-      return Error("--time-limit: '" + r_.time_limit + "' is not a duration like 90s, 10m or 1h");
-    const std::string stem = Stem(r_.table) + "-automl";
+    if (!limit.ok()) return Error("--time-limit: " + limit.status().message());
+    // Named after the study file where one is given (a second study of the
+    // same table), else after the table.
+    const std::string stem = !study_.empty() ? Stem(study_) : Stem(r_.table) + "-automl";
     r_.name = stem;
     if (db_.empty()) db_ = stem + ".db";
     if (study_.empty()) study_ = stem + ".yaml";
     if (output_.empty()) output_ = stem + ".onnx";
     auto plan = PlanAutoml(r_);
     if (!plan.ok()) return Fail(plan.status());
-    printf("%s: %s, so %s; the search maximises or minimises %s for %s\n", r_.table.c_str(),
-           plan->problem_why.c_str(), plan->problem.c_str(), plan->metric.c_str(),
+    printf("%s: %s, so %s; the search %s %s for %s\n", r_.table.c_str(), plan->problem_why.c_str(),
+           plan->problem.c_str(), plan->minimize ? "minimises" : "maximises", plan->metric.c_str(),
            r_.time_limit.c_str());
+    // Checked before it is written: a mistake leaves no file behind.
+    auto parsed = ParseStudyYaml(plan->text, study_);
+    Status valid = parsed.ok() ? ValidateStudy(&*parsed) : parsed.status();
+    if (!valid.ok()) return Fail(valid);
     Status written = WriteStudy(plan->text);
     if (!written.ok()) return Fail(written);
     // The first configurations, once: a rerun resumes the study as it is.
@@ -83,8 +91,10 @@ class AutomlCommand : public Command {
       std::vector<std::string> argv = {context.self_exe, "enqueue", study_, "--db", db_};
       for (const std::string& s : plan->starts) argv.insert(argv.end(), {"--params", s});
       auto r = RunSubprocess(argv, {}, 60000);
-      if (!r.ok()) return Fail(r.status());
-      if (r->exit_code != 0) return Error("enqueue: " + r->err);
+      if (!r.ok()) return Error("enqueue of the first configurations: " + r.status().message());
+      if (r->exit_code != 0)
+        return Error("enqueue of the first configurations: " +
+                     (r->err.empty() ? "exit " + std::to_string(r->exit_code) : r->err));
     }
     TunerOptions o;
     o.study_path = study_;
@@ -98,22 +108,33 @@ class AutomlCommand : public Command {
   }
 
  private:
-  // The study file, written where it is new; one already there must say
-  // what this run would write (a rerun), so an edited file is never
-  // overwritten: it is run with `sweep run`.
+  // The study file, written where it is new, or where the one there differs
+  // only in its time limit (a rerun with a longer --time-limit: a study
+  // resumes with a changed limit). Any other difference is the user's edit
+  // (or other options) and is never overwritten.
   Status WriteStudy(const std::string& text) const {
-    if (std::filesystem::exists(study_)) {
+    std::error_code ec;
+    const bool there = std::filesystem::exists(study_, ec);
+    if (ec) return Status::IOError(study_ + ": " + ec.message());
+    if (there) {
       ASSIGN_OR_RETURN(std::string old, ReadSmallFile(study_, {.what = "study file"}));
-      if (old != text)
+      if (old == text) {
+        printf("%s: the study file of an earlier run; resuming it\n", study_.c_str());
+        return Status::Ok();
+      }
+      if (WithoutTimeLimit(old) != WithoutTimeLimit(text))
         return Status::FailedPrecondition(
             study_ +
             " exists and differs from the study this command writes (edited, or "
             "other options): run it with `sweep run " +
-            study_ + " --db " + db_ + "`, or remove it, or give --study FILE");
-      printf("%s: the study file of an earlier run; resuming it\n", study_.c_str());
-      return Status::Ok();
+            study_ + " --db " + db_ + "`, or remove it (and " + db_ + ") to start afresh");
+      printf("%s: the study of an earlier run, with the time limit now %s\n", study_.c_str(),
+             r_.time_limit.c_str());
     }
-    const std::string tmp = study_ + ".tmp";
+    // A file of its own beside the target, then moved in place: a new study
+    // file only where none has appeared meanwhile (link), the time limit's
+    // change over the old one (rename).
+    const std::string tmp = study_ + ".tmp." + std::to_string(getpid());
     {
       std::ofstream out(tmp, std::ios::trunc);
       out << text;
@@ -123,17 +144,32 @@ class AutomlCommand : public Command {
         return Status::IOError(study_ + ": cannot write the study file");
       }
     }
-    if (std::rename(tmp.c_str(), study_.c_str()) != 0) {
-      std::remove(tmp.c_str());
-      return Status::IOError(study_ + ": cannot write the study file");
-    }
-    printf("wrote %s (the study this runs: read it, edit it, run it with `sweep run`)\n",
-           study_.c_str());
+    const int moved =
+        there ? std::rename(tmp.c_str(), study_.c_str()) : link(tmp.c_str(), study_.c_str());
+    const int error = errno;
+    std::remove(tmp.c_str());
+    if (moved != 0)
+      return Status::IOError(
+          study_ + ": cannot write the study file (" +
+          std::string(error == EEXIST ? "another run wrote it meanwhile" : std::strerror(error)) +
+          ")");
+    if (!there)
+      printf("wrote %s (the study this runs: read it, edit it, run it with `sweep run`)\n",
+             study_.c_str());
     return Status::Ok();
   }
 
+  static std::string WithoutTimeLimit(const std::string& text) {
+    std::istringstream in(text);
+    std::string line, out;
+    while (std::getline(in, line))
+      if (line.rfind("  time_limit:", 0) != 0) out += line + "\n";
+    return out;
+  }
+
   bool StudyExists() const {
-    if (!std::filesystem::exists(db_)) return false;
+    std::error_code ec;
+    if (!std::filesystem::exists(db_, ec)) return false;
     auto reader = Reader::Open(db_);
     return reader.ok() && (*reader)->ResolveStudy(r_.name).ok();
   }
@@ -146,7 +182,10 @@ class AutomlCommand : public Command {
     if (!study.ok()) return Fail(study.status());
     auto best = (*reader)->Trials(*study, std::nullopt, 1);
     if (!best.ok()) return Fail(best.status());
-    if (best->empty()) return Error("no trial completed within the time limit: give it longer");
+    if (best->empty())
+      return Error(
+          "no trial completed within the time limit: run the same command with a "
+          "longer --time-limit (the study goes on)");
     const TrialView& t = (*best)[0];
     std::string model = "?";
     for (const auto& p : t.params.params())
@@ -163,8 +202,10 @@ class AutomlCommand : public Command {
     if (!r.ok()) return Fail(r.status());
     fputs(r->err.c_str(), stderr);
     if (r->exit_code != 0) return 1;
-    printf("predict: sweep predict --db %s --input NEW.csv   (or load %s with any ONNX runtime)\n",
-           db_.c_str(), output_.c_str());
+    printf(
+        "predict: sweep predict %s --db %s --input NEW.csv   (or load %s with any ONNX "
+        "runtime)\n",
+        r_.name.c_str(), db_.c_str(), output_.c_str());
     return 0;
   }
 

@@ -7,6 +7,7 @@
 // trial running at the limit is stopped and the run ends on time.
 #include "cli/automl_study.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -148,6 +149,7 @@ Result<AutomlStudy> PlanAutoml(const AutomlRequest& r) {
   const bool regression = s.problem == "regression";
   s.metric = !r.metric.empty() ? r.metric : regression ? "val_r2" : "val_accuracy";
   s.test_metric = regression ? "test_r2" : "test_accuracy";
+  s.minimize = Minimized(s.metric);
 
   // The task as the study file states it, for the space's builder.
   pb::Study study;
@@ -157,8 +159,8 @@ Result<AutomlStudy> PlanAutoml(const AutomlRequest& r) {
        "# model, each with its own knobs (when: {model: ...}), searched by TPE within\n"
        "# the time limit. Edit it and run it again with `sweep run`.\n";
   t += "name: " + Quoted(r.name) + "\n";
-  t += "objective: {metric: " + s.metric +
-       ", goal: " + (Minimized(s.metric) ? "minimize" : "maximize") + "}\n";
+  t += "objective: {metric: " + Quoted(s.metric) +
+       ", goal: " + (s.minimize ? "minimize" : "maximize") + "}\n";
   t += "task:\n  train:\n    problem: " + s.problem + "\n    data:\n      csv:\n";
   t += "        train: " + Quoted(Absolute(r.table)) + "\n";
   if (!r.test.empty()) t += "        test: " + Quoted(Absolute(r.test)) + "\n";
@@ -169,17 +171,28 @@ Result<AutomlStudy> PlanAutoml(const AutomlRequest& r) {
   t += "  time_limit: {after: " + r.time_limit + ", hard: true}\n";
   t += "seed: " + std::to_string(r.seed) + "\n";
   t += "parameters:\n";
-  for (const pb::Parameter& p : ModelFamilySpace(study)) t += ParameterLine(p);
+  // The rows a trial trains on: the table less its test share (without
+  // --test) and the fifth kept for validation.
+  const double rows = static_cast<double>(table.rows.size()) * (r.test.empty() ? 0.8 : 1.0) * 0.8;
+  int64_t batch = 0;  // the first tries' batch: 32, or the largest that fits
+  for (const pb::Parameter& p : ModelFamilySpace(study, std::max(1, static_cast<int>(rows)))) {
+    t += ParameterLine(p);
+    if (p.name() == "batch_size")
+      for (const auto& v : p.values())
+        if (v.integer() <= 32 || batch == 0) batch = std::max(batch, v.integer());
+  }
   s.text = t;
+  const std::string b = std::to_string(batch);
   // Known-good first tries (FLAML and AutoGluon also start from defaults):
   // XGBoost's own defaults, a small network and a linear model.
   s.starts = {
       "{\"model\": \"gbdt\", \"rounds\": 100, \"eta\": 0.3, \"max_depth\": 6, "
       "\"min_child_weight\": 1, \"subsample\": 1, \"colsample_bytree\": 1, \"reg_lambda\": 1}",
-      "{\"model\": \"mlp\", \"optimizer\": \"adam\", \"lr\": 0.003, \"batch_size\": 32, "
-      "\"weight_decay\": 0.0001, \"hidden_layers\": 2, \"hidden_units\": 128, \"dropout\": 0.1}",
-      "{\"model\": \"linear\", \"optimizer\": \"adam\", \"lr\": 0.01, \"batch_size\": 32, "
-      "\"weight_decay\": 0.0001}",
+      "{\"model\": \"mlp\", \"optimizer\": \"adam\", \"lr\": 0.003, \"batch_size\": " + b +
+          ", \"weight_decay\": 0.0001, \"hidden_layers\": 2, \"hidden_units\": 128, "
+          "\"dropout\": 0.1}",
+      "{\"model\": \"linear\", \"optimizer\": \"adam\", \"lr\": 0.01, \"batch_size\": " + b +
+          ", \"weight_decay\": 0.0001}",
   };
   return s;
 }

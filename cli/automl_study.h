@@ -27,6 +27,7 @@ struct AutomlStudy {
   std::string problem;      // as chosen
   std::string problem_why;  // "the label 'y' has 3 values, all words"
   std::string metric;       // the objective's
+  bool minimize = false;    // its goal
   std::string test_metric;  // the final metric printed: test_accuracy or test_r2
   // One JSON object each: the configurations enqueued before the search.
   std::vector<std::string> starts;

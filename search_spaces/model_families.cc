@@ -76,7 +76,12 @@ bool Searched(const pb::Study& study, const std::string& name) {
 
 }  // namespace
 
-std::vector<pb::Parameter> ModelFamilySpace(const pb::Study& study) {
+bool SearchesFamilies(pb::AlgorithmType type) {
+  return type != pb::ALGORITHM_TYPE_GRID && type != pb::ALGORITHM_TYPE_GP &&
+         type != pb::ALGORITHM_TYPE_PBT;
+}
+
+std::vector<pb::Parameter> ModelFamilySpace(const pb::Study& study, int max_batch) {
   const pb::TrainTask& t = study.task().train();
   std::vector<pb::Parameter> out;
   pb::Parameter model;
@@ -97,7 +102,10 @@ std::vector<pb::Parameter> ModelFamilySpace(const pb::Study& study) {
       p.set_log(k.log);
       if (k.type == pb::PARAM_TYPE_INT) p.set_step(1);
     }
-    for (int64_t c : k.choices) p.add_values()->set_integer(c);
+    // Batches the training rows can fill (a larger one fails its trial).
+    for (int64_t c : k.choices)
+      if (max_batch <= 0 || c <= max_batch) p.add_values()->set_integer(c);
+    if (!k.choices.empty() && p.values_size() == 0) p.add_values()->set_integer(max_batch);
     if (k.word) *p.mutable_value() = Text(k.word);
     pb::Condition* when = p.add_when();
     when->set_parent("model");
@@ -113,6 +121,7 @@ bool ExpandAutoModel(pb::Study* study) {
   if (!study->task().has_train()) return false;
   pb::TrainTask* t = study->mutable_task()->mutable_train();
   if (t->model() != "auto" || !t->data().has_csv() || Searched(*study, "model")) return false;
+  if (!SearchesFamilies(study->algorithm().type())) return false;  // validation says why
   t->clear_model();
   for (pb::Parameter& p : ModelFamilySpace(*study)) *study->add_parameters() = std::move(p);
   return true;

@@ -14,13 +14,19 @@
 namespace sweep {
 
 // The parameters, `model` first, leaving out every knob `study` fixes in
-// task.train or searches already (the user's choice stands).
-std::vector<pb::Parameter> ModelFamilySpace(const pb::Study& study);
+// task.train or searches already (the user's choice stands). `max_batch`:
+// the training rows, where known (batch sizes above it are left out).
+std::vector<pb::Parameter> ModelFamilySpace(const pb::Study& study, int max_batch = 0);
 
-// Where task.train.model is `auto` and the data is a csv table (and `model`
-// is not searched): clears it and appends ModelFamilySpace. Returns whether
-// it did. Images and npy arrays keep `auto` (the runner picks cnn or mlp
-// from their shape).
+// Whether the algorithm searches a conditional space of families: grid
+// (floats need steps), gp (no conditional parameters) and pbt do not.
+bool SearchesFamilies(pb::AlgorithmType type);
+
+// Where task.train.model is `auto`, the data is a csv table, `model` is not
+// searched and the algorithm SearchesFamilies: clears it and appends
+// ModelFamilySpace. Returns whether it did. Images and npy arrays keep
+// `auto` (the runner picks cnn or mlp from their shape); validation refuses
+// `auto` on a table with another algorithm.
 bool ExpandAutoModel(pb::Study* study);
 
 }  // namespace sweep

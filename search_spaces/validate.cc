@@ -59,9 +59,10 @@ Status ValidateStudy(ParsedStudy* parsed) {
     c.Fail("name", problem);
   // Every check below sees the study as it will run; a default that does
   // not fit the task is reported at the field it fills.
-  ResolveDefaults(&study);
-  // `model: auto` on a table searches the model families (model_families.h).
+  // `model: auto` on a table searches the model families (model_families.h);
+  // before the defaults, which count the parameters (BOHB's model).
   ExpandAutoModel(&study);
+  ResolveDefaults(&study);
 
   if (!study.has_objective()) {
     c.Fail("objective", "is required, e.g. objective: {metric: value, goal: minimize}");

@@ -10,6 +10,7 @@
 #include "common/task_schema.h"
 #include "common/train_knobs.h"
 #include "common/values.h"
+#include "search_spaces/model_families.h"
 #include "search_spaces/validate_internal.h"
 
 namespace sweep::validate_internal {
@@ -75,35 +76,60 @@ void CheckSyntheticTask(const pb::Study& study, Checker* c) {
   }
 }
 
-// The models a study's trials may train: its fixed `model`, or the words
-// a searched one takes.
-int StudyModels(const pb::Study& study) {
+// The `model` words a trial may take, as bits: a network with hidden layers
+// (mlp, cnn, auto), trees (gbdt), and a linear model, a network without.
+constexpr int kLayered = 1, kTreeWord = 2, kLinearWord = 4;
+int WordBit(const std::string& model) {
+  return model == "gbdt" ? kTreeWord : model == "linear" ? kLinearWord : kLayered;
+}
+// The knob families (kNetworks, kTrees) those words train.
+int FamiliesOf(int words) {
+  return ((words & (kLayered | kLinearWord)) ? kNetworks : 0) | ((words & kTreeWord) ? kTrees : 0);
+}
+
+// The words a study's trials may take: its fixed `model`, or the words a
+// searched one takes.
+int StudyWords(const pb::Study& study) {
   const pb::TrainTask& t = study.task().train();
   for (const auto& p : study.parameters()) {
     if (p.name() != "model") continue;
-    int models = 0;
-    if (p.type() == pb::PARAM_TYPE_CONSTANT) models |= ModelsOf(p.value().text());
-    for (const auto& v : p.values()) models |= ModelsOf(v.text());
-    return models ? models : kAllModels;
+    int words = 0;
+    if (p.type() == pb::PARAM_TYPE_CONSTANT) words |= WordBit(p.value().text());
+    for (const auto& v : p.values()) words |= WordBit(v.text());
+    return words ? words : kLayered | kTreeWord | kLinearWord;
   }
-  return ModelsOf(t.has_model() ? t.model() : "mlp");
+  return WordBit(t.has_model() ? t.model() : "mlp");
 }
 
-// The models a trial that draws `p` may train: those a `when` on `model`
+int StudyModels(const pb::Study& study) { return FamiliesOf(StudyWords(study)); }
+
+// The words a trial that draws `p` may take: those a `when` on `model`
 // allows, on `p` or on the parameters it hangs from, within the study's.
-int DrawnWithModels(const pb::Study& study, const pb::Parameter& p, int depth = 0) {
-  int models = StudyModels(study);
+// `done` keeps each parameter's answer (a walk of every path could take
+// exponential time); a cycle, which the parameter checks report, ends the
+// walk where it closes.
+int DrawnWithWords(const pb::Study& study, const pb::Parameter& p,
+                   std::map<std::string, int>* done) {
+  if (auto it = done->find(p.name()); it != done->end()) return it->second;
+  int words = StudyWords(study);
+  (*done)[p.name()] = words;  // while on the path: a cycle reads the study's
   for (const auto& c : p.when()) {
     if (c.parent() == "model") {
       int allowed = 0;
-      for (const auto& v : c.values()) allowed |= ModelsOf(v.text());
-      models &= allowed;
+      for (const auto& v : c.values()) allowed |= WordBit(v.text());
+      words &= allowed;
       continue;
     }
     for (const auto& q : study.parameters())
-      if (q.name() == c.parent() && depth < 32) models &= DrawnWithModels(study, q, depth + 1);
+      if (q.name() == c.parent()) words &= DrawnWithWords(study, q, done);
   }
-  return models;
+  (*done)[p.name()] = words;
+  return words;
+}
+
+int DrawnWithWords(const pb::Study& study, const pb::Parameter& p) {
+  std::map<std::string, int> done;
+  return DrawnWithWords(study, p, &done);
 }
 
 // The knobs of a network's hidden layers, which a linear model has none of.
@@ -163,6 +189,11 @@ void CheckTrainData(const pb::Study& study, Checker* c) {
     if (v.skip_rows() < 0 || v.skip_rows() > 1000000)
       c->Fail(p + ".skip_rows", "must be in [0, 1000000]");
     const std::string& model = t.model();
+    if (model == "auto" && !SearchesFamilies(study.algorithm().type()))
+      c->Fail("task.train.model",
+              "auto on a table searches the model families (gbdt, mlp, linear), a conditional "
+              "space that grid, gp and pbt do not search: use tpe, auto, random, quasirandom, "
+              "asha, median, hyperband or bohb, or name the model (mlp, linear or gbdt)");
     if (model == "cnn")
       c->Fail("task.train.model", "cnn needs images; a csv table has none: use mlp or gbdt");
     if (t.has_augment() && t.augment() != "none")
@@ -206,7 +237,7 @@ void CheckTrainTask(const pb::Study& study, Checker* c) {
     if (!err.empty()) c->Fail("task.train." + std::string(k.name), err);
     if ((k.models & models) == 0)
       c->Fail("task.train." + std::string(k.name), KnobOfOtherModel(k, t));
-    if (t.model() == "linear" && LayerKnob(std::string(k.name)))
+    if (StudyWords(study) == kLinearWord && LayerKnob(std::string(k.name)))
       c->Fail("task.train." + std::string(k.name),
               "shapes a network's hidden layers, and a linear model (model: linear) has none: "
               "remove it or use model: mlp");
@@ -242,7 +273,7 @@ void CheckTrainTask(const pb::Study& study, Checker* c) {
     const TrainKnob& k = *knob;
     if ((k.models & models) == 0) {
       c->Fail(path, KnobOfOtherModel(k, t));
-    } else if (DrawnWithModels(study, p) & ~k.models) {
+    } else if (const int words = DrawnWithWords(study, p); FamiliesOf(words) & ~k.models) {
       // `model` is searched: a knob of one family is drawn only for it, so
       // that the search never tunes what a trial ignores.
       const bool trees = k.models == kTrees;
@@ -251,10 +282,11 @@ void CheckTrainTask(const pb::Study& study, Checker* c) {
                                   " only, and model is searched: add when: {model: " +
                                   (trees ? "gbdt" : "[mlp, linear]") +
                                   "} (or a parent with such a condition)");
-    } else if (t.model() == "linear" && LayerKnob(p.name())) {
-      c->Fail(path,
-              "shapes a network's hidden layers, and a linear model (model: linear) has none: "
-              "remove it or use model: mlp");
+    } else if ((words & kLinearWord) && LayerKnob(p.name())) {
+      c->Fail(path + (words == kLinearWord ? "" : ".when"),
+              "shapes a network's hidden layers, and a linear model (model: linear) has none: " +
+                  std::string(words == kLinearWord ? "remove it or use model: mlp"
+                                                   : "add when: {model: mlp}"));
     }
     if (p.type() == pb::PARAM_TYPE_CATEGORICAL) {
       for (int i = 0; i < p.values_size(); ++i) {

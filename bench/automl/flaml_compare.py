@@ -15,7 +15,9 @@ classes) is written as CSV; then, alternating which goes first:
 - FLAML: AutoML().fit(time_budget=SECONDS, n_jobs=2, seed=SEED) with
   accuracy or r2 as its metric, scored on the same test rows.
 Prints one JSON line per run and a Markdown table: test accuracy or R²,
-mean and each seed, and the wall time each took.
+mean and each seed, and the wall time each took. AUTOML_TOOLS=sweep (or
+flaml) runs one side only; SWEEP_AUTOML_ARGS adds flags to `sweep automl`
+(how its defaults were chosen: e.g. "--metric val_loss").
 """
 import json
 import os
@@ -31,6 +33,7 @@ from sklearn.model_selection import train_test_split
 
 warnings.filterwarnings("ignore")
 SK = "/usr/lib/python3/dist-packages/sklearn/datasets/data"
+TOOLS = os.environ.get("AUTOML_TOOLS", "sweep,flaml").split(",")
 TABLES = ["breast_cancer", "wine", "digits", "iris", "diabetes", "gen_classes", "friedman1"]
 
 
@@ -70,7 +73,8 @@ def run_sweep(sweep, work, name, seed, seconds, problem):
                         "label", "--test", os.path.join(work, f"{tag}_test.csv"), "--time-limit",
                         f"{seconds}s", "--seed", str(seed), "--db", os.path.join(work, tag + ".db"),
                         "--study", os.path.join(work, tag + ".yaml"), "-o",
-                        os.path.join(work, tag + ".onnx"), "--progress", "plain"],
+                        os.path.join(work, tag + ".onnx"), "--progress", "plain"] +
+                       os.environ.get("SWEEP_AUTOML_ARGS", "").split(),
                        capture_output=True, text=True, cwd=work)
     wall = time.monotonic() - start
     if r.returncode != 0:
@@ -80,10 +84,11 @@ def run_sweep(sweep, work, name, seed, seconds, problem):
                                      check=True).stdout)
     key = "test_r2" if problem == "regression" else "test_accuracy"
     n = subprocess.run([sweep, "query", "--db", os.path.join(work, tag + ".db"), "--format",
-                        "csv", "SELECT json_extract(params, '$.model'), count(*) FROM trials "
-                        "WHERE status = 'completed' GROUP BY 1"],
-                       capture_output=True, text=True).stdout.split()[1:]
-    return best["metrics"][key], wall, best["params"].get("model"), " ".join(n)
+                        "csv", "SELECT json_extract(params, '$.model') AS model, count(*) AS n "
+                        "FROM trials WHERE status = 'completed' GROUP BY 1"],
+                       capture_output=True, text=True).stdout.splitlines()[1:]
+    return best["metrics"][key], wall, best["params"].get("model"), \
+        ", ".join(line.replace(",", " ") for line in n)
 
 
 def run_flaml(x, y, xt, yt, problem, seconds, seed):
@@ -110,7 +115,7 @@ def main():
             write_csv(os.path.join(work, f"{name}_{seed}_train.csv"), tx, ty)
             write_csv(os.path.join(work, f"{name}_{seed}_test.csv"), ex, ey)
             order = ["sweep", "flaml"] if seed % 2 == 0 else ["flaml", "sweep"]
-            for tool in order:
+            for tool in [t for t in order if t in TOOLS]:
                 if tool == "sweep":
                     s, wall, best, families = run_sweep(sweep, work, name, seed, seconds, problem)
                 else:
@@ -124,12 +129,14 @@ def main():
           "sweep − FLAML | wall s (sweep / FLAML) |")
     print("|---|---|---|---|---|---|")
     for name in names:
-        s, f = rows[(name, "sweep")], rows[(name, "flaml")]
+        s, f = rows.get((name, "sweep"), []), rows.get((name, "flaml"), [])
         metric = "R²" if load(name)[2] == "regression" else "accuracy"
-        ms, mf = np.mean([r["score"] for r in s]), np.mean([r["score"] for r in f])
+        ms = np.mean([r["score"] for r in s]) if s else float("nan")
+        mf = np.mean([r["score"] for r in f]) if f else float("nan")
         fmt = lambda rs: ", ".join(f"{r['score']:.4f}" for r in rs)
         print(f"| {name} | {metric} | {ms:.4f}; {fmt(s)} | {mf:.4f}; {fmt(f)} | {ms - mf:+.4f} | "
-              f"{np.mean([r['wall_s'] for r in s]):.0f} / {np.mean([r['wall_s'] for r in f]):.0f} |")
+              f"{np.mean([r['wall_s'] for r in s] or [0]):.0f} / "
+              f"{np.mean([r['wall_s'] for r in f] or [0]):.0f} |")
 
 
 if __name__ == "__main__":

@@ -89,7 +89,8 @@ Result<std::string> PrepareInput(Graph* g, const Splits& d, onnx::GraphProto* pr
     z = g->Node("Div", {z, g->Constant("stddev", {f}, stddev)});
     // A missing cell (NaN) is the training mean, 0 once standardised, or
     // stays NaN (`keep_missing`: the trees learned where it goes).
-    std::string nan = keep_missing ? "" : g->Node("IsNaN", {"input"});
+    // (The missing flags, where a column has them, need it either way.)
+    std::string nan = keep_missing && flagged.empty() ? "" : g->Node("IsNaN", {"input"});
     if (!keep_missing) z = g->Node("Where", {nan, g->Constant("zero", 0.f), z});
     if (features == f) return z;
     parts.push_back(z);

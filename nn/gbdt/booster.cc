@@ -59,7 +59,7 @@ const Entry& Module() {
         Bind(*handle, "sweep_gbdt_rounds", &e.rounds, &m.error) &&
         Bind(*handle, "sweep_gbdt_predict_set", &e.predict_set, &m.error) &&
         Bind(*handle, "sweep_gbdt_predict", &e.predict, &m.error) &&
-        Bind(*handle, "sweep_gbdt_save", &e.save, &m.error) &&
+        Bind(*handle, "sweep_gbdt_save_as", &e.save, &m.error) &&
         Bind(*handle, "sweep_gbdt_load", &e.load, &m.error)) {
       m = e;
     }

@@ -238,8 +238,10 @@ SWEEP_EXPORT int sweep_gbdt_predict(void* p, const float* x, int64_t rows, int64
   return Guarded(err, n, [&] { return Gbdt_predict(p, x, rows, cols, out, len, err, n); });
 }
 
-SWEEP_EXPORT int sweep_gbdt_save(void* p, int json, const char** out, uint64_t* len, char* err,
-                                 size_t n) {
+// (Named apart from the version before it, which took no format: a module
+// of that build fails to bind here instead of being called wrongly.)
+SWEEP_EXPORT int sweep_gbdt_save_as(void* p, int json, const char** out, uint64_t* len, char* err,
+                                    size_t n) {
   return Guarded(err, n, [&] { return Gbdt_save(p, json, out, len, err, n); });
 }
 

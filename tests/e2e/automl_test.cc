@@ -88,11 +88,25 @@ TEST(E2eAutomlTest, RunsWithinItsLimitExportsAndPredicts) {
   ASSERT_EQ(RunSweep(args, &out, 120000), 0) << out;
   EXPECT_NE(out.find("the study file of an earlier run; resuming it"), std::string::npos) << out;
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM trials"), trials);
+  // A longer time limit: the same study goes on, with the file's limit changed.
+  std::vector<std::string> longer = args;
+  longer[7] = "18s";
+  ASSERT_EQ(RunSweep(longer, &out, 120000), 0) << out;
+  EXPECT_NE(out.find("the study of an earlier run, with the time limit now 18s"), std::string::npos)
+      << out;
+  EXPECT_GE(QueryInt(db, "SELECT count(*) FROM trials"), trials);
   // An edited study file is the user's: refused, not overwritten.
   std::ofstream(study, std::ios::app) << "# mine\n";
-  EXPECT_NE(RunSweep(args, &out), 0);
+  EXPECT_NE(RunSweep(longer, &out), 0);
   EXPECT_NE(out.find("exists and differs from the study this command writes"), std::string::npos)
       << out;
+  // A metric the task does not report: refused before any file is written.
+  EXPECT_NE(RunSweep({"automl", train, "--label", "kind", "--metric", "val_nothing", "--db", db,
+                      "--study", dir.File("m.yaml")},
+                     &out),
+            0);
+  EXPECT_NE(out.find("val_nothing"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(dir.File("m.yaml")));
 }
 
 TEST(E2eAutomlTest, ALabelOfFractionsIsARegressionAndAMissingLabelIsNamed) {

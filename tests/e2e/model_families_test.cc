@@ -100,6 +100,37 @@ TEST(E2eModelFamiliesTest, AKnobOfOneFamilyMustBeDrawnOnlyForIt) {
   EXPECT_EQ(out.find("parameters.activation"), std::string::npos) << out;
   // hidden_units hangs from activation, which hangs from model: mlp.
   EXPECT_EQ(out.find("parameters.hidden_units"), std::string::npos) << out;
+  // A searched linear model draws no hidden layer's knob.
+  std::string searched =
+      Study(dir, train, "",
+            "parameters:\n  model: {type: categorical, values: [mlp, linear]}\n"
+            "  hidden_units: {type: int, min: 8, max: 64, when: {model: [mlp, linear]}}\n");
+  ASSERT_NE(RunSweep({"validate", searched}, &out), 0);
+  EXPECT_NE(out.find("parameters.hidden_units.when: shapes a network's hidden layers, and a "
+                     "linear model (model: linear) has none: add when: {model: mlp}"),
+            std::string::npos)
+      << out;
+  // Conditions that form a cycle (each parameter with two parents): said
+  // at once, not walked forever.
+  std::string cycle =
+      Study(dir, train, "    model: gbdt\n",
+            "parameters:\n  max_depth: {type: int, min: 2, max: 6, when: {eta: 0.1, "
+            "subsample: 0.5}}\n  eta: {type: categorical, values: [0.1, 0.2], when: "
+            "{max_depth: 3, subsample: 0.5}}\n  subsample: {type: categorical, values: [0.5, 1], "
+            "when: {eta: 0.1, max_depth: 3}}\n");
+  ASSERT_NE(RunSweep({"validate", cycle}, &out, 20000), 0);
+  EXPECT_NE(out.find("cycle"), std::string::npos) << out;
+  // auto on a table with an algorithm that cannot search the families.
+  std::string gp = dir.Write(
+      "gp.yaml",
+      "name: g\nobjective: {metric: val_accuracy, goal: maximize}\ntask:\n  train:\n    "
+      "data: {csv: {train: " +
+          train + ", label: y}}\n    model: auto\nalgorithm: {type: gp, max_trials: 5}\n");
+  ASSERT_NE(RunSweep({"validate", gp}, &out), 0);
+  EXPECT_NE(out.find("task.train.model: auto on a table searches the model families"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("conditional (when:)"), std::string::npos) << out;
   std::string linear = Study(dir, train, "    model: linear\n    hidden_units: 32\n", "");
   ASSERT_NE(RunSweep({"validate", linear}, &out), 0);
   EXPECT_NE(out.find("task.train.hidden_units: shapes a network's hidden layers, and a linear "

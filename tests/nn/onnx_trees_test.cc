@@ -185,6 +185,26 @@ TEST(OnnxTreesTest, AModelOfOtherDataIsRefused) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("not XGBoost's JSON"), std::string::npos);
   EXPECT_FALSE(ExportTreesOnnx("not json", *data, false, "x").ok());
+  // A regression's trees for this table's classes: refused, named.
+  DataSpec reg = spec;
+  reg.files.mutable_csv()->set_train(f.Write("r.csv", Table(200, 0, false)));
+  reg.problem = Problem::kRegression;
+  auto rpool = LoadData(reg);
+  ASSERT_TRUE(rpool.ok());
+  auto rdata = CarveSplits(*rpool, DefaultValidation(reg, *rpool), 1);
+  ASSERT_TRUE(rdata.ok());
+  TreeConfig c;
+  c.rounds = 3;
+  auto b = Booster::Train(c, *rdata);
+  ASSERT_TRUE(b.ok() && (*b)->Boost(3).ok());
+  auto json = (*b)->ModelJson();
+  ASSERT_TRUE(json.ok());
+  auto other = ExportTreesOnnx(*json, *data, false, "x");
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("its objective is reg:squarederror, this data's "
+                                          "multi:softprob"),
+            std::string::npos)
+      << other.status().message();
 }
 
 }  // namespace
