@@ -52,7 +52,7 @@ class AutomlCommand : public Command {
     c->add_option("--time-limit", r_.time_limit, "How long the search runs: 90s, 10m, 1h")
         ->capture_default_str();
     c->add_option("--metric", r_.metric,
-                  "The validation metric to optimise (default val_accuracy, or val_r2)");
+                  "The validation metric to optimise (default val_loss, or val_r2)");
     c->add_option("--seed", r_.seed, "The study's seed")->capture_default_str();
     c->add_option("--db", db_, "Results database (default: TABLE-automl.db here)")
         ->envname("SWEEP_DB");

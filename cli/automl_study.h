@@ -17,7 +17,7 @@ struct AutomlRequest {
   std::string test;     // a test CSV, or empty: a seeded share of `table`
   std::string problem;  // classification | regression | empty: read off the label
   std::string time_limit = "60s";
-  std::string metric;  // empty: val_accuracy or val_r2
+  std::string metric;  // empty: val_loss (classification) or val_r2
   uint64_t seed = 0;
   std::string name;  // the study's name
 };

@@ -2,9 +2,10 @@
 // (gbdt), a network (mlp) and a linear model (linear: an mlp with no hidden
 // layer), each family's knobs conditional on `model`. `model: auto` on a
 // csv table becomes this space when the study is validated, and
-// `sweep automl` writes it into the study file it runs. The ranges were
-// chosen on scikit-learn's tables and generated ones (bench/RESULTS.md,
-// "AutoML on tables"); docs/train.md lists them.
+// `sweep automl` writes it into the study file it runs. The ranges hold
+// XGBoost's defaults and FLAML's kind of ranges; they were run (not yet
+// tuned) on scikit-learn's tables and generated ones (bench/RESULTS.md,
+// "sweep automl against FLAML"); docs/train.md lists them.
 #pragma once
 
 #include <vector>
