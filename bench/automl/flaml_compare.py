@@ -60,6 +60,7 @@ def load(name):
 
 
 def write_csv(path, x, y):
+    # automl_bench.py's, which cannot be imported here: it needs Optuna.
     with open(path, "w") as f:
         f.write(",".join(f"f{i}" for i in range(x.shape[1])) + ",label\n")
         for row, label in zip(x, y):
