@@ -14,6 +14,7 @@
 
 #include "common/json.h"
 #include "common/nearest_word.h"
+#include "common/values.h"
 #include "nn/data/csv_file.h"
 #include "search_spaces/model_families.h"
 
@@ -29,21 +30,6 @@ constexpr size_t kMostIntegerClasses = 20;
 
 std::string Quoted(const std::string& s) { return JsonString(s); }
 
-std::string ValueText(const pb::Value& v) {
-  switch (v.kind_case()) {
-    case pb::Value::kText:
-      return v.text();
-    case pb::Value::kInteger:
-      return std::to_string(v.integer());
-    case pb::Value::kNumber:
-      return FormatDouble(v.number());
-    case pb::Value::kFlag:
-      return v.flag() ? "true" : "false";
-    default:
-      return "null";
-  }
-}
-
 // One parameter as a YAML flow mapping.
 std::string ParameterLine(const pb::Parameter& p) {
   std::string s = "  " + p.name() + ": {type: ";
@@ -56,20 +42,20 @@ std::string ParameterLine(const pb::Parameter& p) {
       break;
     case pb::PARAM_TYPE_CATEGORICAL: {
       s += "categorical, values: [";
-      for (int i = 0; i < p.values_size(); ++i) s += (i ? ", " : "") + ValueText(p.values(i));
+      for (int i = 0; i < p.values_size(); ++i) s += (i ? ", " : "") + ValueToString(p.values(i));
       s += "]";
       break;
     }
     default:
-      s += "constant, value: " + ValueText(p.value());
+      s += "constant, value: " + ValueToString(p.value());
   }
   for (const auto& c : p.when()) {
     s += ", when: {" + c.parent() + ": ";
     if (c.values_size() == 1) {
-      s += ValueText(c.values(0));
+      s += ValueToString(c.values(0));
     } else {
       s += "[";
-      for (int i = 0; i < c.values_size(); ++i) s += (i ? ", " : "") + ValueText(c.values(i));
+      for (int i = 0; i < c.values_size(); ++i) s += (i ? ", " : "") + ValueToString(c.values(i));
       s += "]";
     }
     s += "}";

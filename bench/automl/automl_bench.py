@@ -47,7 +47,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.pipeline import make_pipeline
 
-SK = "/usr/lib/python3/dist-packages/sklearn/datasets/data"
+from bench_tables import SK, write_csv
+
 FMNIST = "/usr/share/datasets/fashion-mnist"
 FMNIST_STUDY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
                             "fashion_mnist_30min.yaml")
@@ -80,13 +81,6 @@ def load(name):
     skip = 0 if name == "digits" else 1
     d = np.loadtxt(os.path.join(SK, f), delimiter=",", skiprows=skip)
     return d[:, :-1], d[:, -1].astype(int), "classification"
-
-
-def write_csv(path, x, y):
-    with open(path, "w") as f:
-        f.write(",".join(f"f{i}" for i in range(x.shape[1])) + ",label\n")
-        for row, label in zip(x, y):
-            f.write(",".join(repr(float(v)) for v in row) + f",{label}\n")
 
 
 def score(problem, y, p):

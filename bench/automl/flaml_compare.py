@@ -31,8 +31,9 @@ from sklearn import datasets
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.model_selection import train_test_split
 
+from bench_tables import SK, write_csv
+
 warnings.filterwarnings("ignore")
-SK = "/usr/lib/python3/dist-packages/sklearn/datasets/data"
 TOOLS = os.environ.get("AUTOML_TOOLS", "sweep,flaml").split(",")
 TABLES = ["breast_cancer", "wine", "digits", "iris", "diabetes", "gen_classes", "friedman1"]
 
@@ -57,14 +58,6 @@ def load(name):
          "digits": "digits.csv.gz"}[name]
     d = np.loadtxt(os.path.join(SK, f), delimiter=",", skiprows=0 if name == "digits" else 1)
     return d[:, :-1], d[:, -1].astype(int), "classification"
-
-
-def write_csv(path, x, y):
-    # automl_bench.py's, which cannot be imported here: it needs Optuna.
-    with open(path, "w") as f:
-        f.write(",".join(f"f{i}" for i in range(x.shape[1])) + ",label\n")
-        for row, label in zip(x, y):
-            f.write(",".join(repr(float(v)) for v in row) + f",{label}\n")
 
 
 def run_sweep(sweep, work, name, seed, seconds, problem):

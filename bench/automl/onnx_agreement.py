@@ -19,7 +19,7 @@ import sys
 import numpy as np
 import onnxruntime as ort
 
-SK = "/usr/lib/python3/dist-packages/sklearn/datasets/data"
+from bench_tables import SK
 
 
 def run(cmd, **kw):
