@@ -121,10 +121,7 @@ bool HaveCudaBackend();
 
 // What a process that trains needs set before its libraries load, so it
 // calls this first thing in main(): it re-executes itself once with
-// - OMP_WAIT_POLICY=PASSIVE, unless the variable is set: OpenMP threads that
-//   spin after each parallel region starve OpenBLAS's threads on small
-//   machines (2 threads ran 3x slower than 1), and libgomp reads its wait
-//   policy only at start-up;
+// - OpenMP's wait policy (common/openmp_wait.h), unless the user set it;
 // - OPENBLAS_CORETYPE=Haswell, unless the variable is set, when OpenBLAS
 //   fell back to kernels without AVX2 on a CPU that has it (a CPU newer than
 //   the OpenBLAS, or a VM that hides the model: nn/cpu/blas_core.h).

@@ -14,6 +14,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/openmp_wait.h"
 #include "common/posix_error.h"
 
 namespace sweep {
@@ -86,7 +87,7 @@ pid_t LocalRunners::Spawn(int index) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(0);
     signal(SIGINT, SIG_IGN);
-    setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+    SetOpenMpWaitDefaults();  // as `sweep runner` would set it, without its re-exec
     std::string threads =
         std::to_string(std::max<size_t>(1, std::thread::hardware_concurrency() / slots_.size()));
     // OpenBLAS starts its thread pool when it loads: size it to what a trial may use.

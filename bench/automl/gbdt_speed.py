@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """model: gbdt (sweep calls XGBoost's C API) against XGBoost's Python package.
 
-Usage: gbdt_speed.py SWEEP WORKDIR REPEATS ROWS (gbdt_speed.sh makes the venv).
-One generated table (ROWS rows, 20 numeric features, 3 classes) as CSV. For
-each thread count (1, 2) and each repeat, alternating which goes first:
+Usage: gbdt_speed.py SWEEP WORKDIR REPEATS ROWS [DEBIAN_PYTHON]
+(gbdt_speed.sh makes the venvs). One generated table (ROWS rows, 20 numeric
+features, 3 classes) as CSV. For each thread count (1, 2) and each repeat,
+rotating which goes first:
 
 - sweep: `sweep run` of a one-trial study (model gbdt, rounds 200, epochs 10,
   max_depth 6, eta 0.3, the fifth of the rows sweep carves for validation)
@@ -15,6 +16,12 @@ each thread count (1, 2) and each repeat, alternating which goes first:
   `boost` is xgboost.train with no evaluation set; `trial` adds reading the
   CSV with numpy, making the matrices, evaluating the validation rows at
   every round (XGBoost's way to watch a model) and predicting the test rows.
+  Run in a fresh interpreter each time, with the PyPI wheel's library (and
+  the libgomp it bundles).
+- xgboost-debian (when DEBIAN_PYTHON is given): the same Python code on
+  Debian's libxgboost.so.0, the very library sweep calls (a venv whose
+  xgboost/lib/libxgboost.so links to it), so that sweep / xgboost-debian is
+  sweep's own overhead and xgboost-debian / xgboost is the library build's.
 
 Prints one JSON line per run and a Markdown table of medians and ratios.
 """
@@ -85,29 +92,45 @@ def run_xgb(table, threads):
     return {"boost": boost, "trial": trial, "test_accuracy": acc}
 
 
+def run_python(python, table, threads):
+    out = subprocess.run([python, os.path.abspath(__file__), "--xgb", table, str(threads)],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def main():
+    if sys.argv[1] == "--xgb":
+        print(json.dumps(run_xgb(sys.argv[2], int(sys.argv[3]))))
+        return
     sweep, work, repeats, rows = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    pythons = {"xgboost": sys.executable}
+    if len(sys.argv) > 5:
+        pythons["xgboost-debian"] = sys.argv[5]
+    tools = ["sweep"] + list(pythons)
     table = os.path.join(work, "table.csv")
     make_table(table, rows)
     results = {}
     k = 0
     for threads in (1, 2):
         for r in range(repeats):
-            order = ["sweep", "xgboost"] if r % 2 == 0 else ["xgboost", "sweep"]
+            order = tools[r % len(tools):] + tools[:r % len(tools)]
             for tool in order:
                 k += 1
-                out = run_sweep(sweep, work, table, threads, k) if tool == "sweep" else run_xgb(table, threads)
+                if tool == "sweep":
+                    out = run_sweep(sweep, work, table, threads, k)
+                else:
+                    out = run_python(pythons[tool], table, threads)
                 out.update({"tool": tool, "threads": threads, "repeat": r, "rows": rows})
                 print(json.dumps(out), flush=True)
                 results.setdefault((threads, tool), []).append(out)
-    print("\n| threads | sweep boost s | xgboost boost s | ratio | sweep trial s | xgboost trial s | ratio |")
-    print("|---|---|---|---|---|---|---|")
-    for threads in (1, 2):
-        s, x = results[(threads, "sweep")], results[(threads, "xgboost")]
-        med = lambda rs, key: statistics.median(r[key] for r in rs)
-        print("| %d | %.3f | %.3f | %.2f | %.3f | %.3f | %.2f |" % (
-            threads, med(s, "boost"), med(x, "boost"), med(s, "boost") / med(x, "boost"),
-            med(s, "trial"), med(x, "trial"), med(s, "trial") / med(x, "trial")))
+    med = lambda rs, key: statistics.median(r[key] for r in rs)
+    for key in ("boost", "trial"):
+        cols = ["threads"] + ["%s %s s" % (t, key) for t in tools] + ["sweep / " + t for t in pythons]
+        print("\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
+        for threads in (1, 2):
+            m = {t: med(results[(threads, t)], key) for t in tools}
+            print("| %d | " % threads + " | ".join("%.3f" % m[t] for t in tools) + " | " +
+                  " | ".join("%.2f" % (m["sweep"] / m[t]) for t in pythons) + " |")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/openmp_wait.h"
 #include "nn/backend.h"
 #include "nn/cpu/blas_core.h"
 #include "nn/cpu/dnnl_conv_module.h"
@@ -153,10 +154,7 @@ class CpuBackend : public Backend {
 
 void EnsureTrainingEnvironment(char** argv) {
   bool again = false;
-  if (getenv("OMP_WAIT_POLICY") == nullptr) {
-    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-    again = true;
-  }
+  if (SetOpenMpWaitDefaults()) again = true;
   if (const char* core = cpu::BlasCoreToRequest()) {
     // Set now, so the next start does not ask again.
     setenv("OPENBLAS_CORETYPE", core, 1);
