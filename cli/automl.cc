@@ -77,8 +77,10 @@ class AutomlCommand : public Command {
     if (output_.empty()) output_ = stem + ".onnx";
     auto plan = PlanAutoml(r_);
     if (!plan.ok()) return Fail(plan.status());
-    printf("%s: %s, so %s; the search %s %s for %s\n", r_.table.c_str(), plan->problem_why.c_str(),
-           plan->problem.c_str(), plan->minimize ? "minimises" : "maximises", plan->metric.c_str(),
+    printf("%s: %s, so %s; the search %s %s%s for %s\n", r_.table.c_str(),
+           plan->problem_why.c_str(), plan->problem.c_str(),
+           plan->minimize ? "minimises" : "maximises", plan->metric.c_str(),
+           plan->folds > 0 ? (" over " + std::to_string(plan->folds) + " folds").c_str() : "",
            r_.time_limit.c_str());
     // Checked before it is written: a mistake leaves no file behind.
     auto parsed = ParseStudyYaml(plan->text, study_);

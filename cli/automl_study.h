@@ -29,6 +29,7 @@ struct AutomlStudy {
   std::string metric;       // the objective's
   bool minimize = false;    // its goal
   std::string test_metric;  // the final metric printed: test_accuracy or test_r2
+  int folds = 0;            // task.train.folds: 5 on small tables, else 0 (one split)
   // One JSON object each: the configurations enqueued before the search.
   std::vector<std::string> starts;
 };

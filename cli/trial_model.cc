@@ -5,6 +5,7 @@
 
 #include "nn/data/data_source.h"
 #include "storage/checkpoint_files.h"
+#include "trial_runner/fold_checkpoint.h"
 #include "trial_runner/train_task.h"
 
 namespace sweep {
@@ -59,13 +60,19 @@ Result<std::unique_ptr<TrialModel>> LoadTrialModel(Reader& reader, const TrialRe
   a.set_seed(m->study.seed());
   *a.mutable_task() = m->study.task();
   *a.mutable_params() = detail.trial.params.params();
-  nn::DataSpec spec;
-  int validation = 0, threads = 0;
-  ASSIGN_OR_RETURN(nn::TrainConfig config, TrainConfigFor(a, &spec, &validation, &threads));
+  TrialSetup setup;
+  ASSIGN_OR_RETURN(nn::TrainConfig config, TrainConfigFor(a, &setup));
   config.data_parallel = 1;
-  ASSIGN_OR_RETURN(nn::Splits pool, nn::LoadData(spec));
-  if (validation < 0) validation = nn::DefaultValidation(spec, pool);
-  ASSIGN_OR_RETURN(m->data, nn::CarveSplits(pool, validation, config.seed));
+  ASSIGN_OR_RETURN(nn::Splits pool, nn::LoadData(setup.data));
+  // Only the kept model is rebuilt: of a cross-validated trial, the one
+  // that trained on the whole pool, the first of its checkpoint's models.
+  const size_t models = setup.folds >= 2 ? static_cast<size_t>(setup.folds) + 1 : 1;
+  if (models > 1) setup.validation = 0, setup.folds = 0;
+  ASSIGN_OR_RETURN(std::vector<nn::Splits> splits, SplitsFor(setup, pool, config.seed));
+  m->data = std::move(splits.front());
+  auto parts = UnpackCheckpoints(bytes, models);
+  if (!parts.ok()) return Status::Corruption(path + ": " + parts.status().message());
+  bytes = std::move(parts->front());
   ResolveModel(m->data, &config);
   if (config.model == "gbdt") {
     ASSIGN_OR_RETURN(m->trees, nn::Booster::ForPrediction(m->data));

@@ -76,6 +76,8 @@ const std::vector<TrainKnob>& TrainKnobs() {
                          "none")),
       Note(Number("validation", K::kInt, 0, 100000000, 5000, kInherited),
            "5000 for fashion-mnist and mnist; a fifth of the training rows for csv and npy data"),
+      Note(Number("folds", K::kInt, 0, 20, 0, kInherited),
+           "0 or 1: one validation split; K: K-fold cross-validation"),
       Note(Number("seed", K::kInt, 0, 1.8e19, 0, kInherited), "the trial's seed"),
       Note(Number("threads", K::kInt, 0, 1024, 0), "0: cores / local runners"),
       Of(kNetworks, Word("init", {"default", "he", "xavier"}, "default")),

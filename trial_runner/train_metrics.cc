@@ -2,6 +2,7 @@
 #include "trial_runner/train_metrics.h"
 
 #include <cmath>
+#include <iterator>
 #include <utility>
 
 namespace sweep {
@@ -20,6 +21,19 @@ void AddEvaluation(const std::string& prefix, const nn::Evaluation& e,
                                                 {"mae", e.mae},   {"r2", e.r2}};
   for (const auto& [name, v] : all)
     if (std::isfinite(v)) out->push_back(M(prefix + name, v));
+}
+
+nn::Evaluation MeanEvaluation(const std::vector<nn::Evaluation>& folds) {
+  nn::Evaluation mean;
+  double* const fields[] = {&mean.loss, &mean.accuracy, &mean.f1,
+                            &mean.rmse, &mean.mae,      &mean.r2};
+  for (double* f : fields) *f = 0;
+  for (const nn::Evaluation& e : folds) {
+    const double values[] = {e.loss, e.accuracy, e.f1, e.rmse, e.mae, e.r2};
+    for (size_t i = 0; i < std::size(fields); ++i) *fields[i] += values[i];
+  }
+  for (double* f : fields) *f /= static_cast<double>(folds.size());
+  return mean;
 }
 
 }  // namespace sweep

@@ -17,4 +17,8 @@ pb::Metric M(const std::string& name, double v);
 void AddEvaluation(const std::string& prefix, const nn::Evaluation& e,
                    std::vector<pb::Metric>* out);
 
+// Each metric's mean over the folds of a cross-validated trial (as
+// scikit-learn's cross_val_score and FLAML average theirs).
+nn::Evaluation MeanEvaluation(const std::vector<nn::Evaluation>& folds);
+
 }  // namespace sweep

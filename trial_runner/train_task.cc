@@ -16,6 +16,7 @@
 #include "nn/cuda/cuda_error.h"
 #include "nn/data/data_source.h"
 #include "nn/data/mnist.h"
+#include "trial_runner/fold_checkpoint.h"
 #include "trial_runner/train_metrics.h"
 #include "trial_runner/tree_task.h"
 
@@ -157,8 +158,8 @@ Status CheckModelFitsData(const nn::TrainConfig& c, const nn::Splits& d) {
 
 }  // namespace
 
-Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, nn::DataSpec* data, int* validation,
-                                       int* threads) {
+Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, TrialSetup* setup) {
+  nn::DataSpec* data = &setup->data;
   const pb::TrainTask& t = a.task().train();
   Knobs k(a);
   nn::TrainConfig c;
@@ -241,8 +242,9 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, nn::DataSpec* data, 
     return Status::InvalidArgument("task.train.problem: unknown value '" + t.problem() + "'");
   data->problem = nn::ProblemOf(t);
   // Unset: the data's own default (nn::DefaultValidation).
-  *validation = k.Has("validation") ? k.Get<int>("validation") : -1;
-  *threads = k.Get<int>("threads");
+  setup->validation = k.Has("validation") ? k.Get<int>("validation") : -1;
+  setup->folds = k.Get<int>("folds");
+  setup->threads = k.Get<int>("threads");
   if (c.epochs < 1 || c.batch_size < 1 || !(c.lr > 0) || c.hidden_layers < 0 ||
       c.hidden_units < 1 || c.conv_blocks < 0 || c.channels < 1 || c.kernel_size < 1 ||
       c.kernel_size % 2 == 0 || c.dropout < 0 || c.dropout >= 1) {
@@ -255,11 +257,19 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& a, nn::DataSpec* data, 
 
 namespace {
 TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& cfg,
-                 const nn::Splits* data, const std::function<TaskResult(const std::string&)>& fail);
+                 const std::vector<nn::Splits>& data,
+                 const std::function<TaskResult(const std::string&)>& fail);
 }  // namespace
 
 void ResolveModel(const nn::Splits& data, nn::TrainConfig* c) {
   if (c->model == "auto") c->model = data.train.image() ? "cnn" : "mlp";
+}
+
+Result<std::vector<nn::Splits>> SplitsFor(const TrialSetup& setup, const nn::Splits& pool,
+                                          uint64_t seed) {
+  const int validation =
+      setup.validation >= 0 ? setup.validation : nn::DefaultValidation(setup.data, pool);
+  return nn::TrialSplits(pool, validation, setup.folds, seed);
 }
 
 TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
@@ -269,21 +279,23 @@ TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
     result.error = why;
     return result;
   };
-  nn::DataSpec spec;
-  int validation = 0, threads = 0;
-  auto config = TrainConfigFor(a, &spec, &validation, &threads);
+  TrialSetup setup;
+  auto config = TrainConfigFor(a, &setup);
   if (!config.ok()) return fail(config.status().message());
-  auto pool = CachedPool(spec);
+  auto pool = CachedPool(setup.data);
   if (!pool.ok()) return fail(pool.status().message());
-  if (validation < 0) validation = nn::DefaultValidation(spec, **pool);
-  auto data = nn::CarveSplits(**pool, validation, config->seed);
-  if (!data.ok()) return fail(data.status().message());
-  ResolveModel(*data, &*config);
+  auto splits = SplitsFor(setup, **pool, config->seed);
+  if (!splits.ok()) return fail(splits.status().message());
+  const std::vector<nn::Splits>& data = *splits;
+  ResolveModel(data.front(), &*config);
+  const int threads = setup.threads;
   if (config->model == "gbdt")
-    return RunTreeTask(a, ctx, *config, *data,
+    return RunTreeTask(a, ctx, *config, data,
                        threads > 0 ? threads : std::max(1, a.threads_hint()));
-  Status fits = CheckModelFitsData(*config, *data);
-  if (!fits.ok()) return fail(fits.message());
+  for (const nn::Splits& d : data) {
+    Status fits = CheckModelFitsData(*config, d);
+    if (!fits.ok()) return fail(fits.message());
+  }
   // Each batch is split across model replicas (faster on small networks
   // than threading inside BLAS), run on the threads the trial has now: the
   // runner's own, and the cores that idle local runners lend it. The replica
@@ -300,7 +312,7 @@ TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
   // broke the CUDA context: then the attempt is lost and the runner ends
   // (nn/cuda/cuda_error.h).
   try {
-    return Train(a, ctx, *config, &*data, fail);
+    return Train(a, ctx, *config, data, fail);
   } catch (const std::length_error& e) {  // a model too big to build (nn::Model::Finalize)
     return fail(e.what());
   } catch (const nn::CudaError& e) {
@@ -334,7 +346,7 @@ const TrainDevice& CurrentTrainDevice() { return Device(); }
 namespace {
 
 TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& cfg,
-                 const nn::Splits* data,
+                 const std::vector<nn::Splits>& data,
                  const std::function<TaskResult(const std::string&)>& fail) {
   TaskResult result;
   auto config = std::make_optional(cfg);
@@ -365,35 +377,59 @@ TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& c
   }
   std::vector<nn::Backend*> peers;
   for (size_t r = 1; r < backends.size(); ++r) peers.push_back(backends[r].get());
-  nn::Trainer trainer(*config, backends[0].get(), data, peers);
-  trainer.SetThreads([ctx] { return ctx->CpuThreads(); });
-  if (!a.checkpoint().empty()) {
-    Status st = trainer.LoadCheckpoint(a.checkpoint());
-    if (!st.ok()) return fail("cannot resume: " + st.message());
-    result.step = trainer.epoch();  // a checkpoint of the last epoch leaves none to run
+  // The kept model, then under cross-validation one per fold, trained in
+  // turn each epoch on the same backends.
+  std::vector<std::unique_ptr<nn::Trainer>> trainers;
+  for (const nn::Splits& d : data) {
+    trainers.push_back(std::make_unique<nn::Trainer>(*config, backends[0].get(), &d, peers));
+    trainers.back()->SetThreads([ctx] { return ctx->CpuThreads(); });
   }
-  while (trainer.epoch() < config->epochs) {
+  nn::Trainer& kept = *trainers.front();
+  const bool folds = trainers.size() > 1;
+  if (!a.checkpoint().empty()) {
+    auto parts = UnpackCheckpoints(a.checkpoint(), trainers.size());
+    if (!parts.ok()) return fail("cannot resume: " + parts.status().message());
+    for (size_t i = 0; i < trainers.size(); ++i) {
+      Status st = trainers[i]->LoadCheckpoint((*parts)[i]);
+      if (!st.ok()) return fail("cannot resume: " + st.message());
+    }
+    result.step = kept.epoch();  // a checkpoint of the last epoch leaves none to run
+  }
+  while (kept.epoch() < config->epochs) {
     if (ctx->StopRequested()) {
       result.outcome = pb::TRIAL_OUTCOME_CANCELLED;
       return result;
     }
-    nn::EpochResult r = trainer.RunEpoch();
-    // No validation set (validation: 0) leaves val.loss NaN: not a divergence.
-    if (!std::isfinite(r.train_loss) || (data->validation.n > 0 && !std::isfinite(r.val.loss))) {
-      return fail("diverged: training loss is " + std::to_string(r.train_loss) + " at epoch " +
-                  std::to_string(r.epoch));
+    std::vector<nn::EpochResult> epoch;
+    std::vector<nn::Evaluation> vals;
+    std::vector<std::string> checkpoints;
+    for (size_t i = 0; i < trainers.size(); ++i) {
+      nn::EpochResult r = trainers[i]->RunEpoch();
+      // No validation set (validation: 0, or the kept model of a
+      // cross-validated trial) leaves val.loss NaN: not a divergence.
+      if (!std::isfinite(r.train_loss) ||
+          (data[i].validation.n > 0 && !std::isfinite(r.val.loss))) {
+        return fail("diverged: training loss is " + std::to_string(r.train_loss) + " at epoch " +
+                    std::to_string(r.epoch) + (folds && i > 0 ? " of fold " + std::to_string(i) : ""));
+      }
+      if (!folds || i > 0) vals.push_back(r.val);
+      checkpoints.push_back(trainers[i]->SaveCheckpoint());
+      epoch.push_back(r);
     }
-    ctx->Checkpoint(r.epoch, trainer.SaveCheckpoint());
+    const nn::EpochResult& r = epoch.front();
+    ctx->Checkpoint(r.epoch, PackCheckpoints(checkpoints));
     std::vector<pb::Metric> step = {M("train_loss", r.train_loss)};
-    AddEvaluation("val_", r.val, &step);
+    AddEvaluation("val_", MeanEvaluation(vals), &step);
     result.metrics = step;
+    double seconds = 0;
+    for (const nn::EpochResult& e : epoch) seconds += e.epoch_seconds;
     step.push_back(M("samples_per_s", r.samples_per_s));
-    step.push_back(M("epoch_seconds", r.epoch_seconds));
+    step.push_back(M("epoch_seconds", seconds));
     if (!Device().cuda) step.push_back(M("cpu_threads", r.threads));
     ctx->Report(r.epoch, step);
     result.step = r.epoch;
   }
-  AddEvaluation("test_", trainer.Evaluate(data->test), &result.metrics);
+  AddEvaluation("test_", kept.Evaluate(data.front().test), &result.metrics);
   return result;
 }
 

@@ -25,11 +25,22 @@ struct TrainDevice {
 void SetTrainDevice(TrainDevice device);
 const TrainDevice& CurrentTrainDevice();
 
+// What a trial trains on and with how many threads, beside its config.
+struct TrialSetup {
+  nn::DataSpec data;
+  int validation = -1;  // -1 where the study sets none: the data's default applies
+  int folds = 0;        // >= 2: cross-validation (nn::TrialSplits)
+  int threads = 0;      // 0: the runner's share
+};
+
 // Merges task.train with the trial's parameters into a training config. A
 // word a knob does not know (optimizer: rmsprop) is an error, never the default.
-// *validation is -1 where neither sets it (the data's default applies).
-Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& assign, nn::DataSpec* data,
-                                       int* validation, int* threads);
+Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& assign, TrialSetup* setup);
+
+// The trial's splits from the loaded pool (nn::TrialSplits): the kept
+// model's first, then the folds' under cross-validation.
+Result<std::vector<nn::Splits>> SplitsFor(const TrialSetup& setup, const nn::Splits& pool,
+                                          uint64_t seed);
 
 // model: auto becomes cnn for images and mlp for tables.
 void ResolveModel(const nn::Splits& data, nn::TrainConfig* config);

@@ -3,9 +3,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "nn/gbdt/booster.h"
+#include "trial_runner/fold_checkpoint.h"
 #include "trial_runner/train_metrics.h"
 
 namespace sweep {
@@ -28,7 +30,7 @@ nn::Evaluation EvaluateTrees(const nn::Splits& data, const nn::Examples& set,
 }
 
 TaskResult RunTreeTask(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& config,
-                       const nn::Splits& data, int threads) {
+                       const std::vector<nn::Splits>& data, int threads) {
   TaskResult result;
   auto fail = [&](const std::string& why) {
     result.outcome = pb::TRIAL_OUTCOME_FAILED;
@@ -37,16 +39,26 @@ TaskResult RunTreeTask(const pb::Assign& a, TaskContext* ctx, const nn::TrainCon
   };
   nn::TreeConfig trees = config.trees;
   trees.threads = threads;
-  auto booster = nn::Booster::Train(trees, data);
-  if (!booster.ok()) return fail(booster.status().message());
-  nn::Booster& b = **booster;
+  std::vector<std::unique_ptr<nn::Booster>> boosters;  // the kept one, then the folds'
+  for (const nn::Splits& d : data) {
+    auto booster = nn::Booster::Train(trees, d);
+    if (!booster.ok()) return fail(booster.status().message());
+    boosters.push_back(std::move(booster).value());
+  }
+  const bool folds = data.size() > 1;
   int64_t step = 0;
   if (!a.checkpoint().empty()) {
-    Status st = b.LoadCheckpoint(a.checkpoint());
-    if (!st.ok()) return fail("cannot resume: " + st.message());
+    auto parts = UnpackCheckpoints(a.checkpoint(), boosters.size());
+    if (!parts.ok()) return fail("cannot resume: " + parts.status().message());
+    for (size_t i = 0; i < boosters.size(); ++i) {
+      Status st = boosters[i]->LoadCheckpoint((*parts)[i]);
+      if (!st.ok()) return fail("cannot resume: " + st.message());
+    }
     step = a.checkpoint_step();
     result.step = step;  // a checkpoint of the last step leaves none to run
   }
+  nn::Booster& kept = *boosters.front();
+  const nn::Splits& kept_data = data.front();
   const int64_t steps = config.epochs, rounds = trees.rounds;
   while (step < steps) {
     if (ctx->StopRequested()) {
@@ -54,38 +66,47 @@ TaskResult RunTreeTask(const pb::Assign& a, TaskContext* ctx, const nn::TrainCon
       return result;
     }
     ++step;
-    const int grow = static_cast<int>(step * rounds / steps) - b.rounds();
+    const int grow = static_cast<int>(step * rounds / steps) - kept.rounds();
     const auto start = std::chrono::steady_clock::now();
-    if (grow > 0) {
-      Status st = b.Boost(grow);
+    for (auto& b : boosters) {
+      Status st = grow > 0 ? b->Boost(grow) : Status::Ok();
       if (!st.ok()) return fail(st.message());
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    auto train = b.PredictSet(false);
-    auto val = b.PredictSet(true);
+    auto train = kept.PredictSet(false);
     if (!train.ok()) return fail(train.status().message());
-    if (!val.ok()) return fail(val.status().message());
-    const nn::Evaluation fit = EvaluateTrees(data, data.train, *train);
+    const nn::Evaluation fit = EvaluateTrees(kept_data, kept_data.train, *train);
     if (!std::isfinite(fit.loss))
       return fail("diverged: training loss is " + std::to_string(fit.loss) + " at step " +
                   std::to_string(step));
-    auto checkpoint = b.SaveCheckpoint();
-    if (!checkpoint.ok()) return fail(checkpoint.status().message());
-    ctx->Checkpoint(step, std::move(checkpoint).value());
+    std::vector<nn::Evaluation> vals;
+    std::vector<std::string> checkpoints;
+    for (size_t i = 0; i < boosters.size(); ++i) {
+      if (!folds || i > 0) {
+        auto val = boosters[i]->PredictSet(true);
+        if (!val.ok()) return fail(val.status().message());
+        vals.push_back(EvaluateTrees(data[i], data[i].validation, *val));
+      }
+      auto checkpoint = boosters[i]->SaveCheckpoint();
+      if (!checkpoint.ok()) return fail(checkpoint.status().message());
+      checkpoints.push_back(std::move(checkpoint).value());
+    }
+    ctx->Checkpoint(step, PackCheckpoints(checkpoints));
     std::vector<pb::Metric> metrics = {M("train_loss", fit.loss)};
-    AddEvaluation("val_", EvaluateTrees(data, data.validation, *val), &metrics);
+    AddEvaluation("val_", MeanEvaluation(vals), &metrics);
     result.metrics = metrics;
-    metrics.push_back(
-        M("samples_per_s", seconds > 0 ? static_cast<double>(data.train.n) * grow / seconds : 0));
+    double rows = 0;  // grown on, over all the trial's models
+    for (const nn::Splits& d : data) rows += static_cast<double>(d.train.n) * grow;
+    metrics.push_back(M("samples_per_s", seconds > 0 ? rows / seconds : 0));
     metrics.push_back(M("epoch_seconds", seconds));
     metrics.push_back(M("cpu_threads", threads));
     ctx->Report(step, metrics);
     result.step = step;
   }
-  auto test = b.Predict(data.test.values, data.test.n);
+  auto test = kept.Predict(kept_data.test.values, kept_data.test.n);
   if (!test.ok()) return fail(test.status().message());
-  AddEvaluation("test_", EvaluateTrees(data, data.test, *test), &result.metrics);
+  AddEvaluation("test_", EvaluateTrees(kept_data, kept_data.test, *test), &result.metrics);
   return result;
 }
 

@@ -3,6 +3,9 @@
 // booster so far as the step's checkpoint (a paused or re-run trial goes on
 // from it, growing the trees an uninterrupted one would), and the test
 // metrics at the end. The same metrics as a network's (train_metrics.h).
+// Cross-validated (task.train.folds), a booster per fold grows beside the
+// kept one, step by step: val_* is the folds' mean, the checkpoint holds all
+// (fold_checkpoint.h).
 #pragma once
 
 #include <vector>
@@ -14,9 +17,10 @@
 
 namespace sweep {
 
+// `data`: the kept model's splits, then the folds' (TrialSplits);
 // `threads`: XGBoost's, fixed for the trial.
 TaskResult RunTreeTask(const pb::Assign& assign, TaskContext* ctx, const nn::TrainConfig& config,
-                       const nn::Splits& data, int threads);
+                       const std::vector<nn::Splits>& data, int threads);
 
 // How good a tree model's `outputs` (nn::Booster's, one row per example of
 // `set`) are.

@@ -70,7 +70,23 @@ std::optional<std::string> RegressionHint(const pb::Study& study, const nn::Spli
 Status CheckSplits(const pb::Study& study, int default_validation, int64_t examples,
                    std::vector<std::string>* hints) {
   const pb::TrainTask& t = study.task().train();
-  const int64_t validation = t.has_validation() ? t.validation() : default_validation;
+  const int64_t folds = t.folds();
+  if (folds >= 2 && t.has_validation()) {
+    return Status::InvalidArgument(
+        "task.train.folds and task.train.validation: set one (cross-validation holds out each "
+        "fold in turn, and the model kept trains on every row)");
+  }
+  if (folds > examples) {
+    return Status::InvalidArgument("task.train.folds: " + std::to_string(folds) +
+                                   " folds of the " + std::to_string(examples) +
+                                   " rows the training table has leave some empty; set it to "
+                                   "at most " +
+                                   std::to_string(examples));
+  }
+  // Cross-validated, the largest fold is the validation split to check.
+  const int64_t validation = folds >= 2            ? (examples + folds - 1) / folds
+                             : t.has_validation() ? t.validation()
+                                                  : default_validation;
   if (validation >= examples) {
     return Status::InvalidArgument("task.train.validation: " + std::to_string(validation) +
                                    " validation examples of the " + std::to_string(examples) +

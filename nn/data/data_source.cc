@@ -297,4 +297,32 @@ Result<Splits> CarveSplits(const Splits& pool, int validation, uint64_t seed) {
   return s;
 }
 
+Result<std::vector<Splits>> TrialSplits(const Splits& pool, int validation, int folds,
+                                        uint64_t seed) {
+  std::vector<Splits> out;
+  ASSIGN_OR_RETURN(Splits kept, CarveSplits(pool, folds >= 2 ? 0 : validation, seed));
+  out.push_back(std::move(kept));
+  if (folds < 2) return out;
+  const int n = pool.train.n;
+  if (folds > n) {
+    return Status::InvalidArgument("folds (" + std::to_string(folds) +
+                                   ") is more than the training set's " + std::to_string(n) +
+                                   " examples");
+  }
+  const std::vector<int32_t> perm = EpochOrder(n, seed, -1);
+  for (int k = 0; k < folds; ++k) {
+    const size_t begin = static_cast<size_t>(k) * n / folds,
+                 end = static_cast<size_t>(k + 1) * n / folds;
+    std::vector<int32_t> order(perm.begin() + begin, perm.begin() + end);  // validation first
+    order.insert(order.end(), perm.begin(), perm.begin() + begin);
+    order.insert(order.end(), perm.begin() + end, perm.end());
+    Splits fold = out.front();
+    fold.validation = Subset(pool.train, order, 0, end - begin);
+    fold.train = Subset(pool.train, order, end - begin, order.size());
+    PixelStatistics(&fold);
+    out.push_back(std::move(fold));
+  }
+  return out;
+}
+
 }  // namespace sweep::nn

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "nn/data/csv_file.h"
@@ -45,6 +46,15 @@ uint64_t Fingerprint(const Splits& s);
 
 // The trial's splits: `validation` examples of the pool chosen with `seed`.
 Result<Splits> CarveSplits(const Splits& pool, int validation, uint64_t seed);
+
+// A trial's splits, the one it keeps first: with `folds` < 2, one
+// (CarveSplits: `validation` examples of the pool held out); with K = `folds`
+// (cross-validation), K + 1: first the whole pool (no validation split: the
+// model that is kept, tested and exported), then the K folds, fold k
+// validating on the k-th of K near-equal parts of the pool (permuted with
+// `seed`) and training on the rest. Fails when a part would be empty.
+Result<std::vector<Splits>> TrialSplits(const Splits& pool, int validation, int folds,
+                                        uint64_t seed);
 
 // The validation split's size when the study sets none: 5000 images of an
 // IDX folder (as Fashion-MNIST's studies always had), else a fifth of the

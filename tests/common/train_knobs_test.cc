@@ -215,9 +215,8 @@ TEST(TrainKnobsTest, ValidationRejectsValuesOutsideTheRangeOrWords) {
 }
 
 Result<nn::TrainConfig> Config(const pb::Assign& a) {
-  nn::DataSpec data;
-  int validation = 0, threads = 0;
-  return TrainConfigFor(a, &data, &validation, &threads);
+  TrialSetup setup;
+  return TrainConfigFor(a, &setup);
 }
 
 double Default(std::string_view name) { return FindTrainKnob(name)->default_number; }
@@ -226,9 +225,9 @@ TEST(TrainKnobsTest, TheTrainTaskUsesTheTableDefaults) {
   pb::Assign a;
   a.mutable_task()->mutable_train();
   a.set_seed(7);
-  nn::DataSpec data;
-  int validation = 0, threads = -1;
-  auto c = TrainConfigFor(a, &data, &validation, &threads);
+  TrialSetup setup;
+  setup.threads = -1;
+  auto c = TrainConfigFor(a, &setup);
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->model, FindTrainKnob("model")->default_word);
   EXPECT_EQ(c->epochs, Default("epochs"));
@@ -247,11 +246,12 @@ TEST(TrainKnobsTest, TheTrainTaskUsesTheTableDefaults) {
   EXPECT_EQ(c->channels, Default("channels"));
   EXPECT_EQ(c->kernel_size, Default("kernel_size"));
   EXPECT_EQ(c->dense_units, Default("dense_units"));
-  EXPECT_EQ(validation, -1);  // unset: the data's default, nn::DefaultValidation
-  EXPECT_EQ(threads, Default("threads"));
+  EXPECT_EQ(setup.validation, -1);  // unset: the data's default, nn::DefaultValidation
+  EXPECT_EQ(setup.folds, Default("folds"));
+  EXPECT_EQ(setup.threads, Default("threads"));
   EXPECT_EQ(c->seed, 7u);  // the trial's seed
-  EXPECT_EQ(data.idx_dir, nn::kDefaultFashionMnistDir);
-  EXPECT_EQ(data.problem, nn::Problem::kClassification);
+  EXPECT_EQ(setup.data.idx_dir, nn::kDefaultFashionMnistDir);
+  EXPECT_EQ(setup.data.problem, nn::Problem::kClassification);
   // The nn defaults agree with the table.
   nn::TrainConfig n;
   EXPECT_EQ(c->model, n.model);

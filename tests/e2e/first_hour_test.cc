@@ -311,6 +311,20 @@ TEST(E2eFirstHourTest, ABatchLargerThanTheTableIsCaughtBeforeAnythingRuns) {
                      "left after the validation split"),
             std::string::npos)
       << out;
+  // Cross-validated, the largest of 4 folds (7 of 26) is the split checked;
+  // folds beside validation, or more folds than rows, are refused.
+  EXPECT_EQ(RunSweep({"validate", study("    folds: 4\n    batch_size: 20\n", "")}, &out), 1);
+  EXPECT_NE(out.find("batch_size 20 is more than the 19 training examples left after the "
+                     "validation split (7 of 26)"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(RunSweep({"validate", study("    folds: 4\n    batch_size: 19\n", "")}, &out), 0)
+      << out;
+  EXPECT_EQ(RunSweep({"validate", study("    folds: 4\n    validation: 5\n", "")}, &out), 1);
+  EXPECT_NE(out.find("task.train.folds and task.train.validation: set one"), std::string::npos)
+      << out;
+  EXPECT_EQ(RunSweep({"validate", study("    folds: 20\n    batch_size: 1\n", "")}, &out), 0)
+      << out;
 }
 
 // statsmodels' anes96.csv quotes its header cells ('vote'): the name as a

@@ -41,9 +41,8 @@ void AddWord(pb::Assign* a, const std::string& name, const std::string& word) {
 }
 
 Result<nn::TrainConfig> Config(const pb::Assign& a) {
-  nn::DataSpec data;
-  int validation = 0, threads = 0;
-  return TrainConfigFor(a, &data, &validation, &threads);
+  TrialSetup setup;
+  return TrainConfigFor(a, &setup);
 }
 
 // Every word of the augment knob means its bits: flip 1, crop 2, erase 4.
