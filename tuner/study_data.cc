@@ -145,8 +145,10 @@ Result<StudyData> CheckStudyData(const pb::Study& study, bool required) {
   const nn::Examples& x = d.train;
   RETURN_IF_ERROR(CheckSplits(study, nn::DefaultValidation(spec, d), x.n, &out.hints));
   if (auto hint = RegressionHint(study, d)) out.hints.push_back(*hint);
-  *summary = std::to_string(x.n) + " training examples (validation comes out of them), " +
-             std::to_string(d.test.n) + " test; ";
+  *summary = std::to_string(x.n) + " training examples (" +
+             (t.folds() >= 2 ? "cross-validated in " + std::to_string(t.folds()) + " folds"
+                             : std::string("validation comes out of them")) +
+             "), " + std::to_string(d.test.n) + " test; ";
   if (x.image()) {
     *summary += std::to_string(x.h) + "x" + std::to_string(x.w) + " images, " +
                 std::to_string(x.c) + (x.c == 1 ? " channel" : " channels");

@@ -53,6 +53,11 @@ TEST(E2eAutomlTest, RunsWithinItsLimitExportsAndPredicts) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("time_limit: {after: 15s, hard: true}"), std::string::npos) << text;
+  // 300 rows: cross-validated (so the model predicted with below is the one
+  // of every row, the first in each trial's packed checkpoint).
+  EXPECT_NE(text.find("    folds: 5  # cross-validation"), std::string::npos) << text;
+  EXPECT_NE(out.find("the search minimises val_loss over 5 folds for 15s"), std::string::npos)
+      << out;
   // The three first configurations ran first, each family's.
   for (const char* m : {"gbdt", "mlp", "linear"})
     EXPECT_EQ(QueryInt(db, std::string("SELECT count(*) FROM trials WHERE number < 3 AND "
