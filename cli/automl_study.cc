@@ -26,7 +26,7 @@ namespace {
 // many steps.
 constexpr int kEpochs = 20;
 constexpr int kFolds = 5;
-constexpr double kCrossValidateRows = 2000;
+constexpr int64_t kCrossValidateRows = 2000, kMinCrossValidateRows = 10;
 // A label of at most this many whole numbers is a class label.
 constexpr size_t kMostIntegerClasses = 20;
 
@@ -157,12 +157,14 @@ Result<AutomlStudy> PlanAutoml(const AutomlRequest& r) {
   t += "        label: " + Quoted(r.label) + "\n";
   t += "        missing: mean  # a network needs every cell; the mean, with a missing flag\n";
   t += "    epochs: " + std::to_string(kEpochs) + "  # reports per trial, for every model\n";
-  // Rows outside the test split. Up to kCrossValidateRows, 5-fold
+  // Rows outside the test split. From 10 up to kCrossValidateRows, 5-fold
   // cross-validation: one validation fifth of a small table picks noise
   // among hundreds of trials (iris validated on 24 rows); the kept model
   // then trains on every row (measured: bench/RESULTS.md).
-  const double pool = static_cast<double>(table.rows.size()) * (r.test.empty() ? 0.8 : 1.0);
-  s.folds = pool <= kCrossValidateRows ? kFolds : 0;
+  // (The test split as nn/data/data_source.cc sets it apart: a fifth, at least a row.)
+  const int64_t n = static_cast<int64_t>(table.rows.size());
+  const int64_t pool = r.test.empty() ? n - std::max<int64_t>(1, std::llround(0.2 * n)) : n;
+  s.folds = pool >= kMinCrossValidateRows && pool <= kCrossValidateRows ? kFolds : 0;
   if (s.folds > 0) {
     t += "    folds: " + std::to_string(s.folds) +
          "  # cross-validation: val_* is the folds' mean; the model kept trains on every row\n";
@@ -171,9 +173,11 @@ Result<AutomlStudy> PlanAutoml(const AutomlRequest& r) {
   t += "  time_limit: {after: " + r.time_limit + ", hard: true}\n";
   t += "seed: " + std::to_string(r.seed) + "\n";
   t += "parameters:\n";
-  // The rows a trial trains on: the pool less the fifth kept for validation
-  // (or a fold's, as large).
-  const double rows = pool * 0.8;
+  // The fewest rows a trial trains on: the pool less the largest fold, or
+  // less the fifth kept for validation (nn::DefaultValidation).
+  const int64_t held =
+      s.folds > 0 ? (pool + s.folds - 1) / s.folds : std::max<int64_t>(1, pool / 5);
+  const int64_t rows = pool - held;
   int64_t batch = 0;  // the first tries' batch: 32, or the largest that fits
   for (const pb::Parameter& p : ModelFamilySpace(study, std::max(1, static_cast<int>(rows)))) {
     t += ParameterLine(p);

@@ -33,6 +33,11 @@ TrainKnob Note(TrainKnob k, std::string_view note) {
   return k;
 }
 
+TrainKnob NotSearched(TrainKnob k, std::string_view why) {
+  k.not_searched = why;
+  return k;
+}
+
 TrainKnob Of(int models, TrainKnob k) {
   k.models = models;
   return k;
@@ -76,8 +81,10 @@ const std::vector<TrainKnob>& TrainKnobs() {
                          "none")),
       Note(Number("validation", K::kInt, 0, 100000000, 5000, kInherited),
            "5000 for fashion-mnist and mnist; a fifth of the training rows for csv and npy data"),
-      Note(Number("folds", K::kInt, 0, 20, 0, kInherited),
-           "0 or 1: one validation split; K: K-fold cross-validation"),
+      NotSearched(Note(Number("folds", K::kInt, 0, 20, 0, kInherited),
+                       "0 or 1: one validation split; K: K-fold cross-validation"),
+                  "it says how every trial is measured (a cross-validated val_* and one "
+                  "split's are not the same measure)"),
       Note(Number("seed", K::kInt, 0, 1.8e19, 0, kInherited), "the trial's seed"),
       Note(Number("threads", K::kInt, 0, 1024, 0), "0: cores / local runners"),
       Of(kNetworks, Word("init", {"default", "he", "xavier"}, "default")),

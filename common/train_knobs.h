@@ -29,6 +29,8 @@ struct TrainKnob {
   std::string_view default_note;
   // The models it shapes: kAllModels, kNetworks (mlp and cnn) or kTrees (gbdt).
   int models = 3;
+  // Set in task.train only, never searched: why, for validation's message.
+  std::string_view not_searched;
 };
 
 inline constexpr int kNetworks = 1, kTrees = 2, kAllModels = kNetworks | kTrees;

@@ -244,6 +244,12 @@ void CheckTrainTask(const pb::Study& study, Checker* c) {
   }
   if (t.has_kernel_size() && t.kernel_size() % 2 == 0)
     c->Fail("task.train.kernel_size", "must be odd (same padding)");
+  bool validation_searched = false;
+  for (const auto& p : study.parameters()) validation_searched |= p.name() == "validation";
+  if (t.folds() >= 2 && (t.has_validation() || validation_searched))
+    c->Fail("task.train.folds",
+            "set folds or validation, not both: cross-validation holds out each fold in turn, "
+            "and the model kept trains on every row");
   CheckTrainData(study, c);
   for (const auto& p : study.parameters()) {
     std::string path = "parameters." + p.name();
@@ -265,6 +271,11 @@ void CheckTrainTask(const pb::Study& study, Checker* c) {
       for (const auto& k : TrainKnobs()) knobs.emplace_back(k.name);
       c->Fail(path, "'" + p.name() + "' is not a knob of the train task" +
                         DidYouMean(p.name(), knobs) + " (knobs: " + TrainKnobNameList() + ")");
+      continue;
+    }
+    if (!knob->not_searched.empty()) {
+      c->Fail(path, "'" + p.name() +
+                        "' is set in task.train, not searched: " + std::string(knob->not_searched));
       continue;
     }
     if (FixedTrainKnob(t, *knob)) {

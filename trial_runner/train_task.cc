@@ -409,8 +409,9 @@ TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& c
       // cross-validated trial) leaves val.loss NaN: not a divergence.
       if (!std::isfinite(r.train_loss) ||
           (data[i].validation.n > 0 && !std::isfinite(r.val.loss))) {
+        const std::string fold = folds && i > 0 ? " of fold " + std::to_string(i) : "";
         return fail("diverged: training loss is " + std::to_string(r.train_loss) + " at epoch " +
-                    std::to_string(r.epoch) + (folds && i > 0 ? " of fold " + std::to_string(i) : ""));
+                    std::to_string(r.epoch) + fold);
       }
       if (!folds || i > 0) vals.push_back(r.val);
       checkpoints.push_back(trainers[i]->SaveCheckpoint());
@@ -421,9 +422,9 @@ TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& c
     std::vector<pb::Metric> step = {M("train_loss", r.train_loss)};
     AddEvaluation("val_", MeanEvaluation(vals), &step);
     result.metrics = step;
-    double seconds = 0;
+    double seconds = 0;  // the step's, every model's
     for (const nn::EpochResult& e : epoch) seconds += e.epoch_seconds;
-    step.push_back(M("samples_per_s", r.samples_per_s));
+    step.push_back(M("samples_per_s", r.samples_per_s));  // the kept model's rate
     step.push_back(M("epoch_seconds", seconds));
     if (!Device().cuda) step.push_back(M("cpu_threads", r.threads));
     ctx->Report(r.epoch, step);

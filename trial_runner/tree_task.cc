@@ -67,13 +67,14 @@ TaskResult RunTreeTask(const pb::Assign& a, TaskContext* ctx, const nn::TrainCon
     }
     ++step;
     const int grow = static_cast<int>(step * rounds / steps) - kept.rounds();
-    const auto start = std::chrono::steady_clock::now();
-    for (auto& b : boosters) {
-      Status st = grow > 0 ? b->Boost(grow) : Status::Ok();
+    double seconds = 0, kept_seconds = 0;  // every model's boosting; the kept one's
+    for (size_t i = 0; i < boosters.size(); ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      Status st = grow > 0 ? boosters[i]->Boost(grow) : Status::Ok();
       if (!st.ok()) return fail(st.message());
+      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (i == 0) kept_seconds = seconds;
     }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     auto train = kept.PredictSet(false);
     if (!train.ok()) return fail(train.status().message());
     const nn::Evaluation fit = EvaluateTrees(kept_data, kept_data.train, *train);
@@ -87,6 +88,9 @@ TaskResult RunTreeTask(const pb::Assign& a, TaskContext* ctx, const nn::TrainCon
         auto val = boosters[i]->PredictSet(true);
         if (!val.ok()) return fail(val.status().message());
         vals.push_back(EvaluateTrees(data[i], data[i].validation, *val));
+        if (folds && !std::isfinite(vals.back().loss))
+          return fail("diverged: validation loss is " + std::to_string(vals.back().loss) +
+                      " at step " + std::to_string(step) + " of fold " + std::to_string(i));
       }
       auto checkpoint = boosters[i]->SaveCheckpoint();
       if (!checkpoint.ok()) return fail(checkpoint.status().message());
@@ -96,9 +100,8 @@ TaskResult RunTreeTask(const pb::Assign& a, TaskContext* ctx, const nn::TrainCon
     std::vector<pb::Metric> metrics = {M("train_loss", fit.loss)};
     AddEvaluation("val_", MeanEvaluation(vals), &metrics);
     result.metrics = metrics;
-    double rows = 0;  // grown on, over all the trial's models
-    for (const nn::Splits& d : data) rows += static_cast<double>(d.train.n) * grow;
-    metrics.push_back(M("samples_per_s", seconds > 0 ? rows / seconds : 0));
+    const double rows = static_cast<double>(kept_data.train.n) * grow;
+    metrics.push_back(M("samples_per_s", kept_seconds > 0 ? rows / kept_seconds : 0));
     metrics.push_back(M("epoch_seconds", seconds));
     metrics.push_back(M("cpu_threads", threads));
     ctx->Report(step, metrics);

@@ -70,12 +70,7 @@ std::optional<std::string> RegressionHint(const pb::Study& study, const nn::Spli
 Status CheckSplits(const pb::Study& study, int default_validation, int64_t examples,
                    std::vector<std::string>* hints) {
   const pb::TrainTask& t = study.task().train();
-  const int64_t folds = t.folds();
-  if (folds >= 2 && t.has_validation()) {
-    return Status::InvalidArgument(
-        "task.train.folds and task.train.validation: set one (cross-validation holds out each "
-        "fold in turn, and the model kept trains on every row)");
-  }
+  const int64_t folds = t.folds();  // beside validation: refused by search_spaces/validate_task.cc
   if (folds > examples) {
     return Status::InvalidArgument("task.train.folds: " + std::to_string(folds) +
                                    " folds of the " + std::to_string(examples) +

@@ -279,9 +279,11 @@ int DefaultValidation(const DataSpec& spec, const Splits& pool) {
   return std::max(1, pool.train.n / 5);
 }
 
-Result<Splits> CarveSplits(const Splits& pool, int validation, uint64_t seed) {
+namespace {
+
+// All of `pool` but its examples.
+Splits WithoutExamples(const Splits& pool) {
   Splits s;
-  s.test = pool.test;
   s.problem = pool.problem;
   s.classes = pool.classes;
   s.class_names = pool.class_names;
@@ -292,6 +294,14 @@ Result<Splits> CarveSplits(const Splits& pool, int validation, uint64_t seed) {
   s.input_mean = pool.input_mean;
   s.input_scale = pool.input_scale;
   s.fingerprint = pool.fingerprint;
+  return s;
+}
+
+}  // namespace
+
+Result<Splits> CarveSplits(const Splits& pool, int validation, uint64_t seed) {
+  Splits s = WithoutExamples(pool);
+  s.test = pool.test;
   RETURN_IF_ERROR(CarveValidation(pool.train, validation, seed, &s));
   PixelStatistics(&s);
   return s;
@@ -316,7 +326,7 @@ Result<std::vector<Splits>> TrialSplits(const Splits& pool, int validation, int 
     std::vector<int32_t> order(perm.begin() + begin, perm.begin() + end);  // validation first
     order.insert(order.end(), perm.begin(), perm.begin() + begin);
     order.insert(order.end(), perm.begin() + end, perm.end());
-    Splits fold = out.front();
+    Splits fold = WithoutExamples(pool);  // no test split: only the kept model is tested
     fold.validation = Subset(pool.train, order, 0, end - begin);
     fold.train = Subset(pool.train, order, end - begin, order.size());
     PixelStatistics(&fold);

@@ -52,7 +52,8 @@ Result<Splits> CarveSplits(const Splits& pool, int validation, uint64_t seed);
 // (cross-validation), K + 1: first the whole pool (no validation split: the
 // model that is kept, tested and exported), then the K folds, fold k
 // validating on the k-th of K near-equal parts of the pool (permuted with
-// `seed`) and training on the rest. Fails when a part would be empty.
+// `seed`) and training on the rest, with no test split. Fails when a part
+// would be empty.
 Result<std::vector<Splits>> TrialSplits(const Splits& pool, int validation, int folds,
                                         uint64_t seed);
 

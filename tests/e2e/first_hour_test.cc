@@ -321,7 +321,12 @@ TEST(E2eFirstHourTest, ABatchLargerThanTheTableIsCaughtBeforeAnythingRuns) {
   EXPECT_EQ(RunSweep({"validate", study("    folds: 4\n    batch_size: 19\n", "")}, &out), 0)
       << out;
   EXPECT_EQ(RunSweep({"validate", study("    folds: 4\n    validation: 5\n", "")}, &out), 1);
-  EXPECT_NE(out.find("task.train.folds and task.train.validation: set one"), std::string::npos)
+  EXPECT_NE(out.find("task.train.folds: set folds or validation, not both"), std::string::npos)
+      << out;
+  EXPECT_EQ(RunSweep({"validate", study("", "  folds: {type: int, min: 2, max: 5}\n")}, &out), 1);
+  EXPECT_NE(out.find("'folds' is set in task.train, not searched: it says how every trial is "
+                     "measured"),
+            std::string::npos)
       << out;
   EXPECT_EQ(RunSweep({"validate", study("    folds: 20\n    batch_size: 1\n", "")}, &out), 0)
       << out;

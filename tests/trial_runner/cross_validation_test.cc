@@ -94,7 +94,7 @@ TEST(CrossValidationTest, TheFoldsPartitionThePoolAndTheKeptModelHasEveryRow) {
     const nn::Splits& fold = (*splits)[k];
     EXPECT_EQ(fold.train.n + fold.validation.n, n);
     EXPECT_NEAR(fold.validation.n, n / 3.0, 1);
-    EXPECT_EQ(fold.test.n, pool->test.n);
+    EXPECT_EQ(fold.test.n, 0);  // only the kept model is tested
     held_out.insert(held_out.end(), fold.validation.values.begin(), fold.validation.values.end());
     // Each fold trains on exactly the rows it does not validate on.
     std::vector<float> both = fold.train.values;
