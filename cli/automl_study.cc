@@ -172,6 +172,11 @@ Result<AutomlStudy> PlanAutoml(const AutomlRequest& r) {
   t += "algorithm:\n  type: tpe\n  max_trials: 10000\n";
   t += "  time_limit: {after: " + r.time_limit + ", hard: true}\n";
   t += "seed: " + std::to_string(r.seed) + "\n";
+  // Trials of a second or less each sent a checkpoint per step, more bytes
+  // than the tuner could write: it stalled past the time limit (iris, 5 folds:
+  // bench/RESULTS.md). Now a trial's last step's (the model exported), and one
+  // a minute of a long trial.
+  t += "resources: {checkpoint_every_s: 60}\n";
   t += "parameters:\n";
   // The fewest rows a trial trains on: the pool less the largest fold, or
   // less the fifth kept for validation (nn::DefaultValidation).

@@ -83,6 +83,8 @@ Status ValidateStudy(ParsedStudy* parsed) {
   const pb::Resources& res = study.resources();
   if (!(res.max_checkpoint_mb() > 0 && res.max_checkpoint_mb() <= 127))
     c.Fail("resources.max_checkpoint_mb", "must be in (0, 127] MiB (a message's limit is 128 MiB)");
+  if (!(res.checkpoint_every_s() >= 0 && res.checkpoint_every_s() <= 86400))
+    c.Fail("resources.checkpoint_every_s", "must be in [0, 86400] seconds (0: every step)");
   if (!(res.checkpoint_budget_mb() >= 0 && std::isfinite(res.checkpoint_budget_mb())))
     c.Fail("resources.checkpoint_budget_mb", "must be >= 0 MiB (0: no limit)");
   else if (res.checkpoint_budget_mb() > 0 && res.checkpoint_budget_mb() < res.max_checkpoint_mb())

@@ -24,6 +24,10 @@ class TaskContext {
   // checkpoint at any step sends one after its next step, and the trial
   // stops there (it goes on from that checkpoint later).
   virtual bool CheckpointWanted() const { return false; }
+  // Whether a train task sends its checkpoint after `step` (it always does
+  // after its last): a decision step, a preemption waiting, or the study's
+  // resources.checkpoint_every_s passed since the last one sent.
+  virtual bool CheckpointDue(int64_t /*step*/) const { return true; }
   // Sends lines of the trial's log (command tasks), in order.
   virtual void Log(std::string text) = 0;
   // The last step whose report (and checkpoint) the tuner has committed.

@@ -414,11 +414,13 @@ TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& c
                     std::to_string(r.epoch) + fold);
       }
       if (!folds || i > 0) vals.push_back(r.val);
-      checkpoints.push_back(trainers[i]->SaveCheckpoint());
       epoch.push_back(r);
     }
     const nn::EpochResult& r = epoch.front();
-    ctx->Checkpoint(r.epoch, PackCheckpoints(checkpoints));
+    const bool send = r.epoch >= config->epochs || ctx->CheckpointDue(r.epoch);
+    if (send)
+      for (const auto& t : trainers) checkpoints.push_back(t->SaveCheckpoint());
+    if (send) ctx->Checkpoint(r.epoch, PackCheckpoints(checkpoints));
     std::vector<pb::Metric> step = {M("train_loss", r.train_loss)};
     AddEvaluation("val_", MeanEvaluation(vals), &step);
     result.metrics = step;

@@ -83,6 +83,7 @@ TaskResult RunTreeTask(const pb::Assign& a, TaskContext* ctx, const nn::TrainCon
                   std::to_string(step));
     std::vector<nn::Evaluation> vals;
     std::vector<std::string> checkpoints;
+    const bool send = step >= steps || ctx->CheckpointDue(step);
     for (size_t i = 0; i < boosters.size(); ++i) {
       if (!folds || i > 0) {
         auto val = boosters[i]->PredictSet(true);
@@ -92,11 +93,12 @@ TaskResult RunTreeTask(const pb::Assign& a, TaskContext* ctx, const nn::TrainCon
           return fail("diverged: validation loss is " + std::to_string(vals.back().loss) +
                       " at step " + std::to_string(step) + " of fold " + std::to_string(i));
       }
+      if (!send) continue;
       auto checkpoint = boosters[i]->SaveCheckpoint();
       if (!checkpoint.ok()) return fail(checkpoint.status().message());
       checkpoints.push_back(std::move(checkpoint).value());
     }
-    ctx->Checkpoint(step, PackCheckpoints(checkpoints));
+    if (send) ctx->Checkpoint(step, PackCheckpoints(checkpoints));
     std::vector<pb::Metric> metrics = {M("train_loss", fit.loss)};
     AddEvaluation("val_", MeanEvaluation(vals), &metrics);
     result.metrics = metrics;

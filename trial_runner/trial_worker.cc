@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <thread>
 
@@ -96,8 +97,16 @@ class WorkerContext : public TaskContext {
     c->set_data(std::move(bytes));
     slot_->Push(std::move(env), false);
     slot_->checkpoint_step = step;
+    last_sent_ = std::chrono::steady_clock::now();
   }
   bool CheckpointWanted() const override { return slot_->preempt.load(); }
+  bool CheckpointDue(int64_t step) const override {
+    const int64_t every = slot_->assign.checkpoint_every_ms();
+    const auto& waits = slot_->assign.decision_steps();
+    return every <= 0 || slot_->preempt.load() ||
+           std::find(waits.begin(), waits.end(), step) != waits.end() ||
+           std::chrono::steady_clock::now() - last_sent_ >= std::chrono::milliseconds(every);
+  }
   void Log(std::string text) override {
     pb::Envelope env;
     pb::Log* g = env.mutable_log();
@@ -126,6 +135,8 @@ class WorkerContext : public TaskContext {
   int Own() const { return std::max(1, slot_->assign.threads_hint()); }
   std::shared_ptr<TrialSlot> slot_;
   std::string oversize_;  // the thread that runs the trial only
+  // When the last checkpoint was sent (the trial's start before one is).
+  std::chrono::steady_clock::time_point last_sent_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace

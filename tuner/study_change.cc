@@ -25,12 +25,20 @@ struct Difference {
 
 // Changes to how trials run: they leave every recorded result valid.
 const std::set<std::string>& RunOnly() {
-  static const std::set<std::string> paths = {
-      "algorithm.max_concurrent",      "algorithm.max_retries",     "algorithm.fail_fast",
-      "algorithm.time_limit.after",    "algorithm.time_limit.hard", "task.stall_timeout_s",
-      "task.synthetic.step_ms",        "task.train.threads",        "task.train.data_dir",
-      "task.command.timeout_s",        "task.command.grace_s",      "resources.max_checkpoint_mb",
-      "resources.checkpoint_budget_mb"};
+  static const std::set<std::string> paths = {"algorithm.max_concurrent",
+                                              "algorithm.max_retries",
+                                              "algorithm.fail_fast",
+                                              "algorithm.time_limit.after",
+                                              "algorithm.time_limit.hard",
+                                              "task.stall_timeout_s",
+                                              "task.synthetic.step_ms",
+                                              "task.train.threads",
+                                              "task.train.data_dir",
+                                              "task.command.timeout_s",
+                                              "task.command.grace_s",
+                                              "resources.max_checkpoint_mb",
+                                              "resources.checkpoint_budget_mb",
+                                              "resources.checkpoint_every_s"};
   return paths;
 }
 

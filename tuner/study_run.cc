@@ -454,6 +454,8 @@ std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, u
     for (int64_t s : scheduler_->DecisionSteps(t->number)) a.add_decision_steps(s);
     a.set_gpus_per_trial(study_.resources().gpus_per_trial());
     a.set_max_checkpoint_bytes(MaxCheckpointBytes());
+    a.set_checkpoint_every_ms(
+        static_cast<int64_t>(std::llround(study_.resources().checkpoint_every_s() * 1000)));
     a.set_objective_metric(study_.objective().metric());
     a.set_study(study_.name());
     if (!t->checkpoint_path.empty()) {

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "common/rng.h"
@@ -63,6 +64,34 @@ TEST(E2eTabularTest, IrisThroughHyperbandResumesCheckpointsAndReportsF1) {
             completed);
   ASSERT_EQ(RunSweep({"best", "--db", db, "--format", "json"}, &out), 0) << out;
   EXPECT_NE(out.find("test_accuracy"), std::string::npos) << out;
+  // Every epoch checkpointed: steps between the rungs (1, 3) and the end (9) too.
+  EXPECT_GT(QueryInt(db, "SELECT count(*) FROM checkpoint_history WHERE step NOT IN (1, 3, 9)"), 0);
+
+  // resources.checkpoint_every_s: a trial checkpoints only at its rungs and
+  // its end, and Hyperband still resumes promoted trials from their rungs.
+  {
+    std::ifstream in(study);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string sparse = dir.Write("sparse.yaml", text + "resources: {checkpoint_every_s: 3600}\n");
+    std::string sdb = dir.File("sparse.db");
+    ASSERT_EQ(RunSweep({"run", sparse, "--db", sdb, "--local-runners", "2", "--progress", "plain"},
+                       &out, 300000),
+              0)
+        << out;
+    EXPECT_EQ(QueryInt(sdb, "SELECT count(*) FROM trials WHERE status='failed'"), 0) << out;
+    EXPECT_GT(QueryInt(sdb, "SELECT count(*) FROM checkpoint_history"), 0);
+    EXPECT_EQ(QueryInt(sdb, "SELECT count(*) FROM checkpoint_history WHERE step NOT IN (1, 3, 9)"),
+              0);
+    const int64_t p = QueryInt(sdb,
+                               "SELECT trial_id FROM decisions WHERE decision = 'continue' AND "
+                               "reason LIKE 'promoted%' LIMIT 1");
+    ASSERT_GT(p, 0) << out;
+    EXPECT_EQ(QueryInt(sdb,
+                       "SELECT count(*) FROM reports WHERE metric = 'val_accuracy' AND "
+                       "trial_id = " +
+                           std::to_string(p)),
+              QueryInt(sdb, "SELECT max(step) FROM reports WHERE trial_id = " + std::to_string(p)));
+  }
 
   // The best trial's network, exported and run on every row of the file.
   std::string model = dir.File("iris.onnx");
