@@ -13,6 +13,7 @@
 #include "common/rng.h"
 #include "nn/gbdt/booster.h"
 #include "trial_runner/fold_checkpoint.h"
+#include "trial_runner/step_recorder.h"
 #include "trial_runner/train_metrics.h"
 #include "trial_runner/train_task.h"
 #include "trial_runner/tree_task.h"
@@ -20,19 +21,7 @@
 namespace sweep {
 namespace {
 
-struct Recorder : TaskContext {
-  void Report(int64_t step, const std::vector<pb::Metric>& m) override {
-    steps.push_back(step);
-    for (const auto& x : m) last[x.name()] = x.value();
-  }
-  void Checkpoint(int64_t step, std::string bytes) override { checkpoints[step] = bytes; }
-  bool StopRequested() const override { return false; }
-  int64_t CommittedStep() const override { return 0; }
-  void Log(std::string) override {}
-  std::vector<int64_t> steps;
-  std::map<std::string, double> last;
-  std::map<int64_t, std::string> checkpoints;
-};
+using Recorder = StepRecorder;
 
 // y = x1 - x2 + noise, cut into 3 classes; 200 rows.
 struct Table {

@@ -10,24 +10,13 @@
 #include <map>
 
 #include "common/rng.h"
+#include "trial_runner/step_recorder.h"
 #include "trial_runner/train_task.h"
 
 namespace sweep {
 namespace {
 
-struct Recorder : TaskContext {
-  void Report(int64_t step, const std::vector<pb::Metric>& m) override {
-    steps.push_back(step);
-    for (const auto& x : m) last[x.name()] = x.value();
-  }
-  void Checkpoint(int64_t step, std::string bytes) override { checkpoints[step] = bytes; }
-  bool StopRequested() const override { return false; }
-  int64_t CommittedStep() const override { return 0; }
-  void Log(std::string) override {}
-  std::vector<int64_t> steps;
-  std::map<std::string, double> last;
-  std::map<int64_t, std::string> checkpoints;
-};
+using Recorder = StepRecorder;
 
 struct CsvFolder {
   std::string dir = "/tmp/sweep_tree_task_test_" + std::to_string(getpid());
