@@ -25,8 +25,7 @@ void AddEvaluation(const std::string& prefix, const nn::Evaluation& e,
 
 nn::Evaluation MeanEvaluation(const std::vector<nn::Evaluation>& folds) {
   nn::Evaluation mean;
-  double* const fields[] = {&mean.loss, &mean.accuracy, &mean.f1,
-                            &mean.rmse, &mean.mae,      &mean.r2};
+  double* const fields[] = {&mean.loss, &mean.accuracy, &mean.f1, &mean.rmse, &mean.mae, &mean.r2};
   for (double* f : fields) *f = 0;
   for (const nn::Evaluation& e : folds) {
     const double values[] = {e.loss, e.accuracy, e.f1, e.rmse, e.mae, e.r2};

@@ -72,14 +72,14 @@ Status CheckSplits(const pb::Study& study, int default_validation, int64_t examp
   const pb::TrainTask& t = study.task().train();
   const int64_t folds = t.folds();  // beside validation: refused by search_spaces/validate_task.cc
   if (folds > examples) {
-    return Status::InvalidArgument("task.train.folds: " + std::to_string(folds) +
-                                   " folds of the " + std::to_string(examples) +
+    return Status::InvalidArgument("task.train.folds: " + std::to_string(folds) + " folds of the " +
+                                   std::to_string(examples) +
                                    " rows the training table has leave some empty; set it to "
                                    "at most " +
                                    std::to_string(examples));
   }
   // Cross-validated, the largest fold is the validation split to check.
-  const int64_t validation = folds >= 2            ? (examples + folds - 1) / folds
+  const int64_t validation = folds >= 2           ? (examples + folds - 1) / folds
                              : t.has_validation() ? t.validation()
                                                   : default_validation;
   if (validation >= examples) {
