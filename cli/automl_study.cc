@@ -16,6 +16,7 @@
 #include "common/nearest_word.h"
 #include "common/values.h"
 #include "nn/data/csv_file.h"
+#include "nn/data/data_source.h"
 #include "search_spaces/model_families.h"
 
 namespace sweep {
@@ -161,9 +162,9 @@ Result<AutomlStudy> PlanAutoml(const AutomlRequest& r) {
   // cross-validation: one validation fifth of a small table picks noise
   // among hundreds of trials (iris validated on 24 rows); the kept model
   // then trains on every row (measured: bench/RESULTS.md).
-  // (The test split as nn/data/data_source.cc sets it apart: a fifth, at least a row.)
   const int64_t n = static_cast<int64_t>(table.rows.size());
-  const int64_t pool = r.test.empty() ? n - std::max<int64_t>(1, std::llround(0.2 * n)) : n;
+  const int64_t pool =
+      r.test.empty() ? n - nn::TestRows(static_cast<int>(n), nn::kDefaultTestFraction) : n;
   s.folds = pool >= kMinCrossValidateRows && pool <= kCrossValidateRows ? kFolds : 0;
   if (s.folds > 0) {
     t += "    folds: " + std::to_string(s.folds) +

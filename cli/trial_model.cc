@@ -66,11 +66,8 @@ Result<std::unique_ptr<TrialModel>> LoadTrialModel(Reader& reader, const TrialRe
   ASSIGN_OR_RETURN(nn::Splits pool, nn::LoadData(setup.data));
   // Only the kept model is rebuilt: of a cross-validated trial, the one
   // that trained on the whole pool, the first of its checkpoint's models.
-  const size_t models = setup.folds >= 2 ? static_cast<size_t>(setup.folds) + 1 : 1;
-  if (models > 1) setup.validation = 0, setup.folds = 0;
-  ASSIGN_OR_RETURN(std::vector<nn::Splits> splits, SplitsFor(setup, pool, config.seed));
-  m->data = std::move(splits.front());
-  auto parts = UnpackCheckpoints(bytes, models);
+  ASSIGN_OR_RETURN(m->data, KeptSplitsFor(setup, pool, config.seed));
+  auto parts = UnpackCheckpoints(bytes, setup.models());
   if (!parts.ok()) return Status::Corruption(path + ": " + parts.status().message());
   bytes = std::move(parts->front());
   ResolveModel(m->data, &config);

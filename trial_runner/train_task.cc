@@ -265,11 +265,19 @@ void ResolveModel(const nn::Splits& data, nn::TrainConfig* c) {
   if (c->model == "auto") c->model = data.train.image() ? "cnn" : "mlp";
 }
 
+namespace {
+int ValidationFor(const TrialSetup& setup, const nn::Splits& pool) {
+  return setup.validation >= 0 ? setup.validation : nn::DefaultValidation(setup.data, pool);
+}
+}  // namespace
+
 Result<std::vector<nn::Splits>> SplitsFor(const TrialSetup& setup, const nn::Splits& pool,
                                           uint64_t seed) {
-  const int validation =
-      setup.validation >= 0 ? setup.validation : nn::DefaultValidation(setup.data, pool);
-  return nn::TrialSplits(pool, validation, setup.folds, seed);
+  return nn::TrialSplits(pool, ValidationFor(setup, pool), setup.folds, seed);
+}
+
+Result<nn::Splits> KeptSplitsFor(const TrialSetup& setup, const nn::Splits& pool, uint64_t seed) {
+  return nn::KeptSplits(pool, ValidationFor(setup, pool), setup.folds, seed);
 }
 
 TaskResult RunTrainTask(const pb::Assign& a, TaskContext* ctx) {
@@ -402,7 +410,6 @@ TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& c
     }
     std::vector<nn::EpochResult> epoch;
     std::vector<nn::Evaluation> vals;
-    std::vector<std::string> checkpoints;
     for (size_t i = 0; i < trainers.size(); ++i) {
       nn::EpochResult r = trainers[i]->RunEpoch();
       // No validation set (validation: 0, or the kept model of a
@@ -417,10 +424,11 @@ TaskResult Train(const pb::Assign& a, TaskContext* ctx, const nn::TrainConfig& c
       epoch.push_back(r);
     }
     const nn::EpochResult& r = epoch.front();
-    const bool send = r.epoch >= config->epochs || ctx->CheckpointDue(r.epoch);
-    if (send)
+    if (r.epoch >= config->epochs || ctx->CheckpointDue(r.epoch)) {
+      std::vector<std::string> checkpoints;
       for (const auto& t : trainers) checkpoints.push_back(t->SaveCheckpoint());
-    if (send) ctx->Checkpoint(r.epoch, PackCheckpoints(checkpoints));
+      ctx->Checkpoint(r.epoch, PackCheckpoints(checkpoints));
+    }
     std::vector<pb::Metric> step = {M("train_loss", r.train_loss)};
     AddEvaluation("val_", MeanEvaluation(vals), &step);
     result.metrics = step;

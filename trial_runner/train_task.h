@@ -31,6 +31,9 @@ struct TrialSetup {
   int validation = -1;  // -1 where the study sets none: the data's default applies
   int folds = 0;        // >= 2: cross-validation (nn::TrialSplits)
   int threads = 0;      // 0: the runner's share
+  // The models the trial trains (and its checkpoint holds): the kept one,
+  // and one per fold under cross-validation.
+  size_t models() const { return folds >= 2 ? static_cast<size_t>(folds) + 1 : 1; }
 };
 
 // Merges task.train with the trial's parameters into a training config. A
@@ -41,6 +44,8 @@ Result<nn::TrainConfig> TrainConfigFor(const pb::Assign& assign, TrialSetup* set
 // model's first, then the folds' under cross-validation.
 Result<std::vector<nn::Splits>> SplitsFor(const TrialSetup& setup, const nn::Splits& pool,
                                           uint64_t seed);
+// Only the first of them (sweep export-model, sweep predict).
+Result<nn::Splits> KeptSplitsFor(const TrialSetup& setup, const nn::Splits& pool, uint64_t seed);
 
 // model: auto becomes cnn for images and mlp for tables.
 void ResolveModel(const nn::Splits& data, nn::TrainConfig* config);

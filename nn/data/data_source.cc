@@ -21,13 +21,13 @@ namespace {
 constexpr uint64_t kTestSplitSeed = 0x7E57;
 
 double TestFraction(const pb::TrainData& d) {
-  return d.has_test_fraction() ? d.test_fraction() : 0.2;
+  return d.has_test_fraction() ? d.test_fraction() : kDefaultTestFraction;
 }
 
 // Indices of the rows that stay for training and of the test rows.
 void SplitOff(int n, double fraction, std::vector<int32_t>* order, size_t* test) {
   *order = EpochOrder(n, kTestSplitSeed, -2);
-  *test = static_cast<size_t>(std::max(1.0, std::round(fraction * n)));
+  *test = static_cast<size_t>(TestRows(n, fraction));
 }
 
 // Reads a table, with its label column from a file of its own where the
@@ -274,6 +274,10 @@ uint64_t Fingerprint(const Splits& s) {
          1;  // never 0, which means "not known"
 }
 
+int TestRows(int n, double fraction) {
+  return static_cast<int>(std::max(1.0, std::round(fraction * n)));
+}
+
 int DefaultValidation(const DataSpec& spec, const Splits& pool) {
   if (!spec.files.has_csv() && !spec.files.has_npy()) return 5000;
   return std::max(1, pool.train.n / 5);
@@ -307,10 +311,14 @@ Result<Splits> CarveSplits(const Splits& pool, int validation, uint64_t seed) {
   return s;
 }
 
+Result<Splits> KeptSplits(const Splits& pool, int validation, int folds, uint64_t seed) {
+  return CarveSplits(pool, folds >= 2 ? 0 : validation, seed);
+}
+
 Result<std::vector<Splits>> TrialSplits(const Splits& pool, int validation, int folds,
                                         uint64_t seed) {
   std::vector<Splits> out;
-  ASSIGN_OR_RETURN(Splits kept, CarveSplits(pool, folds >= 2 ? 0 : validation, seed));
+  ASSIGN_OR_RETURN(Splits kept, KeptSplits(pool, validation, folds, seed));
   out.push_back(std::move(kept));
   if (folds < 2) return out;
   const int n = pool.train.n;

@@ -56,6 +56,13 @@ Result<Splits> CarveSplits(const Splits& pool, int validation, uint64_t seed);
 // would be empty.
 Result<std::vector<Splits>> TrialSplits(const Splits& pool, int validation, int folds,
                                         uint64_t seed);
+// TrialSplits' first only (the kept model's), without building the folds.
+Result<Splits> KeptSplits(const Splits& pool, int validation, int folds, uint64_t seed);
+
+// The test split a training file without its own test file gives up:
+// `fraction` of its n rows (data.test_fraction, default below), at least one.
+inline constexpr double kDefaultTestFraction = 0.2;
+int TestRows(int n, double fraction);
 
 // The validation split's size when the study sets none: 5000 images of an
 // IDX folder (as Fashion-MNIST's studies always had), else a fifth of the
