@@ -1,9 +1,13 @@
 // `sweep best [STUDY]`: a study's best completed trial, and for people what
-// "best" means there (its goal and metric).
+// "best" means there (its goal and metric); with several objectives its
+// Pareto front, and with constraints only feasible trials while any is
+// (cli/front_table.cc).
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/front_table.h"
 #include "cli/trials_table.h"
+#include "common/objectives.h"
 
 namespace sweep {
 
@@ -22,6 +26,14 @@ class BestCommand : public Command {
   int Run(const CommandContext&) override {
     return WithReader(db_, format_, [&](Reader& r, Format f) -> Result<std::string> {
       ASSIGN_OR_RETURN(StudyRef s, r.ResolveStudy(study_));
+      ASSIGN_OR_RETURN(pb::Study spec, r.StudySpec(s.id));
+      if (TracksTrialValues(spec)) {
+        ASSIGN_OR_RETURN(StudyFront front, r.Front(s));
+        if (front.front.empty())
+          return Status::NotFound("study '" + s.name + "' has no completed trial yet");
+        ASSIGN_OR_RETURN(std::vector<std::string> order, ParameterOrder(r, s));
+        return FormatFront(r, s, front, f, order);
+      }
       ASSIGN_OR_RETURN(auto trials, r.Trials(s, std::nullopt, 1));
       if (trials.empty())
         return Status::NotFound("study '" + s.name + "' has no completed trial yet");

@@ -8,7 +8,10 @@
 #include "cli/commands.h"
 #include "common/duration.h"
 #include "common/json.h"
+#include "common/number_text.h"
+#include "common/objectives.h"
 #include "common/study_defaults.h"
+#include "search_spaces/samplers.h"
 #include "search_spaces/space.h"
 #include "search_spaces/study_parser.h"
 #include "search_spaces/validate.h"
@@ -130,6 +133,11 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
                ", \"multivariate\": " + (c.multivariate() ? "true" : "false") +
                ", \"constant_liar\": " + (c.constant_liar() ? "true" : "false") +
                ", \"steps_per_trial\": " + Num(resource) + BudgetJson(alg) + "}\n";
+      const std::string motpe =
+          HasSeveralObjectives(study)
+              ? "; with several objectives (MOTPE) the good trials are whole Pareto fronts, then "
+                "those adding the most hypervolume"
+              : "";
       return "tpe: " + Num(trials) + " trials of " + Num(resource) +
              (resource == 1 ? " step (" : " steps (") + Num(trials * resource) +
              " steps); quasi-random (Halton) proposals until " + Num(c.n_startup_trials()) +
@@ -139,11 +147,30 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
              (c.constant_liar() ? " and running ones counted bad" : "") +
              (c.multivariate() ? "; parameters modelled jointly"
                                : "; parameters modelled one by one") +
-             BudgetNote(alg) + "\n";
+             motpe + BudgetNote(alg) + "\n";
     }
     case pb::ALGORITHM_TYPE_GP:
     case pb::ALGORITHM_TYPE_AUTO:
       return GpLayout(study, resource, json);
+    case pb::ALGORITHM_TYPE_NSGA2: {
+      const pb::Nsga2Config& c = alg.nsga2();
+      const int64_t trials = alg.max_trials(), population = c.population();
+      const int64_t generations = (trials + population - 1) / population;
+      if (json)
+        return "{\"algorithm\": \"nsga2\", \"max_trials\": " + Num(trials) +
+               ", \"population\": " + Num(population) + ", \"generations\": " + Num(generations) +
+               ", \"crossover_prob\": " + JsonNumber(c.crossover_prob()) +
+               ", \"mutation_prob\": " + JsonNumber(c.mutation_prob()) +
+               ", \"steps_per_trial\": " + Num(resource) + "}\n";
+      return "nsga2: " + Num(trials) + " trials in " + Num(generations) + " generations of " +
+             Num(population) + "; generation 0 quasi-random (Halton), each later trial a child " +
+             "of two tournament winners from the best " + Num(population) +
+             " completed trials of the earlier generations (Pareto rank, then crowding): SBX "
+             "crossover with probability " +
+             ScreenNumber(c.crossover_prob()) + ", each parameter redrawn with probability " +
+             ScreenNumber(c.mutation_prob()) +
+             "; a generation starts as runners come free, without waiting for the last one\n";
+    }
     case pb::ALGORITHM_TYPE_ASHA: {
       auto rungs = AshaRungs(study);
       std::string list;
@@ -153,8 +180,11 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
                "], \"max_trials\": " + Num(alg.max_trials()) +
                ", \"max_resource\": " + Num(resource) + "}\n";
       return "asha: " + Num(alg.max_trials()) + " trials; rungs at steps " + list +
-             "; at each, a trial continues if in the top 1/eta so far; at most " +
-             Num(alg.max_trials() * resource) + " steps\n";
+             "; at each, a trial continues if in the top 1/eta so far" +
+             (HasSeveralObjectives(study)
+                  ? " (several objectives: by Pareto front rank, then crowding distance)"
+                  : "") +
+             "; at most " + Num(alg.max_trials() * resource) + " steps\n";
     }
     case pb::ALGORITHM_TYPE_PBT: {
       const pb::PbtConfig& c = alg.pbt();
@@ -180,7 +210,9 @@ Result<std::string> FormatPlan(const pb::Study& study, bool json) {
       if (alg.type() == pb::ALGORITHM_TYPE_GRID) {
         ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Create(study));
         ASSIGN_OR_RETURN(uint64_t points, space.GridSize(1000000));
-        auto n = static_cast<int64_t>(points);
+        // Under parameter constraints, only the points that satisfy them.
+        auto n = space.constraints() ? *MakeGridSampler(space, 1000000)->Size()
+                                     : static_cast<int64_t>(points);
         grid_note = trials && *trials < n
                         ? " (of the grid's " + Num(n) + " points, capped by max_trials)"
                         : " (every grid point once)";

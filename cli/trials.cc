@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/trials_table.h"
+#include "common/objectives.h"
 #include "tuner/progress.h"
 
 namespace sweep {
@@ -31,6 +32,9 @@ class TrialsCommand : public Command {
     c->add_option("--status", status_, "Only trials with this status")
         ->check(CLI::IsMember(TrialStatusNames()));
     c->add_option("--top", top_, "Only the K best completed trials")->check(CLI::Range(1, INT_MAX));
+    c->add_flag("--pareto", columns_.mark_pareto,
+                "Mark the trials of the Pareto front (several objectives) or the best feasible "
+                "ones (constraints) in a column of their own");
     c->add_option("--columns", columns_.names,
                   "These columns, in this order (comma-separated names as the table or CSV "
                   "head has them: trial, status, the objective's metric, step, attempts, "
@@ -56,6 +60,15 @@ class TrialsCommand : public Command {
         return "(no rows: " + EscapeControl(why) + ")\n";
       }
       ASSIGN_OR_RETURN(std::vector<std::string> order, ParameterOrder(r, s));
+      if (columns_.mark_pareto) {
+        ASSIGN_OR_RETURN(pb::Study spec, r.StudySpec(s.id));
+        if (!TracksTrialValues(spec))
+          return Status::InvalidArgument("--pareto: study '" + s.name +
+                                         "' has one objective and no constraints; its best "
+                                         "trial is `sweep best`");
+        ASSIGN_OR_RETURN(StudyFront front, r.Front(s));
+        for (size_t i : front.front) columns_.pareto.insert(front.trials[i].id);
+      }
       // On a terminal the default table fits its width.
       if (isatty(STDOUT_FILENO)) columns_.width = TerminalWidth(STDOUT_FILENO);
       return FormatTrials(trials, f, s.metric, order, columns_);

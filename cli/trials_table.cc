@@ -41,7 +41,7 @@ struct FullTable {
 };
 
 FullTable BuildTable(const std::vector<TrialView>& trials, Format f, const std::string& objective,
-                     const std::vector<std::string>& params) {
+                     const std::vector<std::string>& params, const TrialColumns& columns) {
   FullTable full;
   Table& t = full.t;
   auto column = [&](const std::string& name, Role role, ColumnKind kind = ColumnKind::kAuto) {
@@ -54,6 +54,7 @@ FullTable BuildTable(const std::vector<TrialView>& trials, Format f, const std::
   // stable name scripts read (as JSON does).
   const bool table = f == Format::kTable;
   for (const char* c : {"trial", "status"}) column(c, Role::kCore);
+  if (columns.mark_pareto) column("pareto", Role::kCore);
   column(table && !objective.empty() ? objective : "value", Role::kCore);
   column("step", Role::kCore);
   column("attempts", Role::kAttempts);
@@ -87,8 +88,12 @@ FullTable BuildTable(const std::vector<TrialView>& trials, Format f, const std::
   if (!table) column("id", Role::kId);  // the database's key, to join with `sweep query`
   auto opt = [](const auto& v) { return v ? Cell(*v) : Cell(); };
   for (const auto& tr : trials) {
-    std::vector<Cell> row = {tr.number, std::string(TrialStatusName(tr.status)), opt(tr.value),
-                             opt(tr.step), int64_t{tr.attempts}};
+    std::vector<Cell> row = {tr.number, std::string(TrialStatusName(tr.status))};
+    if (columns.mark_pareto) {
+      const bool in = columns.pareto.count(tr.id) > 0;
+      row.push_back(table ? Cell(std::string(in ? "*" : "")) : Cell(int64_t{in}));
+    }
+    for (Cell c : {opt(tr.value), opt(tr.step), Cell(int64_t{tr.attempts})}) row.push_back(c);
     if (lineage) row.push_back(opt(tr.parent_number));
     for (const auto& n : names) {
       Cell c;
@@ -159,10 +164,16 @@ Result<std::string> FormatTrials(const std::vector<TrialView>& trials, Format f,
     if (!columns.names.empty())
       return Status::InvalidArgument("--columns chooses table and CSV columns, not JSON's fields");
     std::string out = "[";
-    for (size_t i = 0; i < trials.size(); ++i) out += (i ? ",\n " : "") + TrialJson(trials[i]);
+    for (size_t i = 0; i < trials.size(); ++i) {
+      std::string json = TrialJson(trials[i]);
+      if (columns.mark_pareto)
+        json.insert(1, std::string("\"pareto\": ") +
+                           (columns.pareto.count(trials[i].id) ? "true" : "false") + ", ");
+      out += (i ? ",\n " : "") + json;
+    }
     return out + "]\n";
   }
-  const FullTable full = BuildTable(trials, f, objective, params);
+  const FullTable full = BuildTable(trials, f, objective, params, columns);
   const std::vector<std::string>& all = full.t.columns;
   std::vector<size_t> keep;
   if (!columns.names.empty()) {

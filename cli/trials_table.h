@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,10 @@ struct TrialColumns {
   // The default table drops other metrics, last first, until it fits this
   // many columns, and says below it what it left out (0: no limit).
   size_t width = 0;
+  // `sweep trials --pareto`: a column (after status) marking the trials of
+  // the study's front, these trial ids; JSON's rows get "pareto".
+  bool mark_pareto = false;
+  std::set<int64_t> pareto;
 };
 
 // Table and CSV put each parameter, and each final metric other than the

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "common/objectives.h"
 #include "search_spaces/space.h"
 #include "search_spaces/study_parser.h"
 #include "search_spaces/validate.h"
@@ -34,9 +35,16 @@ Result<std::string> ValidateReport(const std::string& path, bool print) {
   std::string algo = pb::AlgorithmType_Name(s.algorithm().type()).substr(15);
   for (char& c : algo) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::string out = "study '" + EscapeControl(s.name()) + "' is valid\n";
-  out += std::string("objective: ") +
-         (s.objective().goal() == pb::GOAL_MAXIMIZE ? "maximize " : "minimize ") +
-         EscapeControl(s.objective().metric()) + "\n";
+  std::string goals;
+  for (const pb::Objective& o : ObjectivesOf(s))
+    goals += (goals.empty() ? "" : ", ") +
+             std::string(o.goal() == pb::GOAL_MAXIMIZE ? "maximize " : "minimize ") +
+             EscapeControl(o.metric());
+  out += (HasSeveralObjectives(s) ? "objectives: " : "objective: ") + goals + "\n";
+  for (const pb::OutcomeConstraint& k : s.constraints())
+    out += "constraint: " + EscapeControl(ConstraintText(k)) + "\n";
+  for (const std::string& e : s.parameter_constraints())
+    out += "parameter constraint: " + EscapeControl(e) + "\n";
   if (!data.summary.empty()) out += "data: " + EscapeControl(data.summary) + "\n";
   for (const std::string& hint : data.hints) out += "hint: " + EscapeControl(hint) + "\n";
   out += "algorithm: " + algo;

@@ -1,6 +1,8 @@
 // The defaults of a study file (docs/study.md lists the same values).
 #include "common/study_defaults.h"
 
+#include <algorithm>
+
 #include "common/train_knobs.h"
 
 namespace sweep {
@@ -26,6 +28,7 @@ constexpr int64_t kMedianGrace = 1;
 constexpr int32_t kMedianMinTrials = 3;
 constexpr int32_t kTpeStartupTrials = 10;
 constexpr int32_t kGpStartupTrials = 10;  // Optuna's GPSampler's
+constexpr int32_t kNsga2Population = 50;  // Optuna's NSGAIISampler's
 constexpr int32_t kTpeCandidates = 24;
 constexpr double kTpeGamma = 0.1;
 constexpr double kTpePriorWeight = 1.0;
@@ -76,6 +79,18 @@ void ResolveTpe(pb::TpeConfig* c) {
   if (!c->has_prior_weight()) c->set_prior_weight(kTpePriorWeight);
   if (!c->has_multivariate()) c->set_multivariate(true);
   if (!c->has_constant_liar()) c->set_constant_liar(true);
+}
+
+void ResolveNsga2(const pb::Study& study, pb::Nsga2Config* c) {
+  if (!c->has_population()) c->set_population(kNsga2Population);
+  if (!c->has_crossover_prob()) c->set_crossover_prob(0.9);
+  if (!c->has_mutation_prob()) {
+    int searched = 0;
+    for (const auto& p : study.parameters()) searched += p.type() != pb::PARAM_TYPE_CONSTANT;
+    c->set_mutation_prob(std::max(1.0 / std::max(searched, 1), 0.1));
+  }
+  if (!c->has_swapping_prob()) c->set_swapping_prob(0.5);
+  if (!c->has_eta()) c->set_eta(15);
 }
 
 void ResolveGp(pb::GpConfig* c) {
@@ -163,6 +178,9 @@ void ResolveDefaults(pb::Study* study) {
       break;
     case pb::ALGORITHM_TYPE_MEDIAN:
       ResolveMedian(alg->mutable_median());
+      break;
+    case pb::ALGORITHM_TYPE_NSGA2:
+      ResolveNsga2(*study, alg->mutable_nsga2());
       break;
     default:
       break;

@@ -11,6 +11,9 @@ const std::vector<SyntheticFunctionInfo>& SyntheticFunctions() {
       {pb::SYNTHETIC_FUNCTION_CURVE, "curve", 1, true},
       {pb::SYNTHETIC_FUNCTION_ACKLEY, "ackley", 1, true},
       {pb::SYNTHETIC_FUNCTION_LEVY, "levy", 1, true},
+      {pb::SYNTHETIC_FUNCTION_ZDT1, "zdt1", 2, true, 2},
+      {pb::SYNTHETIC_FUNCTION_ZDT2, "zdt2", 2, true, 2},
+      {pb::SYNTHETIC_FUNCTION_DTLZ2, "dtlz2", 3, true, 3},
   };
   return kFunctions;
 }
@@ -40,6 +43,13 @@ const std::vector<TaskMetricInfo>& TaskMetricTable() {
 
 std::vector<std::string> MetricsOfTask(const pb::Task& task) {
   std::vector<std::string> out;
+  if (task.has_synthetic()) {
+    const SyntheticFunctionInfo* fn = FindSyntheticFunction(task.synthetic().function());
+    if (fn && fn->objectives > 1) {
+      for (int i = 1; i <= fn->objectives; ++i) out.push_back("f" + std::to_string(i));
+      return out;
+    }
+  }
   const std::string problem =
       task.train().has_problem() ? task.train().problem() : "classification";
   for (const auto& m : TaskMetricTable()) {

@@ -16,9 +16,10 @@ struct SyntheticFunctionInfo {
   std::string_view name;  // as written in a study
   int inputs;             // reads parameters x1..x<inputs>
   bool variadic;          // also reads x<inputs+1>, ... where the study defines them
+  int objectives = 1;     // 1: reports `value`; more: f1, f2, ...
 };
 
-// branin, hartmann6, rosenbrock, curve.
+// branin, hartmann6, rosenbrock, curve, ackley, levy, zdt1, zdt2, dtlz2.
 const std::vector<SyntheticFunctionInfo>& SyntheticFunctions();
 // nullptr for SYNTHETIC_FUNCTION_UNSPECIFIED or an unknown number.
 const SyntheticFunctionInfo* FindSyntheticFunction(pb::SyntheticFunction function);

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <map>
 
+#include "common/objectives.h"
 #include "common/values.h"
 
 namespace sweep {
@@ -94,7 +95,7 @@ bool Position(const pb::Parameter& p, const pb::Value& v, double* u, int* cell) 
 Importance PedAnova(const pb::Study& spec, const std::vector<TrialView>& trials, double quantile) {
   Importance out;
   out.quantile = quantile;
-  const bool maximize = spec.objective().goal() == pb::GOAL_MAXIMIZE;
+  const bool maximize = PrimaryObjective(spec).goal() == pb::GOAL_MAXIMIZE;
   std::vector<const TrialView*> done;
   auto finite = [](const TrialView& t) { return t.value && std::isfinite(*t.value); };
   for (const TrialView& t : trials) {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "common/json_writer.h"
+#include "common/objectives.h"
 #include "dashboard/importance.h"
 #include "dashboard/series.h"
 #include "dashboard/views.h"
@@ -16,8 +17,8 @@ namespace sweep {
 namespace {
 
 StudyRef RefOf(const pb::Study& spec, int64_t id) {
-  return StudyRef{id, spec.name(), spec.objective().metric(),
-                  spec.objective().goal() == pb::GOAL_MAXIMIZE};
+  return StudyRef{id, spec.name(), PrimaryObjective(spec).metric(),
+                  PrimaryObjective(spec).goal() == pb::GOAL_MAXIMIZE};
 }
 
 // The word a chart marks a decision with: a continue that promoted a trial

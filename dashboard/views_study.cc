@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "common/json_writer.h"
+#include "common/objectives.h"
 #include "common/values.h"
 #include "dashboard/series.h"
 #include "dashboard/views.h"
@@ -160,8 +161,8 @@ Result<std::string> StudyJson(Reader& reader, int64_t study_id, double now) {
 
 Result<std::string> TrialsJson(Reader& reader, int64_t study_id) {
   ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(study_id));
-  StudyRef ref{study_id, spec.name(), spec.objective().metric(),
-               spec.objective().goal() == pb::GOAL_MAXIMIZE};
+  StudyRef ref{study_id, spec.name(), PrimaryObjective(spec).metric(),
+               PrimaryObjective(spec).goal() == pb::GOAL_MAXIMIZE};
   ASSIGN_OR_RETURN(auto trials, reader.Trials(ref, std::nullopt, 0));
   JsonWriter w;
   ASSIGN_OR_RETURN(auto runs, reader.EarlierRuns(study_id));

@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libzmq3-dev cppzmq-dev protobuf-compiler
       libprotobuf-dev libsqlite3-dev sqlite3 libcli11-dev libyaml-cpp-dev libgtest-dev
-      libopenblas-dev zlib1g-dev dataset-fashion-mnist libboost-dev libonnx-dev libdnnl-dev libeigen3-dev liblbfgspp-dev libxgboost-dev python3 "$@")
+      libopenblas-dev zlib1g-dev dataset-fashion-mnist libboost-dev libonnx-dev libdnnl-dev libeigen3-dev liblbfgspp-dev libxgboost-dev libmuparser-dev python3 "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,8 +2,10 @@
 #include "search_spaces/samplers.h"
 
 #include <cmath>
+#include <mutex>
 
 #include "common/rng.h"
+#include "search_spaces/parameter_constraints.h"
 
 namespace sweep {
 
@@ -12,10 +14,19 @@ namespace {
 class RandomSampler : public Sampler {
  public:
   RandomSampler(const SearchSpace& space, uint64_t seed) : space_(space), seed_(seed) {}
+  // A point that breaks a parameter constraint is drawn again, each draw
+  // keyed by its number too (the first as without constraints).
   std::optional<Params> Point(int64_t k) const override {
-    return space_.Sample([&](int i) {
-      return Rng(HashKey({seed_, static_cast<uint64_t>(k), static_cast<uint64_t>(i)})).Uniform();
-    });
+    for (uint64_t draw = 0; draw < kFeasibleDraws; ++draw) {
+      Params p = space_.Sample([&](int i) {
+        return Rng(draw == 0 ? HashKey({seed_, static_cast<uint64_t>(k), static_cast<uint64_t>(i)})
+                             : HashKey({seed_, static_cast<uint64_t>(k), static_cast<uint64_t>(i),
+                                        draw, 0xfea5ULL}))
+            .Uniform();
+      });
+      if (space_.Feasible(p)) return p;
+    }
+    return std::nullopt;  // validation refuses spaces this sparse
   }
 
  private:
@@ -25,7 +36,11 @@ class RandomSampler : public Sampler {
 
 class GridSampler : public Sampler {
  public:
-  GridSampler(const SearchSpace& space, uint64_t limit) : points_(space.GridPoints(limit)) {}
+  // Only the points that satisfy the parameter constraints.
+  GridSampler(const SearchSpace& space, uint64_t limit) {
+    for (Params& p : space.GridPoints(limit))
+      if (space.Feasible(p)) points_.push_back(std::move(p));
+  }
   std::optional<Params> Point(int64_t k) const override {
     if (k < 0 || k >= static_cast<int64_t>(points_.size())) return std::nullopt;
     return points_[k];
@@ -73,17 +88,36 @@ class QuasiRandomSampler : public Sampler {
       base_.push_back(NthPrime(i));
     }
   }
+  // Under parameter constraints, trial k gets the k-th point of the
+  // sequence that satisfies them, so the points kept stay evenly spread.
   std::optional<Params> Point(int64_t k) const override {
+    if (k < 0) return std::nullopt;
+    if (!space_.constraints()) return At(static_cast<uint64_t>(k));
+    std::lock_guard<std::mutex> lock(mu_);
+    uint64_t next = feasible_.empty() ? 0 : feasible_.back() + 1;
+    while (static_cast<int64_t>(feasible_.size()) <= k) {
+      uint64_t start = next;
+      while (!space_.Feasible(At(next))) {
+        if (++next - start >= kFeasibleDraws) return std::nullopt;
+      }
+      feasible_.push_back(next++);
+    }
+    return At(feasible_[static_cast<size_t>(k)]);
+  }
+
+ private:
+  Params At(uint64_t index) const {
     return space_.Sample([&](int i) {
-      double u = RadicalInverse(static_cast<uint64_t>(k) + 1, base_[i]) + shift_[i];
+      double u = RadicalInverse(index + 1, base_[i]) + shift_[i];
       return u - std::floor(u);
     });
   }
 
- private:
   SearchSpace space_;
   std::vector<double> shift_;
   std::vector<uint64_t> base_;
+  mutable std::mutex mu_;
+  mutable std::vector<uint64_t> feasible_;  // the sequence's feasible indices found so far
 };
 
 }  // namespace

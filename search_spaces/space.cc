@@ -6,6 +6,7 @@
 
 #include "common/json.h"
 #include "common/values.h"
+#include "search_spaces/parameter_constraints.h"
 
 namespace sweep {
 
@@ -59,7 +60,12 @@ Result<SearchSpace> SearchSpace::Create(const pb::Study& study) {
     s.order_.push_back(pick);
     for (int c : children[pick]) --pending[c];
   }
+  ASSIGN_OR_RETURN(s.constraints_, ParameterConstraints::Create(study));
   return s;
+}
+
+bool SearchSpace::Feasible(const Params& point) const {
+  return !constraints_ || constraints_->Holds(point);
 }
 
 bool SearchSpace::Active(int i, const std::vector<std::optional<pb::Value>>& chosen) const {

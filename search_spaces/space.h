@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 
 namespace sweep {
 
+class ParameterConstraints;
 using Params = google::protobuf::RepeatedPtrField<pb::ParamValue>;
 
 class SearchSpace {
@@ -61,6 +63,12 @@ class SearchSpace {
   // All grid points in enumeration order (at most `limit`).
   std::vector<Params> GridPoints(uint64_t limit) const;
 
+  // Whether the point satisfies the study's parameter_constraints
+  // (parameter_constraints.h; true when it has none).
+  bool Feasible(const Params& point) const;
+  // The study's parameter constraints; null when it has none.
+  const ParameterConstraints* constraints() const { return constraints_.get(); }
+
   // Human-readable description, one line per parameter.
   std::string Describe() const;
 
@@ -72,6 +80,7 @@ class SearchSpace {
   std::vector<pb::Parameter> params_;  // declaration order
   std::vector<int> order_;
   std::vector<std::vector<int>> parent_index_;  // per param, per condition
+  std::shared_ptr<const ParameterConstraints> constraints_;  // shared by copies
 };
 
 }  // namespace sweep

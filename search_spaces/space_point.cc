@@ -10,6 +10,7 @@
 #include "common/json_reader.h"
 #include "common/nearest_word.h"
 #include "common/values.h"
+#include "search_spaces/parameter_constraints.h"
 
 namespace sweep {
 
@@ -90,6 +91,12 @@ Status CheckPoint(const SearchSpace& space, const pb::ParamSet& params) {
       problems.push_back("'" + pv.name() + "' is not a parameter of the study" +
                          DidYouMean(pv.name(), unused.empty() ? names : unused) +
                          " (its parameters: " + JoinWords(names) + ")");
+  if (problems.empty() && space.constraints()) {
+    int broken = space.constraints()->FirstBroken(params.params());
+    if (broken >= 0)
+      problems.push_back("it breaks the parameter constraint '" +
+                         space.constraints()->expression(broken) + "'");
+  }
   if (problems.empty()) return Status::Ok();
   std::string all;
   for (const auto& p : problems) all += (all.empty() ? "" : "; ") + p;

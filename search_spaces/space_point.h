@@ -15,9 +15,10 @@ namespace sweep {
 bool ValidValue(const pb::Parameter& p, const pb::Value& v);
 
 // Ok when `params` is exactly a point of `space`: parents first, every
-// active parameter present with a valid value, nothing else; else an error
-// naming each problem (an unknown name with the nearest one, a missing or
-// inactive parameter, a value out of range with the range).
+// active parameter present with a valid value, nothing else, and every
+// parameter constraint holds; else an error naming each problem (an unknown
+// name with the nearest one, a missing or inactive parameter, a value out
+// of range with the range, the constraint it breaks).
 Status CheckPoint(const SearchSpace& space, const pb::ParamSet& params);
 
 // `{"lr": 0.01, "optimizer": "adam"}` as a point of `space` (numbers read as

@@ -64,14 +64,7 @@ Status ValidateStudy(ParsedStudy* parsed) {
   ExpandAutoModel(&study);
   ResolveDefaults(&study);
 
-  if (!study.has_objective()) {
-    c.Fail("objective", "is required, e.g. objective: {metric: value, goal: minimize}");
-  } else {
-    if (study.objective().metric().empty()) c.Fail("objective.metric", "is required");
-    if (study.objective().goal() == pb::GOAL_UNSPECIFIED)
-      c.Fail("objective.goal", "is required (minimize or maximize)");
-  }
-
+  validate_internal::CheckObjectives(study, &c);
   validate_internal::CheckTask(study, &c);
   validate_internal::CheckAlgorithm(study, &c);
 
@@ -92,6 +85,8 @@ Status ValidateStudy(ParsedStudy* parsed) {
            "is smaller than one checkpoint may be (resources.max_checkpoint_mb: " +
                FormatDouble(res.max_checkpoint_mb()) + "): no checkpoint would fit");
   validate_internal::CheckParameters(study, &c);
+  if (!c.ok()) return c.status();
+  validate_internal::CheckParameterConstraints(study, &c);
   if (!c.ok()) return c.status();
 
   if (study.algorithm().type() == pb::ALGORITHM_TYPE_GRID) {

@@ -99,14 +99,28 @@ void CheckGp(const pb::Study& study, Checker* c) {
   }
 }
 
+void CheckNsga2(const pb::Study& study, Checker* c) {
+  const pb::Nsga2Config& n = study.algorithm().nsga2();
+  if (!study.algorithm().has_max_trials()) c->Fail("algorithm.max_trials", "is required for nsga2");
+  if (n.population() < 2 || n.population() > 10000)
+    c->Fail("algorithm.nsga2.population", "must be in [2, 10000]");
+  for (auto [name, v] : {std::pair{"crossover_prob", n.crossover_prob()},
+                         std::pair{"mutation_prob", n.mutation_prob()},
+                         std::pair{"swapping_prob", n.swapping_prob()}}) {
+    if (!(v >= 0 && v <= 1))
+      c->Fail(std::string("algorithm.nsga2.") + name, "must be a probability in [0, 1]");
+  }
+  if (!(n.eta() > 0 && n.eta() <= 100)) c->Fail("algorithm.nsga2.eta", "must be in (0, 100]");
+}
+
 }  // namespace
 
 void CheckAlgorithm(const pb::Study& study, Checker* c) {
   const pb::Algorithm& alg = study.algorithm();
   if (alg.type() == pb::ALGORITHM_TYPE_UNSPECIFIED) {
     c->Fail("algorithm.type",
-            "is required (random, grid, quasirandom, asha, median, hyperband, pbt, tpe, gp, auto "
-            "or bohb)");
+            "is required (random, grid, quasirandom, asha, median, hyperband, pbt, tpe, gp, auto, "
+            "bohb or nsga2)");
   }
   bool stopping = alg.type() == pb::ALGORITHM_TYPE_ASHA || alg.type() == pb::ALGORITHM_TYPE_MEDIAN;
   if (stopping && !alg.has_max_trials())
@@ -169,6 +183,9 @@ void CheckAlgorithm(const pb::Study& study, Checker* c) {
   if (alg.has_max_trials() && (alg.max_trials() < 1 || alg.max_trials() > kMaxTrials)) {
     c->Fail("algorithm.max_trials", "must be in [1, " + std::to_string(kMaxTrials) + "]");
   }
+  if (alg.has_nsga2() && alg.type() != pb::ALGORITHM_TYPE_NSGA2)
+    c->Fail("algorithm.nsga2", "is only for type: nsga2");
+  if (alg.type() == pb::ALGORITHM_TYPE_NSGA2) CheckNsga2(study, c);
   if ((alg.type() == pb::ALGORITHM_TYPE_RANDOM || alg.type() == pb::ALGORITHM_TYPE_QUASIRANDOM) &&
       !alg.has_max_trials()) {
     c->Fail("algorithm.max_trials",

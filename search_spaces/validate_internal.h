@@ -71,4 +71,11 @@ void CheckTask(const pb::Study& study, Checker* c);
 // validate_algorithm.cc: the algorithm type, its settings and limits.
 void CheckAlgorithm(const pb::Study& study, Checker* c);
 
+// validate_objectives.cc: objective or objectives, their metrics, and the
+// outcome constraints.
+void CheckObjectives(const pb::Study& study, Checker* c);
+// validate_objectives.cc: each parameter constraint compiles, and random
+// draws find feasible points. Only once the parameters are valid.
+void CheckParameterConstraints(const pb::Study& study, Checker* c);
+
 }  // namespace sweep::validate_internal

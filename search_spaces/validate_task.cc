@@ -1,5 +1,5 @@
 // Study validation of the task: synthetic functions and their inputs, the
-// train task's knobs (common/train_knobs.h), and objective.metric.
+// train task's knobs (common/train_knobs.h).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -22,8 +22,9 @@ void CheckSyntheticTask(const pb::Study& study, Checker* c) {
   std::string path = "task.synthetic";
   const SyntheticFunctionInfo* fn = FindSyntheticFunction(t.function());
   if (!fn) {
-    c->Fail(path + ".function",
-            "is required (branin, hartmann6, rosenbrock, ackley, levy or curve)");
+    c->Fail(
+        path + ".function",
+        "is required (branin, hartmann6, rosenbrock, ackley, levy, curve, zdt1, zdt2 or dtlz2)");
     return;
   }
   if (t.has_steps() && (t.steps() < 1 || t.steps() > 1000000))
@@ -396,29 +397,6 @@ void CheckTask(const pb::Study& study, Checker* c) {
     if (study.task().has_synthetic()) CheckSyntheticTask(study, c);
     if (study.task().has_train()) CheckTrainTask(study, c);
     if (study.task().has_command()) CheckCommandTask(study, c);
-    auto metrics = MetricsOfTask(study.task());
-    const std::string& m = study.objective().metric();
-    if (!m.empty() && !metrics.empty() &&
-        std::find(metrics.begin(), metrics.end(), m) == metrics.end()) {
-      c->Fail("objective.metric", "'" + m + "' is not reported by this task" +
-                                      DidYouMean(m, metrics) +
-                                      " (it reports: " + JoinWords(metrics, 100) + ")");
-    }
-    // The test set is for the final, unbiased estimate: a metric on it that
-    // chooses between trials leaks it into the result.
-    if (study.task().has_train() && m.rfind("test_", 0) == 0) {
-      c->Fail("objective.metric", "'" + m +
-                                      "' is measured on the test set, which must never choose "
-                                      "between trials; use the validation set's val_" +
-                                      m.substr(5) + " (every trial still reports " + m + ")");
-    }
-    if (study.task().has_train() && study.task().train().has_validation() &&
-        study.task().train().validation() == 0 && m.rfind("val_", 0) == 0) {
-      c->Fail("task.train.validation",
-              "is 0, so there is no validation set and '" + m +
-                  "' (objective.metric) is never measured; keep a validation set, or choose "
-                  "train_loss");
-    }
   }
   if (study.task().has_stall_timeout_s() &&
       !(study.task().stall_timeout_s() >= 0 && std::isfinite(study.task().stall_timeout_s()))) {

@@ -55,6 +55,29 @@ struct TrialView {
   std::optional<double> started_at, ended_at;
 };
 
+// A completed trial's stored objectives and constraint values
+// (storage/trial_values.h), for a study's front.
+struct FrontTrial {
+  int64_t id = 0, number = 0;
+  std::vector<double> objectives;  // the study's order, as reported
+  std::vector<std::optional<double>> constraint_values;
+  std::vector<double> violations;  // per constraint; +infinity: not reported
+  double violation = 0;            // their sum; 0: feasible
+};
+
+// A study with several objectives or with constraints, as Reader::Front
+// reads it.
+struct StudyFront {
+  std::vector<pb::Objective> objectives;
+  std::vector<pb::OutcomeConstraint> constraints;
+  std::vector<FrontTrial> trials;  // completed ones, by id
+  // Indices into `trials`, by id: the feasible non-dominated trials (for
+  // one objective, the best feasible ones); when no trial is feasible, the
+  // least infeasible.
+  std::vector<size_t> front;
+  int64_t feasible = 0;  // how many of `trials` are feasible
+};
+
 // One trial with its study and lineage, for `sweep why`.
 struct TrialDetail {
   StudyRef study;
@@ -181,6 +204,10 @@ class Reader {
   // `top` best completed ones by objective.
   Result<std::vector<TrialView>> Trials(const StudyRef& study, std::optional<TrialStatus> status,
                                         int top);
+  // The study's completed trials' objectives and constraints, and its
+  // front (reader_front.cc). FailedPrecondition for a study with one
+  // objective and no constraints (its best trial is Trials' first).
+  Result<StudyFront> Front(const StudyRef& study);
   // One trial by id, whatever its study (ids are unique in a database).
   // NotFound when there is no such trial; Corruption when its stored
   // parameters do not parse.

@@ -164,6 +164,22 @@ CREATE TABLE study_tags(
   PRIMARY KEY(study_id, tag));
 ALTER TABLE preempted_runs ADD COLUMN cause TEXT NOT NULL DEFAULT 'preempted';
 )sql",
+      // 12: a finished trial's objectives and outcome-constraint values, for
+      // studies with several objectives or with constraints
+      // (storage/trial_values.h): `position` is the objective's or the
+      // constraint's place in the study; `violation` how far a constraint's
+      // value lies outside its bounds (0: it holds; NULL with the value NULL
+      // or not a number: broken).
+      R"sql(
+CREATE TABLE trial_values(
+  trial_id INTEGER NOT NULL REFERENCES trials(id),
+  kind TEXT NOT NULL CHECK(kind IN ('objective', 'constraint')),
+  position INTEGER NOT NULL,
+  metric TEXT NOT NULL,
+  value REAL,
+  violation REAL,
+  PRIMARY KEY(trial_id, kind, position)) WITHOUT ROWID;
+)sql",
   };
   return kMigrations;
 }

@@ -443,7 +443,7 @@ Result<std::vector<Store::HistoryEvent>> Store::LoadHistory(int64_t study_id,
   ASSIGN_OR_RETURN(
       Stmt q,
       Stmt::Prepare(db(),
-                    "SELECT kind, number, step, value, at FROM ("
+                    "SELECT kind, number, step, value, at, attempt FROM ("
                     " SELECT 1 AS kind, t.number, r.step, r.value, r.at, r.attempt FROM reports r"
                     "  JOIN trials t ON t.id = r.trial_id WHERE t.study_id=?1 AND r.metric=?2"
                     " UNION ALL SELECT 0, t.number, h.step, NULL, h.at, 0 FROM checkpoint_history h"
@@ -458,7 +458,7 @@ Result<std::vector<Store::HistoryEvent>> Store::LoadHistory(int64_t study_id,
     if (!row) break;
     out.push_back({static_cast<HistoryEvent::Kind>(q.Int(0)), q.Int(1), q.IsNull(2) ? 0 : q.Int(2),
                    q.IsNull(3) ? std::nan("") : q.Double(3),
-                   q.IsNull(4) ? std::nan("") : q.Double(4)});
+                   q.IsNull(4) ? std::nan("") : q.Double(4), static_cast<int>(q.Int(5))});
   }
   return out;
 }

@@ -8,9 +8,11 @@
 
 #include <sqlite3.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/status.h"
@@ -19,12 +21,13 @@
 #include "storage/db_lock.h"
 #include "storage/launch_record.h"
 #include "storage/sqlite_util.h"
+#include "storage/trial_values.h"
 #include "storage/wal_sync.h"
 
 namespace sweep {
 
 // The schema version this build writes; see docs/schema.md.
-inline constexpr int kSchemaVersion = 11;
+inline constexpr int kSchemaVersion = 12;
 
 struct TrialRecord {
   int64_t id = 0;
@@ -147,6 +150,21 @@ class Store {
   // stored NaN or infinity, nullopt when there is none.
   Result<std::optional<double>> ReportedValue(int64_t trial_id, int attempt, int64_t step,
                                               const std::string& metric);
+  // The latest value of `metric` the trial reported at or before `step`,
+  // its latest attempt first (sqlite_store_values.cc); nullopt when none.
+  Result<std::optional<double>> LatestReported(int64_t trial_id, int64_t step,
+                                               const std::string& metric);
+  // A finished trial's objectives and constraint values, replacing those it
+  // had (sqlite_store_values.cc).
+  Status RecordTrialValues(int64_t trial_id, const std::vector<TrialValue>& values);
+  // Several objectives: every report of `metrics` in study `study_id`, by
+  // (trial number, attempt, step), one value per metric in their order
+  // (NaN where that step did not report it) (sqlite_store_values.cc).
+  Result<std::map<std::tuple<int64_t, int, int64_t>, std::vector<double>>> LoadObjectiveReports(
+      int64_t study_id, const std::vector<std::string>& metrics);
+  // Every trial's values in study `study_id`, by trial id
+  // (sqlite_store_values.cc), `objectives` entries each.
+  Result<std::map<int64_t, TrialValueSummary>> LoadTrialValues(int64_t study_id, int objectives);
   Status SetProgress(int64_t trial_id, int64_t step, std::optional<double> value);
   Status FinishTrial(int64_t trial_id, TrialStatus status, std::optional<double> value,
                      int64_t step, const std::string& metrics_json, const std::string& failure,
@@ -177,7 +195,8 @@ class Store {
     enum Kind { kCheckpoint = 0, kReport = 1, kEnd = 2 } kind;
     int64_t number, step;
     double value;
-    double at;  // when it was committed (NaN: no time recorded)
+    double at;        // when it was committed (NaN: no time recorded)
+    int attempt = 0;  // reports: the attempt that sent it
   };
   Result<std::vector<HistoryEvent>> LoadHistory(int64_t study_id, const std::string& metric);
   // The final metrics of a trial as a JSON object ("" if none yet).

@@ -7,6 +7,7 @@
 #include <google/protobuf/util/message_differencer.h>
 
 #include "common/clock.h"
+#include "common/objectives.h"
 #include "common/study_defaults.h"
 #include "storage/sqlite_store.h"
 
@@ -81,8 +82,8 @@ Result<int64_t> Store::CreateStudy(const pb::Study& study) {
                               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, " +
                                   Sql(StudyStatus::kRunning) + ", ?8, ?8)"));
   ins.Bind(1, study.name())
-      .Bind(2, study.objective().metric())
-      .Bind(3, study.objective().goal() == pb::GOAL_MAXIMIZE ? "maximize" : "minimize")
+      .Bind(2, PrimaryObjective(study).metric())
+      .Bind(3, PrimaryObjective(study).goal() == pb::GOAL_MAXIMIZE ? "maximize" : "minimize")
       .Bind(4, AlgorithmName(study.algorithm().type()))
       .Bind(5, static_cast<int64_t>(study.seed()))
       .Bind(6, SpecJson(study))

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "common/clock.h"
+#include "common/objectives.h"
 #include "common/values.h"
 #include "storage/checkpoint_files.h"
 #include "storage/db_files.h"
@@ -86,7 +87,7 @@ Result<DeletedStudy> DeleteStudy(Store& store, int64_t study_id) {
   RETURN_IF_ERROR(store.Begin());
   Status st = Status::Ok();
   for (const char* table : {"reports", "decisions", "checkpoints", "checkpoint_history",
-                            "trial_logs", "preempted_runs"}) {
+                            "trial_logs", "preempted_runs", "trial_values"}) {
     st = Run(db, std::string("DELETE FROM ") + table + " WHERE trial_id IN " + trials, study_id);
     if (!st.ok()) break;
   }
@@ -232,7 +233,7 @@ Result<CollectedCheckpoints> CollectCheckpoints(Store& store, int64_t study_id, 
                                    sqlite3_column_bytes(spec_q.raw(), 0)))
     return Status::Corruption(store.path() + ": study " + std::to_string(study_id) +
                               ": column studies.spec is corrupt (not a Study)");
-  bool maximize = spec.objective().goal() == pb::GOAL_MAXIMIZE;
+  bool maximize = PrimaryObjective(spec).goal() == pb::GOAL_MAXIMIZE;
   // The study's trials (id to number), and the file each kept trial's row names.
   std::map<int64_t, int64_t> number_of;
   std::map<int64_t, std::pair<std::string, std::string>> kept;

@@ -137,11 +137,16 @@ std::optional<std::pair<int64_t, double>> ParseSyntheticCheckpoint(const std::st
   return std::make_pair(step, state);
 }
 
-pb::Metric ValueMetric(double v) {
-  pb::Metric m;
-  m.set_name("value");
-  m.set_value(v);
-  return m;
+// `value`, or f1, f2, ... for a function of several objectives.
+std::vector<pb::Metric> Metrics(const std::vector<double>& values, int objectives) {
+  std::vector<pb::Metric> out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    pb::Metric m;
+    m.set_name(objectives > 1 ? "f" + std::to_string(i + 1) : std::string("value"));
+    m.set_value(values[i]);
+    out.push_back(std::move(m));
+  }
+  return out;
 }
 
 }  // namespace
@@ -206,6 +211,8 @@ TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx) {
   }
   const auto& decisions = assign.decision_steps();
   double value = 0;
+  std::vector<double> values;  // functions of several objectives: f1, f2, ...
+  std::vector<pb::Metric> last;
   for (int64_t step = first; step <= steps; ++step) {
     if (ctx->StopRequested()) {
       result.outcome = pb::TRIAL_OUTCOME_CANCELLED;
@@ -242,6 +249,15 @@ TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx) {
       case pb::SYNTHETIC_FUNCTION_LEVY:
         value = Levy(x);
         break;
+      case pb::SYNTHETIC_FUNCTION_ZDT1:
+        values = Zdt1(x);
+        break;
+      case pb::SYNTHETIC_FUNCTION_ZDT2:
+        values = Zdt2(x);
+        break;
+      case pb::SYNTHETIC_FUNCTION_DTLZ2:
+        values = Dtlz2(x);
+        break;
       default:
         state = CurveStep(x, state);
         value = state;
@@ -252,16 +268,22 @@ TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx) {
     if (ctx->CheckpointWanted() ||
         std::find(decisions.begin(), decisions.end(), step) != decisions.end())
       ctx->Checkpoint(step, SyntheticCheckpoint(step, state));
-    if (task.noise() > 0) {
-      value += task.noise() * Rng(HashKey({assign.seed(), static_cast<uint64_t>(assign.number()),
-                                           static_cast<uint64_t>(step), 0x9015E}))
-                                  .Normal();
+    if (values.empty()) values = {value};
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (task.noise() > 0) {
+        values[i] +=
+            task.noise() * Rng(HashKey({assign.seed(), static_cast<uint64_t>(assign.number()),
+                                        static_cast<uint64_t>(step), 0x9015E + i}))
+                               .Normal();
+      }
+      if (nan && step == steps) values[i] = std::nan("");
     }
-    if (nan && step == steps) value = std::nan("");
-    ctx->Report(step, {ValueMetric(value)});
+    last = Metrics(values, fn ? fn->objectives : 1);
+    ctx->Report(step, last);
+    values.clear();
     result.step = step;
   }
-  result.metrics.push_back(ValueMetric(value));
+  result.metrics = last;
   return result;
 }
 

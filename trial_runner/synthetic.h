@@ -30,6 +30,13 @@ double CurveStart(const std::vector<double>& x);
 double CurveStep(const std::vector<double>& x, double v);
 double Curve(const std::vector<double>& x, int64_t t);  // t steps from the start
 
+// Several objectives on [0, 1]^n, all minimised (synthetic_fronts.cc):
+// ZDT1 (n >= 2; front f2 = 1 - sqrt(f1)), ZDT2 (n >= 2; f2 = 1 - f1^2) and
+// DTLZ2 with three objectives (n >= 3; front: f1^2 + f2^2 + f3^2 = 1, f >= 0).
+std::vector<double> Zdt1(const std::vector<double>& x);
+std::vector<double> Zdt2(const std::vector<double>& x);
+std::vector<double> Dtlz2(const std::vector<double>& x);
+
 TaskResult RunSyntheticTask(const pb::Assign& assign, TaskContext* ctx);
 // Whether the synthetic trial finishes in microseconds without waiting for
 // the tuner: no sleep per step, no rung to wait at, no injected crash or

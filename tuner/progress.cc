@@ -65,7 +65,10 @@ std::string StatusLine(const std::string& study, const ProgressCounts& c, double
   if (c.failed > 0) fields.push_back({"failed " + std::to_string(c.failed), 2});
   // The shortest text that reads back as the value, as every table shows it
   // (the line is cut to the terminal's width, fields at the end first).
-  fields.push_back({"best " + (c.best ? ScreenNumber(*c.best) : std::string("-")), 1});
+  if (c.front)
+    fields.push_back({"front " + std::to_string(*c.front), 1});
+  else
+    fields.push_back({"best " + (c.best ? ScreenNumber(*c.best) : std::string("-")), 1});
   const bool time_up = c.time_left_s && *c.time_left_s <= 0;
   if (c.planned && progressed > 0 && rate > 0 && static_cast<double>(*c.planned) > progressed &&
       !time_up) {

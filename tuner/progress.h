@@ -21,6 +21,9 @@ struct ProgressCounts {
   }
   std::optional<int64_t> planned;
   std::optional<double> best;
+  // Several objectives or constraints: how many trials the front has
+  // (shown instead of `best`).
+  std::optional<int64_t> front;
   int runners = -1;  // -1: not known (sweep watch reads a database)
   // The last step the least advanced running trial reported: what moves
   // while long trials run and none has ended yet.

@@ -5,6 +5,7 @@
 #include "tuner/algorithms/gp.h"
 #include "tuner/algorithms/hyperband.h"
 #include "tuner/algorithms/median.h"
+#include "tuner/algorithms/nsga2.h"
 #include "tuner/algorithms/pbt.h"
 #include "tuner/algorithms/tpe.h"
 
@@ -70,6 +71,8 @@ std::unique_ptr<Scheduler> MakeScheduler(const pb::Study& study, const SearchSpa
       return MakeGpOrAuto(study, space, trials, created, consumed);
     case pb::ALGORITHM_TYPE_BOHB:
       return MakeHyperband(study, MakeBohbProposer(study, space, trials, created), created);
+    case pb::ALGORITHM_TYPE_NSGA2:
+      return MakeNsga2(study, space, trials, created);
     default:
       break;
   }
@@ -111,9 +114,9 @@ AlgorithmTraits TraitsOf(const pb::Study& study) {
   t.learns_from_copied_trials = ModelBased(study);
   t.decisions_depend_on_max_trials = study.algorithm().type() == pb::ALGORITHM_TYPE_PBT;
   pb::AlgorithmType type = study.algorithm().type();
-  t.runs_failed_trials_again = ModelBased(study) || type == pb::ALGORITHM_TYPE_RANDOM ||
-                               type == pb::ALGORITHM_TYPE_GRID ||
-                               type == pb::ALGORITHM_TYPE_QUASIRANDOM;
+  t.runs_failed_trials_again =
+      ModelBased(study) || type == pb::ALGORITHM_TYPE_NSGA2 || type == pb::ALGORITHM_TYPE_RANDOM ||
+      type == pb::ALGORITHM_TYPE_GRID || type == pb::ALGORITHM_TYPE_QUASIRANDOM;
   t.takes_enqueued_trials = ModelBased(study) || type == pb::ALGORITHM_TYPE_RANDOM ||
                             type == pb::ALGORITHM_TYPE_QUASIRANDOM ||
                             type == pb::ALGORITHM_TYPE_ASHA || type == pb::ALGORITHM_TYPE_MEDIAN;

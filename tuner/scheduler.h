@@ -4,6 +4,7 @@
 // rebuilt after a crash by replaying the reports the database holds.
 #pragma once
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +43,13 @@ class Scheduler {
   // One report of `objective` at `step` (one unit of resource) of trial
   // `number`. Replaying a report already seen must not change the state.
   virtual Action OnReport(int64_t number, int64_t step, double objective) = 0;
+  // The same for a study with several objectives: every objective at `step`
+  // in the study's order (NaN where the report lacked one). An algorithm
+  // that judges them all (multi-objective ASHA) overrides it; the others
+  // judge the first.
+  virtual Action OnReportAll(int64_t number, int64_t step, const std::vector<double>& objectives) {
+    return OnReport(number, step, objectives.empty() ? NAN : objectives[0]);
+  }
   // A report seen by a proposer that another algorithm wraps (BOHB's, inside
   // Hyperband): it learns from it, and decides nothing.
   virtual void Observe(int64_t /*number*/, int64_t /*step*/, double /*objective*/) {}

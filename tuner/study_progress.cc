@@ -8,6 +8,8 @@
 #include "common/clock.h"
 #include "common/duration.h"
 #include "common/log.h"
+#include "common/objectives.h"
+#include "common/pareto.h"
 #include "common/study_defaults.h"
 #include "tuner/study_run.h"
 
@@ -28,12 +30,33 @@ std::optional<int64_t> MustReach(const Trial& t, const Scheduler& scheduler, int
 
 }  // namespace
 
+int64_t StudyRun::FrontSize() const {
+  const int64_t completed = table_.Counts()[TrialStatus::kCompleted];
+  if (front_size_.first == completed) return front_size_.second;
+  std::vector<ParetoPoint> points;
+  const std::vector<pb::Objective> objectives = ObjectivesOf(study_);
+  for (const auto& [id, t] : table_.all()) {
+    if (t.status != TrialStatus::kCompleted || t.objectives.size() != objectives.size()) continue;
+    ParetoPoint p{t.objectives, t.violation};
+    for (size_t k = 0; k < p.f.size(); ++k)
+      if (objectives[k].goal() == pb::GOAL_MAXIMIZE) p.f[k] = -p.f[k];
+    points.push_back(std::move(p));
+  }
+  const int64_t n =
+      points.empty() ? 0 : static_cast<int64_t>(NonDominatedFronts(points).front().size());
+  front_size_ = {completed, n};
+  return n;
+}
+
 ProgressCounts StudyRun::Counts() const {
   ProgressCounts c;
   c.SetStatuses(table_.Counts());
   c.queued = static_cast<int64_t>(table_.queued());  // those waiting in the queue
   c.planned = scheduler_->Planned();
-  if (const Trial* b = table_.best()) c.best = b->value;
+  if (TracksTrialValues(study_))
+    c.front = FrontSize();
+  else if (const Trial* b = table_.best())
+    c.best = b->value;
   if (time_limit_s_ > 0) c.time_left_s = std::max(0.0, time_limit_s_ - RunSeconds());
   c.waiting = waiting_;
   const int64_t task_steps = TaskResource(study_.task());

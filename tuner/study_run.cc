@@ -1,5 +1,6 @@
-// A study being run: opening and resuming it, what each runner message means
-// for its trials, how trials end or lose an attempt, and what runs next.
+// A study being run: what each runner message means for its trials, how
+// trials end or lose an attempt, and what runs next (opening and resuming
+// it: tuner/study_open.cc).
 #include "tuner/study_run.h"
 
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include "common/log.h"
 #include "common/nearest_word.h"
 #include "common/number_text.h"
+#include "common/objectives.h"
 #include "common/values.h"
 #include "storage/checkpoint_files.h"
 #include "storage/db_files.h"
@@ -26,7 +28,7 @@ StudyRun::StudyRun(Store* store, const pb::Study& study, SearchSpace space, std:
     : store_(store),
       study_(study),
       space_(std::move(space)),
-      table_(study.objective().goal() == pb::GOAL_MAXIMIZE),
+      table_(PrimaryObjective(study).goal() == pb::GOAL_MAXIMIZE),
       writes_(store),
       db_folder_(std::move(db_folder)) {
   max_retries_ = study_.algorithm().max_retries();
@@ -41,117 +43,6 @@ StudyRun::StudyRun(Store* store, const pb::Study& study, SearchSpace space, std:
   stall_ms_ = static_cast<int64_t>(stall * 1000);
   max_concurrent_ =
       study_.algorithm().has_max_concurrent() ? study_.algorithm().max_concurrent() : 0;
-}
-
-Result<std::unique_ptr<StudyRun>> StudyRun::Open(Store* store, const pb::Study& study,
-                                                 std::string db_folder) {
-  ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Create(study));
-  // A folder someone else made (or left open to others) is refused now, not
-  // at the first checkpoint; a missing one is made when first needed.
-  struct stat st;
-  if (lstat(db_folder.c_str(), &st) == 0)
-    RETURN_IF_ERROR(CheckCheckpointDir(db_folder, /*create=*/false, "database folder", false));
-  // A database's old folders, whose files its rows may still name.
-  const std::pair<std::string, const char*> old[] = {
-      {OldCheckpointDirOf(store->path()), "checkpoint folder"},
-      {OldLogDirOf(store->path()), "log folder"}};
-  for (const auto& [dir, what] : old)
-    if (lstat(dir.c_str(), &st) == 0) RETURN_IF_ERROR(CheckCheckpointDir(dir, false, what, false));
-  std::unique_ptr<StudyRun> run(new StudyRun(store, study, std::move(space), std::move(db_folder)));
-  RETURN_IF_ERROR(run->Load());
-  return run;
-}
-
-Status StudyRun::Load() {
-  ASSIGN_OR_RETURN(std::optional<Store::StoredStudy> stored, store_->FindStudy(study_.name()));
-  std::vector<std::string> changes;
-  if (stored) {
-    const std::string folder = StudyFolderIn(db_folder_, stored->id);
-    struct stat st;
-    if (lstat(folder.c_str(), &st) == 0) RETURN_IF_ERROR(CheckCheckpointDir(folder, false));
-    // A changed study file resumes only with changes that keep every
-    // recorded trial valid (tuner/study_change.h).
-    ASSIGN_OR_RETURN(bool results, store_->HasResults(stored->id));
-    // It worked before: failures now are not a mistake in its set-up.
-    if (results) fail_fast_.Disarm();
-    ASSIGN_OR_RETURN(changes, CompareStudies(stored->spec, study_, results));
-    study_id_ = stored->id;
-    run_base_s_ = stored->run_seconds;
-  } else {
-    ASSIGN_OR_RETURN(study_id_, store_->CreateStudy(study_));
-    // A deleted study's id comes again (SQLite reuses the largest): files
-    // its folder kept are not this study's.
-    if (int stale = RemoveStudyFolder(StudyFolderIn(db_folder_, study_id_)))
-      LOG_INFO << "removed " << stale << " files of a deleted study from "
-               << StudyFolderIn(db_folder_, study_id_);
-  }
-  logs_.set_dir(StudyFolderIn(db_folder_, study_id_));
-  checkpoint_files_.set_dir(StudyFolderIn(db_folder_, study_id_));
-  writes_.set_study_id(study_id_);
-  RETURN_IF_ERROR(store_->Begin());
-  if (!changes.empty()) {
-    std::string what;
-    for (const auto& c : changes) what += (what.empty() ? "" : "; ") + c;
-    RETURN_IF_ERROR(store_->ReplaceStudySpec(study_id_, study_));
-    RETURN_IF_ERROR(store_->AddEvent(study_id_, 0, "changed", what, Stamp()));
-    LOG_INFO << "study '" << study_.name() << "' resumes changed: " << what;
-  }
-  ASSIGN_OR_RETURN(int requeued, store_->RequeueRunning(study_id_, Stamp()));
-  if (requeued > 0) {
-    RETURN_IF_ERROR(store_->AddEvent(study_id_, 0, "resumed",
-                                     std::to_string(requeued) + " interrupted trials re-queued",
-                                     Stamp()));
-  }
-  RETURN_IF_ERROR(store_->SetStudyStatus(study_id_, StudyStatus::kRunning, Stamp()));
-  ASSIGN_OR_RETURN(std::vector<TrialRecord> existing, store_->LoadTrials(study_id_));
-  for (auto& r : existing) {
-    Trial t;
-    t.id = r.id;
-    t.number = r.number;
-    t.status = r.status;
-    t.attempts = r.attempts;
-    t.params = std::move(r.params);
-    t.checkpoint_path = r.checkpoint_path;
-    t.checkpoint_step = r.checkpoint_step;
-    t.checkpoint_checksum = r.checkpoint_checksum;
-    checkpoint_files_.Count(t.checkpoint_path);
-    t.parent_id = r.parent_id;
-    t.decided_step = r.decided_step;
-    t.attempt_open = r.attempt_open && r.attempts > 0;
-    t.last_step = r.step;
-    t.attempt_reported = r.reported_step;
-    t.last_objective = r.last_objective;
-    if (t.status == TrialStatus::kCompleted) t.value = r.value;
-    table_.Insert(std::move(t));
-  }
-  RemoveUnnamedCheckpoints();
-  scheduler_ = MakeScheduler(study_, space_, table_.size(), 0, &table_);
-  // The algorithm's state is rebuilt by replaying what the database holds;
-  // its decisions about other trials that were not yet carried out (none,
-  // unless the tuner died between deciding and committing) apply now.
-  ASSIGN_OR_RETURN(auto history, store_->LoadHistory(study_id_, study_.objective().metric()));
-  std::vector<Replacement> replacements;
-  for (const auto& e : history) {
-    writes_.RaiseFloor(e.at);
-    switch (e.kind) {
-      case Store::HistoryEvent::kCheckpoint:
-        scheduler_->OnCheckpoint(e.number, e.step);
-        break;
-      case Store::HistoryEvent::kReport: {
-        // A replacement decided here was created then, unless the tuner
-        // died before committing it: it is created now.
-        Action a = scheduler_->OnReport(e.number, e.step, e.value);
-        if (a.replacement) replacements.push_back(std::move(*a.replacement));
-        break;
-      }
-      case Store::HistoryEvent::kEnd:
-        scheduler_->OnEnd(e.number, e.step);
-        break;
-    }
-  }
-  ApplyDirectives();
-  for (const Replacement& r : replacements) Replace(r);
-  return writes_.error();
 }
 
 bool StudyRun::Done() const {
@@ -219,8 +110,9 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
     if (m.name().empty() || m.name().size() > 256) continue;
     Write(store_->InsertReport(t->id, t->attempts, report.step(), m.name(), m.value(), now));
     // A name given twice: the first value, the one the database keeps.
-    if (m.name() == study_.objective().metric() && !objective) objective = m.value();
+    if (m.name() == PrimaryObjective(study_).metric() && !objective) objective = m.value();
   }
+  const std::vector<double> all = ObjectivesIn(report);
   CommitCheckpoint(t, report.step(), now);
   t->last_step = report.step();
   paces_.Reported(t->id, report.step(), NowMs());
@@ -235,13 +127,14 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
   if (objective && report.step() <= t->attempt_reported) {
     action = scheduler_->DecisionAt(t->number, report.step()).value_or(Action{});
     auto first =
-        store_->ReportedValue(t->id, t->attempts, report.step(), study_.objective().metric());
+        store_->ReportedValue(t->id, t->attempts, report.step(), PrimaryObjective(study_).metric());
     if (!first.ok()) Write(first.status());
     t->last_objective = first.ok() && *first ? **first : objective;
   } else if (objective) {
     if (std::isfinite(*objective)) fail_fast_.Disarm();  // something works
     t->last_objective = objective;
-    action = scheduler_->OnReport(t->number, report.step(), *objective);
+    action = all.empty() ? scheduler_->OnReport(t->number, report.step(), *objective)
+                         : scheduler_->OnReportAll(t->number, report.step(), all);
     t->attempt_reported = report.step();
   }
   RecordDecision(t, report.step(), action.decision, action.reason);
@@ -271,10 +164,12 @@ void StudyRun::OnLog(const pb::Log& log) {
 void StudyRun::OnFinal(const pb::Final& fin) {
   Trial* t = Running(fin.trial_id(), fin.lease());
   if (!t) return;
-  const std::string& metric = study_.objective().metric();
+  const std::string& metric = PrimaryObjective(study_).metric();
   std::optional<double> value = t->last_objective;
+  std::map<std::string, double> finals;  // the first of each name
   std::string metrics = "{";
   for (const auto& m : fin.metrics()) {
+    finals.emplace(m.name(), m.value());
     if (m.name() == metric) value = m.value();
     metrics +=
         (metrics.size() > 1 ? ", " : "") + JsonString(m.name()) + ": " + JsonNumber(m.value());
@@ -303,6 +198,7 @@ void StudyRun::OnFinal(const pb::Final& fin) {
                 << "ends at step " << t->last_step;
       value = t->last_objective;
       metrics = "{}";
+      finals.clear();
     }
     outcome = pb::TRIAL_OUTCOME_CANCELLED;
   }
@@ -319,36 +215,32 @@ void StudyRun::OnFinal(const pb::Final& fin) {
     Pause(t);
   } else if (outcome == pb::TRIAL_OUTCOME_CANCELLED && t->stops_at_limit) {
     RecordDecision(t, step, Decision::kStop, t->preempting);
-    Finish(t, TrialStatus::kStopped, value, step, metrics, "");
+    Finish(t, TrialStatus::kStopped, value, step, metrics, "", finals);
   } else if (outcome == pb::TRIAL_OUTCOME_CANCELLED && !t->preempting.empty()) {
     Preempted(t, step);
   } else if (outcome == pb::TRIAL_OUTCOME_CANCELLED) {
-    Finish(t, TrialStatus::kStopped, value, step, metrics, "");
+    Finish(t, TrialStatus::kStopped, value, step, metrics, "", finals);
   } else if (!value) {
     Finish(t, TrialStatus::kFailed, std::nullopt, step, metrics, MissingMetric(fin));
   } else if (!std::isfinite(*value)) {
     Finish(t, TrialStatus::kFailed, std::nullopt, step, metrics,
            "objective '" + metric + "' is " + ScreenNumber(*value));
+  } else if (std::string problem =
+                 TracksTrialValues(study_) ? ValuesAt(*t, step, finals).problem : "";
+             !problem.empty()) {
+    Finish(t, TrialStatus::kFailed, std::nullopt, step, metrics, problem);
   } else {
-    Finish(t, TrialStatus::kCompleted, value, step, metrics, "");
+    Finish(t, TrialStatus::kCompleted, value, step, metrics, "", finals);
   }
 }
 
-std::string StudyRun::MissingMetric(const pb::Final& fin) const {
-  const std::string& metric = study_.objective().metric();
-  std::vector<std::string> names;
-  for (const auto& m : fin.metrics()) names.push_back(m.name());
-  std::string out = "the trial reported no '" + metric + "' metric (objective.metric)";
-  if (names.empty()) return out + ", nor any other";
-  auto near = NearestWord(metric, names);
-  return out + "; it reported " + JoinWords(names) +
-         (near ? "; did you mean '" + *near + "'?" : "");
-}
-
 void StudyRun::Finish(Trial* t, TrialStatus status, std::optional<double> value, int64_t step,
-                      const std::string& metrics_json, const std::string& failure) {
+                      const std::string& metrics_json, const std::string& failure,
+                      const std::map<std::string, double>& finals) {
   Write(store_->Begin());
   Write(store_->FinishTrial(t->id, status, value, step, metrics_json, failure, Stamp()));
+  if (status == TrialStatus::kCompleted || status == TrialStatus::kStopped)
+    RecordValues(t, step, finals);
   t->value = status == TrialStatus::kCompleted ? value : std::nullopt;
   // As a restarted tuner loads it (model-based search ranks stopped trials
   // by these).
@@ -456,7 +348,7 @@ std::optional<pb::Assign> StudyRun::NextAssign(const std::string& runner_name, u
     a.set_max_checkpoint_bytes(MaxCheckpointBytes());
     a.set_checkpoint_every_ms(
         static_cast<int64_t>(std::llround(study_.resources().checkpoint_every_s() * 1000)));
-    a.set_objective_metric(study_.objective().metric());
+    a.set_objective_metric(PrimaryObjective(study_).metric());
     a.set_study(study_.name());
     if (!t->checkpoint_path.empty()) {
       auto data = ReadCheckpointFile(t->checkpoint_path);

@@ -28,6 +28,7 @@
 #include "tuner/trial_logs.h"
 #include "tuner/trial_pace.h"
 #include "tuner/trial_table.h"
+#include "tuner/trial_values.h"
 
 namespace sweep {
 
@@ -64,6 +65,9 @@ class StudyRun : public TrialOwner {
   // commits) and records the time limit's passing once.
   void Tick();
   ProgressCounts Counts() const;
+  // Several objectives or constraints: the completed trials' front size
+  // (study_progress.cc), computed again only when a trial completed.
+  int64_t FrontSize() const;
   const TrialTable& trials() const { return table_; }
 
   // Carries out the algorithm's decisions about other trials: resume or stop
@@ -165,10 +169,23 @@ class StudyRun : public TrialOwner {
   // front of the queue, its attempt open, to go on from its checkpoint.
   void Preempted(Trial* t, int64_t step);
   // "the trial reported no 'val_acc' metric ...; it reported loss, val_accuracy; did you mean
-  // 'val_accuracy'?"
+  // 'val_accuracy'?" (tuner/study_values.cc)
   std::string MissingMetric(const pb::Final& fin) const;
+  // `finals`: the metrics of the final message that ended it, if used; a
+  // completed or stopped trial's objectives and constraint values are taken
+  // from them, else from its reports (RecordValues).
   void Finish(Trial* t, TrialStatus status, std::optional<double> value, int64_t step,
-              const std::string& metrics_json, const std::string& failure);
+              const std::string& metrics_json, const std::string& failure,
+              const std::map<std::string, double>& finals = {});
+  // tuner/study_values.cc: several objectives: each one's value in `report`
+  // (NaN where it lacks one), in the study's order; empty for one objective.
+  std::vector<double> ObjectivesIn(const pb::Report& report) const;
+  // tuner/study_values.cc: a trial's objectives and constraint values where
+  // it ended at `step` (tuner/trial_values.h), and their row in the store.
+  FinishedValues ValuesAt(const Trial& t, int64_t step,
+                          const std::map<std::string, double>& finals);
+  // Also sets the trial's `objectives` and `violation`.
+  void RecordValues(Trial* t, int64_t step, const std::map<std::string, double>& finals);
   // Puts a trial back in the queue with `attempts` counted.
   void Requeue(Trial* t, int attempts, TrialTable::Where where);
   // An attempt ended without a result (see TrialOwner::OnReleased).
@@ -245,6 +262,8 @@ class StudyRun : public TrialOwner {
   std::map<std::string, int64_t> rejected_;
   static constexpr int64_t kRejectedRowsInFull = 10;
   int64_t checkpoints_refused_ = 0;  // for one warning in the log, not one each
+  // FrontSize's last answer: (completed trials, front size).
+  mutable std::pair<int64_t, int64_t> front_size_{-1, 0};
 };
 
 }  // namespace sweep

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "common/trial_status.h"
 #include "proto/sweep.pb.h"
@@ -34,6 +35,13 @@ struct Trial {
   int64_t attempt_reported = 0;
   std::optional<double> last_objective;
   std::optional<double> value;  // completed trials: the objective
+  // Studies with several objectives or with constraints
+  // (common/objectives.h): a completed or stopped trial's objectives as
+  // reported (NaN: missing) and its total constraint violation (0:
+  // feasible; +infinity: a constrained metric was missing), as table
+  // trial_values holds them.
+  std::vector<double> objectives;
+  double violation = 0;
   std::string checkpoint_path;  // latest committed checkpoint
   int64_t checkpoint_step = 0;
   uint32_t checkpoint_checksum = 0;

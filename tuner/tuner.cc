@@ -12,9 +12,11 @@
 #include "common/json.h"
 #include "common/log.h"
 #include "common/number_text.h"
+#include "common/objectives.h"
 #include "common/terminal_text.h"
 #include "common/values.h"
 #include "search_spaces/validate.h"
+#include "storage/reader.h"
 #include "tuner/algorithms/hyperband.h"
 #include "tuner/interrupts.h"
 #include "tuner/progress.h"
@@ -37,6 +39,8 @@ class Tuner {
  private:
   Status Setup();
   void PrintSummary();
+  // A study with several objectives or constraints: its front, read back.
+  std::string FrontSummary(const std::string& name) const;
   ProgressCounts Counts() const {
     ProgressCounts c = study_->Counts();
     c.runners = server_->dispatcher().runners();
@@ -137,9 +141,11 @@ void Tuner::PrintSummary() {
                 static_cast<long long>(c.completed), static_cast<long long>(c.failed),
                 static_cast<long long>(c.stopped), secs);
   std::string out = line;
-  if (const Trial* t = study_->trials().best()) {
-    out += "best trial " + std::to_string(t->number) + ": " + study.objective().metric() + " = " +
-           ScreenNumber(*t->value) + "  params " + ParamsToJson(t->params.params()) + "\n";
+  if (TracksTrialValues(study)) {
+    out += FrontSummary(study.name());
+  } else if (const Trial* t = study_->trials().best()) {
+    out += "best trial " + std::to_string(t->number) + ": " + PrimaryObjective(study).metric() +
+           " = " + ScreenNumber(*t->value) + "  params " + ParamsToJson(t->params.params()) + "\n";
     // Everything else it reported at the end (test_accuracy for training).
     auto metrics = server_->store().TrialMetrics(t->id);
     if (metrics.ok() && metrics->size() > 2) out += "  final metrics " + *metrics + "\n";
@@ -150,6 +156,25 @@ void Tuner::PrintSummary() {
   out += "results: " + o_.db_path + "\n";
   fputs(out.c_str(), stdout);
   fflush(stdout);
+}
+
+std::string Tuner::FrontSummary(const std::string& name) const {
+  const std::string see = "; see: sweep best --db " + o_.db_path + "\n";
+  auto reader = Reader::Open(o_.db_path);
+  if (!reader.ok()) return "its front: " + reader.status().message() + "\n";
+  auto ref = (*reader)->ResolveStudy(name);
+  auto front = ref.ok() ? (*reader)->Front(*ref) : Result<StudyFront>(ref.status());
+  if (!front.ok()) return "its front: " + front.status().message() + "\n";
+  if (front->front.empty()) return "no trial completed" + see;
+  if (front->feasible == 0 && !front->constraints.empty())
+    return "no trial is feasible (of " + std::to_string(front->trials.size()) + " completed)" + see;
+  if (front->objectives.size() == 1) {
+    const FrontTrial& t = front->trials[front->front[0]];
+    return "best feasible trial " + std::to_string(t.number) + ": " +
+           front->objectives[0].metric() + " = " + ScreenNumber(t.objectives[0]) + see;
+  }
+  return "Pareto front: " + std::to_string(front->front.size()) + " of " +
+         std::to_string(front->trials.size()) + " completed trials" + see;
 }
 
 int Tuner::Run() {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/clock.h"
+#include "common/objectives.h"
 #include "common/study_defaults.h"
 #include "common/values.h"
 #include "search_spaces/space_point.h"
@@ -65,12 +66,12 @@ Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study&
   free(b);
   if (same_file && ref->name == study.name())
     return Status::InvalidArgument("--from " + from + " names the study being seeded itself");
-  bool maximize = study.objective().goal() == pb::GOAL_MAXIMIZE;
-  if (ref->metric != study.objective().metric() || ref->maximize != maximize) {
+  bool maximize = PrimaryObjective(study).goal() == pb::GOAL_MAXIMIZE;
+  if (ref->metric != PrimaryObjective(study).metric() || ref->maximize != maximize) {
     return Status::InvalidArgument("--from " + from + ": study '" + ref->name + "' " +
                                    (ref->maximize ? "maximizes " : "minimizes ") + ref->metric +
                                    ", this one " + (maximize ? "maximizes " : "minimizes ") +
-                                   study.objective().metric() +
+                                   PrimaryObjective(study).metric() +
                                    ": its values would mislead the model");
   }
   ASSIGN_OR_RETURN(std::vector<TrialView> trials, reader->Trials(*ref, std::nullopt, 0));

@@ -426,10 +426,14 @@ TEST(TaskSchemaTest, SyntheticInputsAreCheckedByValidation) {
     SCOPED_TRACE(std::string(f.name));
     for (int n : {f.inputs, f.inputs - 1}) {
       if (n < 1) continue;
-      std::string yaml =
-          "name: t\nobjective: {metric: value, goal: minimize}\n"
-          "task: {synthetic: {function: " +
-          std::string(f.name) + "}}\nalgorithm: {type: random, max_trials: 1}\nparameters:\n";
+      // Functions of several objectives report f1, f2, ...
+      std::string objective = f.objectives > 1
+                                  ? "objectives: [{metric: f1, goal: minimize}, {metric: f2, "
+                                    "goal: minimize}]\n"
+                                  : "objective: {metric: value, goal: minimize}\n";
+      std::string yaml = "name: t\n" + objective +
+                         "task: {synthetic: {function: " + std::string(f.name) +
+                         "}}\nalgorithm: {type: random, max_trials: 1}\nparameters:\n";
       for (int i = 1; i <= n; ++i)
         yaml += "  x" + std::to_string(i) + ": {type: float, min: 0, max: 1}\n";
       auto p = ParseStudyYaml(yaml, "t.yaml");

@@ -277,7 +277,7 @@ TEST_F(StoreFixture, Version6OpensThePausedTrialsAttempts) {
                    "DROP COLUMN max_runners; DROP TABLE service; DROP TABLE preempted_runs; DROP "
                    "TABLE launches; ALTER TABLE studies DROP COLUMN run_seconds; ALTER TABLE "
                    "studies DROP COLUMN study_file; ALTER TABLE studies DROP COLUMN note; DROP "
-                   "TABLE study_tags; "
+                   "TABLE study_tags; DROP TABLE trial_values; "
                    "PRAGMA user_version=5",
                    nullptr, nullptr, nullptr),
       SQLITE_OK);

@@ -10,6 +10,8 @@
 
 #include "common/json.h"
 #include "common/number_text.h"
+#include "common/objectives.h"
+#include "common/pareto.h"
 #include "tuner/scheduler.h"
 
 namespace sweep {
@@ -34,12 +36,45 @@ class Asha : public Scheduler {
   Asha(const pb::Study& study, std::unique_ptr<Scheduler> sampling)
       : base_(std::move(sampling)),
         rungs_(AshaRungs(study)),
-        maximize_(study.objective().goal() == pb::GOAL_MAXIMIZE),
-        metric_(study.objective().metric()) {
+        maximize_(PrimaryObjective(study).goal() == pb::GOAL_MAXIMIZE),
+        metric_(PrimaryObjective(study).metric()) {
     const pb::AshaConfig& c = study.algorithm().asha();
     eta_ = c.reduction_factor();
     grace_ = c.grace_period();
     values_.resize(rungs_.size());
+    points_.resize(rungs_.size());
+    if (HasSeveralObjectives(study)) {
+      for (const pb::Objective& o : ObjectivesOf(study)) {
+        goals_.push_back(o.goal() == pb::GOAL_MAXIMIZE ? -1.0 : 1.0);
+        metrics_.push_back(o.metric());
+      }
+    }
+  }
+
+  // Multi-objective ASHA (Schmucker et al., 2021): at a rung, the results
+  // so far are ranked by non-dominated sorting, a front's members by
+  // crowding distance (the least crowded first); the top 1/eta continue.
+  Action OnReportAll(int64_t number, int64_t step, const std::vector<double>& objectives) override {
+    if (goals_.empty() || objectives.size() != goals_.size())
+      return OnReport(number, step, objectives.empty() ? NAN : objectives[0]);
+    base_->OnReport(number, step, objectives[0]);
+    auto it = std::find(rungs_.begin(), rungs_.end(), step);
+    if (it == rungs_.end() || step < grace_) return Action{};
+    size_t k = static_cast<size_t>(it - rungs_.begin());
+    auto done = decided_.find({k, number});
+    if (done != decided_.end()) return done->second;
+    const std::string where = "rung " + std::to_string(k) + " (step " + std::to_string(step) + ")";
+    ParetoPoint p;
+    for (size_t j = 0; j < goals_.size(); ++j) {
+      if (!std::isfinite(objectives[j])) {
+        return decided_[{k, number}] =
+                   Action{Decision::kStop, "stopped at " + where + ": " + metrics_[j] + " is " +
+                                               ScreenNumber(objectives[j])};
+      }
+      p.f.push_back(objectives[j] * goals_[j]);
+    }
+    points_[k].emplace_back(number, std::move(p));
+    return decided_[{k, number}] = RankAtRung(k, number, where, objectives);
   }
 
   std::optional<TrialSpec> NextTrial() override { return base_->NextTrial(); }
@@ -59,6 +94,45 @@ class Asha : public Scheduler {
     auto done = decided_.find({static_cast<size_t>(it - rungs_.begin()), number});
     if (done == decided_.end()) return std::nullopt;
     return done->second;
+  }
+
+  Action RankAtRung(size_t k, int64_t number, const std::string& where,
+                    const std::vector<double>& objectives) const {
+    const auto& at = points_[k];
+    std::vector<ParetoPoint> points;
+    for (const auto& [n, p] : at) points.push_back(p);
+    // The results in promotion order: front by front, each least crowded first.
+    std::vector<std::pair<size_t, size_t>> order;  // (front, index)
+    std::vector<std::vector<size_t>> fronts = NonDominatedFronts(points);
+    size_t place = 0, front = 0;
+    for (size_t r = 0; r < fronts.size(); ++r) {
+      std::vector<double> crowding = CrowdingDistances(points, fronts[r]);
+      std::vector<size_t> idx(fronts[r].size());
+      for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+      std::stable_sort(idx.begin(), idx.end(),
+                       [&](size_t a, size_t b) { return crowding[a] > crowding[b]; });
+      for (size_t i : idx) {
+        if (at[fronts[r][i]].first == number) {
+          front = r;
+          place = order.size();
+        }
+        order.push_back({r, fronts[r][i]});
+      }
+    }
+    const int64_t n = static_cast<int64_t>(points.size());
+    const int64_t keep =
+        std::max<int64_t>(1, static_cast<int64_t>(std::floor(static_cast<double>(n) / eta_)));
+    std::string values;
+    for (size_t j = 0; j < metrics_.size(); ++j)
+      values += (j ? ", " : "") + metrics_[j] + " " + ScreenNumber(objectives[j]);
+    const std::string tail = ": " + values + "; front " + std::to_string(front) + " of " +
+                             std::to_string(fronts.size()) + ", place " +
+                             std::to_string(place + 1) + " of " + std::to_string(n) +
+                             " by Pareto rank and crowding; the top " + std::to_string(keep) +
+                             " continue";
+    return static_cast<int64_t>(place) < keep
+               ? Action{Decision::kContinue, "promoted at " + where + tail, std::nullopt}
+               : Action{Decision::kStop, "stopped at " + where + tail, std::nullopt};
   }
 
   Action OnReport(int64_t number, int64_t step, double value) override {
@@ -111,6 +185,11 @@ class Asha : public Scheduler {
   double eta_ = 3;
   int64_t grace_ = 1;
   std::vector<std::vector<double>> values_;               // per rung, best first
+  // Several objectives: each one's sign (-1: maximised) and metric, and per
+  // rung the (trial number, objectives minimised) recorded there.
+  std::vector<double> goals_;
+  std::vector<std::string> metrics_;
+  std::vector<std::vector<std::pair<int64_t, ParetoPoint>>> points_;
   std::map<std::pair<size_t, int64_t>, Action> decided_;  // (rung, trial number) -> decision
 };
 

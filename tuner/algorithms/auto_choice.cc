@@ -1,9 +1,22 @@
 #include "tuner/algorithms/auto_choice.h"
 
+#include <string>
+
 namespace sweep {
 
 AutoChoice ChooseAuto(const pb::Study& study) {
   AutoChoice c;
+  if (study.objectives_size() > 1) {
+    c.reason = "tpe throughout: the study has " + std::to_string(study.objectives_size()) +
+               " objectives, which TPE splits by Pareto rank (MOTPE) and the GP does not model";
+    return c;
+  }
+  if (study.constraints_size() > 0) {
+    c.reason =
+        "tpe throughout: the study has outcome constraints, which TPE learns from (an infeasible "
+        "trial counts as bad) and the GP does not";
+    return c;
+  }
   int numeric = 0, categorical = 0;
   for (const pb::Parameter& p : study.parameters()) {
     if (p.when_size() > 0) {

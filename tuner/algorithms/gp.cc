@@ -9,7 +9,9 @@
 #include <string>
 
 #include "common/json.h"
+#include "common/objectives.h"
 #include "common/rng.h"
+#include "search_spaces/parameter_constraints.h"
 #include "search_spaces/samplers.h"
 #include "tuner/algorithms/auto_choice.h"
 #include "tuner/algorithms/gp_acquisition.h"
@@ -66,7 +68,7 @@ class GpProposer : public Proposer {
         startup_(MakeQuasiRandomSampler(space, study.seed())),
         seed_(study.seed()),
         n_startup_(study.algorithm().gp().n_startup_trials()),
-        maximize_(study.objective().goal() == pb::GOAL_MAXIMIZE) {
+        maximize_(PrimaryObjective(study).goal() == pb::GOAL_MAXIMIZE) {
     for (int i = 0; i < space_.size(); ++i) {
       const pb::Parameter& p = space_.param(i);
       if (p.type() == pb::PARAM_TYPE_CONSTANT) continue;
@@ -246,18 +248,22 @@ Params GpProposer::Propose(int64_t k, std::string* origin) {
     Params out = Decode(candidates[i].x);
     pb::ParamSet set;
     *set.mutable_params() = out;
-    if (taken.count(set.SerializeAsString())) continue;
+    if (taken.count(set.SerializeAsString()) || !space_.Feasible(out)) continue;
     *origin += "; log EI " + FormatDouble(std::round(candidates[i].log_ei * 1000) / 1000);
     if (i > 0)
-      *origin += " (candidate " + std::to_string(i + 1) + ": the better ones repeat trials)";
+      *origin += " (candidate " + std::to_string(i + 1) +
+                 ": the better ones repeat trials or break a parameter constraint)";
     return out;
   }
-  *origin += "; a uniform draw: every candidate repeats a trial";
+  *origin += "; a uniform draw: every candidate repeats a trial or breaks a parameter constraint";
   return FreePoint(space_.Sample([&](int) { return rng.Uniform(); }), taken, &rng, origin);
 }
 
 Params GpProposer::FreePoint(Params point, const std::set<std::string>& taken, Rng* rng,
                              std::string* origin) const {
+  // A point that breaks a parameter constraint is never proposed.
+  for (int draw = 0; !space_.Feasible(point) && draw < kFeasibleDraws; ++draw)
+    point = space_.Sample([&](int) { return rng->Uniform(); });
   for (int attempt = 0;; ++attempt) {
     pb::ParamSet set;
     *set.mutable_params() = point;
@@ -271,7 +277,8 @@ Params GpProposer::FreePoint(Params point, const std::set<std::string>& taken, R
                  " draws found no free one";
       return point;
     }
-    point = space_.Sample([&](int) { return rng->Uniform(); });
+    Params next = space_.Sample([&](int) { return rng->Uniform(); });
+    if (space_.Feasible(next)) point = std::move(next);
   }
 }
 

@@ -14,6 +14,7 @@
 
 #include "common/json.h"
 #include "common/number_text.h"
+#include "common/objectives.h"
 #include "common/study_defaults.h"
 #include "tuner/algorithms/cohort.h"
 #include "tuner/scheduler.h"
@@ -167,8 +168,8 @@ class Hyperband : public Scheduler {
       : base_(std::move(sampling)),
         plan_(PlanHyperband(study)),
         created_(created),
-        maximize_(study.objective().goal() == pb::GOAL_MAXIMIZE),
-        metric_(study.objective().metric()) {
+        maximize_(PrimaryObjective(study).goal() == pb::GOAL_MAXIMIZE),
+        metric_(PrimaryObjective(study).metric()) {
     for (const Bracket& b : plan_.brackets) {
       State st;
       std::set<int64_t> first;

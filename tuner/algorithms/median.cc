@@ -9,6 +9,7 @@
 
 #include "common/json.h"
 #include "common/number_text.h"
+#include "common/objectives.h"
 #include "tuner/scheduler.h"
 
 namespace sweep {
@@ -19,8 +20,8 @@ class MedianStopping : public Scheduler {
  public:
   MedianStopping(const pb::Study& study, std::unique_ptr<Scheduler> sampling)
       : base_(std::move(sampling)),
-        maximize_(study.objective().goal() == pb::GOAL_MAXIMIZE),
-        metric_(study.objective().metric()) {
+        maximize_(PrimaryObjective(study).goal() == pb::GOAL_MAXIMIZE),
+        metric_(PrimaryObjective(study).metric()) {
     const pb::MedianConfig& c = study.algorithm().median();
     grace_ = c.grace_period();
     min_trials_ = c.min_trials();

@@ -14,6 +14,7 @@
 
 #include "common/json.h"
 #include "common/number_text.h"
+#include "common/objectives.h"
 #include "common/rng.h"
 #include "common/train_knobs.h"
 #include "common/values.h"
@@ -24,6 +25,8 @@
 namespace sweep {
 
 namespace {
+
+constexpr int kExploreDraws = 100;
 
 const pb::Value* Find(const Params& params, const std::string& name) {
   for (const auto& p : params)
@@ -37,8 +40,8 @@ class Pbt : public Scheduler {
       : space_(space),
         sampler_(MakeRandomSampler(space, study.seed())),
         seed_(study.seed()),
-        maximize_(study.objective().goal() == pb::GOAL_MAXIMIZE),
-        metric_(study.objective().metric()),
+        maximize_(PrimaryObjective(study).goal() == pb::GOAL_MAXIMIZE),
+        metric_(PrimaryObjective(study).metric()),
         structural_(StructuralParams(study)) {
     const pb::PbtConfig& c = study.algorithm().pbt();
     population_ = c.population();
@@ -204,7 +207,17 @@ class Pbt : public Scheduler {
   Replacement Spawn(size_t g, int64_t src, double src_v, int64_t step, Rng* rng) {
     int64_t child = next_number_++;
     std::string changes;
-    params_[child] = Explore(params_[src], rng, &changes);
+    // A perturbation that breaks a parameter constraint is drawn again; the
+    // parent's own point (feasible) when none of kExploreDraws fits.
+    params_[child] = params_[src];
+    for (int draw = 0; draw < kExploreDraws; ++draw) {
+      std::string tried;
+      Params p = Explore(params_[src], rng, &tried);
+      if (!space_.Feasible(p)) continue;
+      params_[child] = std::move(p);
+      changes = std::move(tried);
+      break;
+    }
     start_[child] = step;
     TrialSpec spec;
     spec.number = child;

@@ -11,12 +11,15 @@
 #include <unordered_map>
 
 #include "common/json.h"
+#include "common/objectives.h"
 #include "common/rng.h"
 #include "common/values.h"
+#include "search_spaces/parameter_constraints.h"
 #include "search_spaces/samplers.h"
 #include "tuner/algorithms/hyperband.h"
 #include "tuner/algorithms/param_codec.h"
 #include "tuner/algorithms/parzen.h"
+#include "tuner/algorithms/tpe_split.h"
 
 namespace sweep {
 
@@ -40,6 +43,7 @@ struct Seen {
   const Point* p = nullptr;
   double score = 0;  // lower is better (goal applied); NaN: no value
   int64_t step = 0;  // stopped trials: the furthest step
+  double weight = -1;  // its weight in l(x) (MOTPE); negative: the default
 };
 
 // "; good trials by model: gbdt 3, mlp 1" where `model` is searched (the
@@ -107,7 +111,7 @@ class TpeScheduler : public Scheduler, public Proposer {
         tpe_(study.algorithm().tpe()),
         bohb_cfg_(study.algorithm().bohb()),
         bohb_(bohb),
-        maximize_(study.objective().goal() == pb::GOAL_MAXIMIZE),
+        maximize_(PrimaryObjective(study).goal() == pb::GOAL_MAXIMIZE),
         next_(created),
         consumed_(consumed) {
     if (!bohb && study.algorithm().has_max_trials()) {
@@ -120,6 +124,10 @@ class TpeScheduler : public Scheduler, public Proposer {
     }
     for (int i = 0; i < space_.size(); ++i)
       if (space_.param(i).type() != pb::PARAM_TYPE_CONSTANT) searched_.push_back(i);
+    if (!bohb && TracksTrialValues(study)) {
+      for (const pb::Objective& o : ObjectivesOf(study))
+        goals_.push_back(o.goal() == pb::GOAL_MAXIMIZE ? -1.0 : 1.0);
+    }
   }
 
   std::optional<TrialSpec> NextTrial() override {
@@ -152,6 +160,11 @@ class TpeScheduler : public Scheduler, public Proposer {
     std::string what;  // for `sweep why`
   };
   Model Prepare(const std::vector<const Trial*>& all, Rng* rng);
+  // Several objectives or outcome constraints (tpe_split.h): the finished
+  // trials split into `good` (with their weights) and `bad`, by Pareto rank
+  // and hypervolume, feasible first.
+  void SplitByFront(const std::vector<const Trial*>& all, int64_t n_good, std::vector<Seen>* good,
+                    std::vector<Seen>* bad, std::string* what);
   // Attempt 0 is the model's point (or the sampler's point k); later ones
   // ask the model again, then draw uniformly.
   Params Draw(const Model& m, int64_t k, int attempt, Rng* rng, double* log_ratio);
@@ -174,6 +187,9 @@ class TpeScheduler : public Scheduler, public Proposer {
   pb::BohbConfig bohb_cfg_;
   bool bohb_;
   bool maximize_;
+  // Studies with several objectives or with constraints: each objective's
+  // sign (-1: maximised), so the split sees them all minimised.
+  std::vector<double> goals_;
   int64_t next_;
   int64_t consumed_;
   std::optional<int64_t> planned_, budget_;
@@ -223,7 +239,7 @@ std::vector<Fitted> TpeScheduler::Fit(const std::vector<Seen>& good,
     std::vector<ParzenDim> dims;
     for (int i : g) dims.push_back(DimOf(space_.param(i)));
     // The trials that have the whole group, one row each.
-    auto rows = [&](const std::vector<Seen>& side) {
+    auto rows = [&](const std::vector<Seen>& side, std::vector<double>* weights) {
       std::vector<double> flat;
       flat.reserve(side.size() * g.size());
       for (const Seen& s : side) {
@@ -231,11 +247,14 @@ std::vector<Fitted> TpeScheduler::Fit(const std::vector<Seen>& good,
         for (int i : g) all = all && s.p->present[static_cast<size_t>(i)];
         if (!all) continue;
         for (int i : g) flat.push_back(*s.p->x[static_cast<size_t>(i)]);
+        if (s.weight >= 0) weights->push_back(s.weight);
       }
       return flat;
     };
-    out.push_back(Fitted{g, ParzenEstimator(dims, rows(good), {}, tpe_.prior_weight()),
-                         ParzenEstimator(dims, rows(bad), {}, tpe_.prior_weight())});
+    std::vector<double> good_weights, bad_weights;
+    std::vector<double> good_rows = rows(good, &good_weights), bad_rows = rows(bad, &bad_weights);
+    out.push_back(Fitted{g, ParzenEstimator(dims, good_rows, good_weights, tpe_.prior_weight()),
+                         ParzenEstimator(dims, bad_rows, {}, tpe_.prior_weight())});
   }
   return out;
 }
@@ -293,6 +312,15 @@ TpeScheduler::Model TpeScheduler::Prepare(const std::vector<const Trial*>& all, 
     }
     int64_t n_good = std::min<int64_t>(
         static_cast<int64_t>(std::ceil(tpe_.gamma() * static_cast<double>(n))), kMaxGood);
+    if (!goals_.empty()) {
+      SplitByFront(all, n_good, &good, &bad, &what);
+      bad.insert(bad.end(), running.begin(), running.end());
+      if (!running.empty())
+        what += " (" + std::to_string(running.size()) + " running, counted bad)";
+      m.random = false;
+      m.groups = Fit(good, bad);
+      return m;
+    }
     // Completed trials by value; stopped ones after them, furthest first.
     std::stable_sort(complete.begin(), complete.end(),
                      [](const Seen& a, const Seen& b) { return a.score < b.score; });
@@ -361,6 +389,19 @@ TpeScheduler::Model TpeScheduler::Prepare(const std::vector<const Trial*>& all, 
   return m;
 }
 
+void TpeScheduler::SplitByFront(const std::vector<const Trial*>& all, int64_t n_good,
+                                std::vector<Seen>* good, std::vector<Seen>* bad,
+                                std::string* what) {
+  FinishedSplit split = SplitFinishedTrials(all, goals_, n_good);
+  for (size_t g = 0; g < split.good.size(); ++g) {
+    const Trial* t = split.good[g];
+    good->push_back(Seen{t->number, &Values(*t), 0, t->last_step,
+                         split.good_weights.empty() ? -1 : split.good_weights[g]});
+  }
+  for (const Trial* t : split.bad) bad->push_back(Seen{t->number, &Values(*t), 0, t->last_step});
+  *what = std::move(split.what);
+}
+
 Params TpeScheduler::Draw(const Model& m, int64_t k, int attempt, Rng* rng, double* log_ratio) {
   if (m.random && attempt == 0) return RandomPoint(k);
   std::vector<std::optional<double>> chosen(static_cast<size_t>(space_.size()));
@@ -394,17 +435,30 @@ Params TpeScheduler::Propose(int64_t k, std::string* origin) {
   Params out;
   int attempt = 0;
   bool repeats = false;
+  bool feasible = true;
   for (;; ++attempt) {
     out = Draw(m, k, attempt, &rng, &log_ratio);
     pb::ParamSet set;
     *set.mutable_params() = out;
     repeats = taken.count(set.SerializeAsString()) > 0;
-    if (!repeats || attempt == kMaxAttempts) break;
+    feasible = space_.Feasible(out);
+    if ((!repeats && feasible) || attempt == kMaxAttempts) break;
+  }
+  // A point that breaks a parameter constraint is never proposed: past the
+  // model's attempts, uniform draws until one satisfies them.
+  for (int draw = 0; !feasible && draw < kFeasibleDraws; ++draw) {
+    out = space_.Sample([&](int) { return rng.Uniform(); });
+    feasible = space_.Feasible(out);
+    repeats = false;
   }
   *origin = m.what;
   if (!m.random && attempt < kModelAttempts)
     *origin += ", l/g of the winning candidate " + FormatDouble(std::exp(log_ratio));
-  if (repeats) {
+  if (!feasible) {
+    *origin += "; no draw satisfied the parameter constraints";
+  } else if (attempt == kMaxAttempts && !repeats) {
+    *origin += "; a uniform draw: no model candidate satisfied the parameter constraints";
+  } else if (repeats) {
     *origin += "; it repeats an unfinished trial's point: " + std::to_string(attempt + 1) +
                " draws found no free one";
   } else if (attempt > 0) {
