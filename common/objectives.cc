@@ -24,7 +24,7 @@ bool TracksTrialValues(const pb::Study& study) {
 }
 
 double ConstraintViolation(const pb::OutcomeConstraint& c, std::optional<double> value) {
-  if (!value || std::isnan(*value)) return std::numeric_limits<double>::infinity();
+  if (!value || !std::isfinite(*value)) return std::numeric_limits<double>::infinity();
   double v = 0;
   if (c.has_min() && *value < c.min()) v += c.min() - *value;
   if (c.has_max() && *value > c.max()) v += *value - c.max();

@@ -24,7 +24,7 @@ bool TracksTrialValues(const pb::Study& study);
 
 // How far `value` lies outside constraint `c`: 0 when it holds, the
 // distance to the bound it breaks otherwise, +infinity when the metric was
-// not reported or is not a number.
+// not reported or is not a finite number.
 double ConstraintViolation(const pb::OutcomeConstraint& c, std::optional<double> value);
 // The constraint as people read it: "memory_mb <= 16000",
 // "0.8 <= val_accuracy", "0 <= x <= 1".

@@ -11,13 +11,17 @@ namespace sweep {
 
 namespace {
 
+// Validation makes sure at least 1 in 1,000 random points is feasible, so
+// a feasible one is missed in this many draws with a probability of e^-1000.
+constexpr uint64_t kSamplerDraws = 1000000;
+
 class RandomSampler : public Sampler {
  public:
   RandomSampler(const SearchSpace& space, uint64_t seed) : space_(space), seed_(seed) {}
   // A point that breaks a parameter constraint is drawn again, each draw
   // keyed by its number too (the first as without constraints).
   std::optional<Params> Point(int64_t k) const override {
-    for (uint64_t draw = 0; draw < kFeasibleDraws; ++draw) {
+    for (uint64_t draw = 0; draw < kSamplerDraws; ++draw) {
       Params p = space_.Sample([&](int i) {
         return Rng(draw == 0 ? HashKey({seed_, static_cast<uint64_t>(k), static_cast<uint64_t>(i)})
                              : HashKey({seed_, static_cast<uint64_t>(k), static_cast<uint64_t>(i),
@@ -98,7 +102,7 @@ class QuasiRandomSampler : public Sampler {
     while (static_cast<int64_t>(feasible_.size()) <= k) {
       uint64_t start = next;
       while (!space_.Feasible(At(next))) {
-        if (++next - start >= kFeasibleDraws) return std::nullopt;
+        if (++next - start >= kSamplerDraws) return std::nullopt;
       }
       feasible_.push_back(next++);
     }
@@ -130,6 +134,12 @@ std::unique_ptr<Sampler> MakeGridSampler(const SearchSpace& space, uint64_t limi
 }
 std::unique_ptr<Sampler> MakeQuasiRandomSampler(const SearchSpace& space, uint64_t seed) {
   return std::make_unique<QuasiRandomSampler>(space, seed);
+}
+
+Params PointOrDraw(const Sampler& sampler, const SearchSpace& space, uint64_t seed, int64_t k) {
+  if (auto p = sampler.Point(k)) return *p;
+  Rng rng(HashKey({seed, static_cast<uint64_t>(k), 0xd7a3ULL}));
+  return space.Sample([&](int) { return rng.Uniform(); });
 }
 
 std::unique_ptr<Sampler> MakeSampler(const pb::Study& study, const SearchSpace& space) {

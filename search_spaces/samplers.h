@@ -25,6 +25,12 @@ std::unique_ptr<Sampler> MakeGridSampler(const SearchSpace& space, uint64_t limi
 // A Halton sequence with a seeded Cranley-Patterson shift: low discrepancy.
 std::unique_ptr<Sampler> MakeQuasiRandomSampler(const SearchSpace& space, uint64_t seed);
 
+// Point(k) of a sampler that never runs out (random, quasi-random); where
+// one under parameter constraints found no feasible point in its draws
+// (validation makes that practically impossible: e^-1000), a uniform draw
+// keyed by (seed, k), which may break them, rather than nothing.
+Params PointOrDraw(const Sampler& sampler, const SearchSpace& space, uint64_t seed, int64_t k);
+
 // Builds the sampler the study asks for. The study must be valid.
 std::unique_ptr<Sampler> MakeSampler(const pb::Study& study, const SearchSpace& space);
 // Number of trials the study will run (max_trials, capped by a finite space).

@@ -102,6 +102,8 @@ void CheckGp(const pb::Study& study, Checker* c) {
 void CheckNsga2(const pb::Study& study, Checker* c) {
   const pb::Nsga2Config& n = study.algorithm().nsga2();
   if (!study.algorithm().has_max_trials()) c->Fail("algorithm.max_trials", "is required for nsga2");
+  if (study.algorithm().has_budget())
+    c->Fail("algorithm.budget", "is not used by nsga2: its generations count trials (max_trials)");
   if (n.population() < 2 || n.population() > 10000)
     c->Fail("algorithm.nsga2.population", "must be in [2, 10000]");
   for (auto [name, v] : {std::pair{"crossover_prob", n.crossover_prob()},

@@ -74,6 +74,11 @@ void CheckSyntheticTask(const pb::Study& study, Checker* c) {
         }
       }
     }
+    // The functions of several objectives are defined on [0, 1].
+    if (fn->objectives > 1 &&
+        (p.type() == pb::PARAM_TYPE_FLOAT || p.type() == pb::PARAM_TYPE_INT) &&
+        (p.min() < 0 || p.max() > 1))
+      c->Fail(pp, "'" + std::string(fn->name) + "' is defined for inputs in [0, 1]");
   }
 }
 

@@ -42,8 +42,10 @@ int64_t StudyRun::FrontSize() const {
       if (objectives[k].goal() == pb::GOAL_MAXIMIZE) p.f[k] = -p.f[k];
     points.push_back(std::move(p));
   }
-  const int64_t n =
-      points.empty() ? 0 : static_cast<int64_t>(NonDominatedFronts(points).front().size());
+  // With no feasible trial there is no front (sweep best says so).
+  bool feasible = false;
+  for (const ParetoPoint& p : points) feasible = feasible || p.violation <= 0;
+  const int64_t n = feasible ? static_cast<int64_t>(NonDominatedFronts(points).front().size()) : 0;
   front_size_ = {completed, n};
   return n;
 }

@@ -124,15 +124,17 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
   // stands (a budget does not count the step twice), and the trial's value
   // there is the one judged.
   Action action;
-  if (objective && report.step() <= t->attempt_reported) {
+  // Several objectives are judged together, whichever the report lacks.
+  const bool judged = objective || !all.empty();
+  if (judged && report.step() <= t->attempt_reported) {
     action = scheduler_->DecisionAt(t->number, report.step()).value_or(Action{});
     auto first =
         store_->ReportedValue(t->id, t->attempts, report.step(), PrimaryObjective(study_).metric());
     if (!first.ok()) Write(first.status());
-    t->last_objective = first.ok() && *first ? **first : objective;
-  } else if (objective) {
-    if (std::isfinite(*objective)) fail_fast_.Disarm();  // something works
-    t->last_objective = objective;
+    if (objective) t->last_objective = first.ok() && *first ? **first : objective;
+  } else if (judged) {
+    if (objective && std::isfinite(*objective)) fail_fast_.Disarm();  // something works
+    if (objective) t->last_objective = objective;
     action = all.empty() ? scheduler_->OnReport(t->number, report.step(), *objective)
                          : scheduler_->OnReportAll(t->number, report.step(), all);
     t->attempt_reported = report.step();

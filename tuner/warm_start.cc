@@ -55,6 +55,11 @@ Status CheckWarmStartable(const pb::Study& study) {
 
 Result<WarmStart> SeedFromStudy(Store* store, int64_t study_id, const pb::Study& study,
                                 const SearchSpace& space, const std::string& from) {
+  if (TracksTrialValues(study))
+    return Status::InvalidArgument(
+        "--from " + from +
+        ": a study with several objectives or outcome constraints cannot be seeded yet (the "
+        "copied trials would carry no objectives or constraint values to learn from)");
   auto [path, name] = SplitSource(from);
   ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, Reader::Open(path));
   auto ref = reader->ResolveStudy(name);

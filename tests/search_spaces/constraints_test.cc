@@ -27,7 +27,7 @@ const char* kParams =
     "parameters:\n"
     "  x1: {type: float, min: 0, max: 1}\n"
     "  x2: {type: float, min: 0, max: 1}\n"
-    "  x3: {type: int, min: 1, max: 8}\n";
+    "  k: {type: int, min: 1, max: 8}\n";
 
 Status Check(const std::string& yaml, pb::Study* out = nullptr) {
   auto p = ParseStudyYaml(yaml, "s.yaml");
@@ -119,11 +119,11 @@ TEST(Objectives, RefusalsNameTheFieldAndItsLine) {
 TEST(ParameterConstraints, EverySamplerProposesOnlyFeasiblePoints) {
   for (const char* type : {"random", "quasirandom", "grid"}) {
     pb::Study s = Valid(kZdt + "parameter_constraints: [\"x1 + x2 <= 0.5\", " +
-                        "\"x3 * x1 < 2\"]\nalgorithm: {type: " + type +
+                        "\"k * x1 < 2\"]\nalgorithm: {type: " + type +
                         ", max_trials: 200}\nparameters:\n"
                         "  x1: {type: float, min: 0, max: 1, step: 0.1}\n"
                         "  x2: {type: float, min: 0, max: 1, step: 0.1}\n"
-                        "  x3: {type: int, min: 1, max: 8}\n");
+                        "  k: {type: int, min: 1, max: 8}\n");
     auto space = SearchSpace::Create(s);
     ASSERT_TRUE(space.ok()) << space.status().message();
     auto sampler = MakeSampler(s, *space);
@@ -132,13 +132,13 @@ TEST(ParameterConstraints, EverySamplerProposesOnlyFeasiblePoints) {
       auto p = sampler->Point(k);
       if (!p) break;
       EXPECT_LE(X(*p, "x1") + X(*p, "x2"), 0.5 + 1e-9) << type << " " << k;
-      EXPECT_LT(X(*p, "x3") * X(*p, "x1"), 2) << type << " " << k;
+      EXPECT_LT(X(*p, "k") * X(*p, "x1"), 2) << type << " " << k;
       seen.insert(ParamsToJson(*p));
     }
     EXPECT_GT(seen.size(), 50u) << type;
     if (std::string(type) == "grid") {
       // 21 of the 121 (x1, x2) pairs have x1 + x2 <= 0.5 (sums on a 0.1
-      // grid: 1 + 2 + ... + 6), times the x3 values with x3 * x1 < 2.
+      // grid: 1 + 2 + ... + 6), times the k values with k * x1 < 2.
       int want = 0;
       for (int a = 0; a <= 10; ++a)
         for (int b = 0; a + b <= 5; ++b)

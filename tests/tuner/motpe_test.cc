@@ -1,5 +1,5 @@
 // MOTPE and constrained TPE: the good/bad split by hand (fronts, the
-// hypervolume subset, infeasible trials filling in, the weights), and MOTPE
+// hypervolume subset, infeasible trials filling in), and MOTPE
 // learning: on ZDT1 its front's hypervolume after 60 trials beats 60
 // quasi-random points' on every seed.
 #include <gtest/gtest.h>
@@ -27,14 +27,6 @@ TEST(TpeSplit, WholeFrontsThenTheLargestHypervolume) {
   // (5,1) 0.5*4.5, (1,5) 4.5*0.5.
   s = SplitForTpe(p, 4);
   EXPECT_EQ(s.good, (std::vector<size_t>{0, 1, 2, 3}));
-  // The weights: leave-one-out contributions over the largest, against
-  // the good points' reference (4.4, 4.4); (2,2) is dominated: EPS.
-  ASSERT_EQ(s.good_weights.size(), 4u);
-  EXPECT_LT(s.good_weights[3], 1e-9);
-  EXPECT_DOUBLE_EQ(*std::max_element(s.good_weights.begin(), s.good_weights.end()), 1.0);
-  // (1,1) alone covers [1,4.4)x[1,4.4) minus what (0,4) and (4,0) cover:
-  // its contribution is the largest.
-  EXPECT_EQ(s.good_weights[1], 1.0);
 }
 
 TEST(TpeSplit, InfeasibleTrialsFillTheGoodGroupOnlyWhenFewAreFeasible) {
@@ -43,11 +35,9 @@ TEST(TpeSplit, InfeasibleTrialsFillTheGoodGroupOnlyWhenFewAreFeasible) {
   EXPECT_EQ(two.good, (std::vector<size_t>{1, 3}));  // both feasible, though worse
   TpeSplit three = SplitForTpe(p, 3);
   EXPECT_EQ(three.good, (std::vector<size_t>{1, 2, 3}));  // the least violation joins
-  EXPECT_LT(three.good_weights[1], 1e-9);                 // with EPS weight
   // One objective: by value, feasible first.
   std::vector<SplitPoint> one = {{{3}, 0}, {{1}, 0.5}, {{2}, 0}, {{0}, 0}};
   EXPECT_EQ(SplitForTpe(one, 2).good, (std::vector<size_t>{2, 3}));
-  EXPECT_TRUE(SplitForTpe(one, 2).good_weights.empty());
 }
 
 // A ZDT1 study of `trials` trials run by `algorithm`; the hypervolume of

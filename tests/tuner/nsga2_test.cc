@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "common/pareto.h"
+#include "search_spaces/space_point.h"
 #include "trial_runner/synthetic.h"
 #include "tuner/model_study.h"
 
@@ -117,12 +118,51 @@ TEST(Nsga2Test, AProposalIsAPureFunctionOfSeedNumberAndTable) {
 TEST(Nsga2Test, ChildrenSatisfyTheParameterConstraints) {
   Nsga2Study f("{type: nsga2, max_trials: 60, nsga2: {population: 10}}", 2, 2, 5,
                "parameter_constraints: [\"x1 + x2 <= 0.7\"]\n");
+  int bred = 0;
   while (auto spec = f.s->NextTrial()) {
     auto x = f.Xs(*spec, 2);
     EXPECT_LE(x[0] + x[1], 0.7 + 1e-12) << spec->origin;
+    // Children, not uniform draws.
+    bred += spec->origin.find("crossover of trials") != std::string::npos ||
+            spec->origin.find("a copy of trials") != std::string::npos;
     f.Add(*spec, TrialStatus::kCompleted, Zdt1(x));
   }
   EXPECT_EQ(f.table.size(), 60);
+  EXPECT_GE(bred, 45);  // all but generation 0's ten
+}
+
+TEST(Nsga2Test, ChildrenStayOnTheGridOfStepsAndChoices) {
+  // The same space with stepped and categorical parameters beside x1, x2.
+  auto p = ParseStudyYaml(
+      "name: t\ntask: {command: {argv: [train]}}\nalgorithm: {type: nsga2, max_trials: 80, "
+      "nsga2: {population: 8}}\nobjectives: [{metric: f1, goal: minimize}, {metric: f2, goal: "
+      "minimize}]\nparameters:\n  x1: {type: float, min: 0, max: 1}\n"
+      "  batch: {type: int, min: 32, max: 512, step: 32}\n"
+      "  lr: {type: float, min: 0.001, max: 1, log: true}\n"
+      "  drop: {type: float, min: 0, max: 0.5, step: 0.1}\n"
+      "  act: {type: categorical, values: [relu, tanh, gelu]}\n",
+      "t.yaml");
+  ASSERT_TRUE(p.ok());
+  ASSERT_TRUE(ValidateStudy(&*p).ok());
+  SearchSpace space = *SearchSpace::Create(p->study);
+  TrialTable table(false);
+  auto s = MakeScheduler(p->study, space, 0, 0, &table);
+  int64_t id = 1;
+  while (auto spec = s->NextTrial()) {
+    pb::ParamSet set = spec->params;
+    EXPECT_TRUE(CheckPoint(space, set).ok())
+        << CheckPoint(space, set).message() << " " << spec->origin;
+    Trial t;
+    t.id = id++;
+    t.number = spec->number;
+    t.status = TrialStatus::kCompleted;
+    t.params = spec->params;
+    double batch = X(*spec, "batch"), x1 = X(*spec, "x1");
+    t.objectives = {x1 + batch / 512, 1 - x1 + X(*spec, "drop")};
+    t.value = t.objectives[0];
+    table.Insert(std::move(t));
+  }
+  EXPECT_EQ(table.size(), 80);
 }
 
 double RunStudy(const std::string& algorithm, int inputs, int objectives, int seed, int trials) {

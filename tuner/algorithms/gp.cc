@@ -200,7 +200,7 @@ Params GpProposer::Propose(int64_t k, std::string* origin) {
                   ? std::string("quasi-random draw (no parameter is searched)")
                   : "quasi-random start-up draw (" + std::to_string(n) + " of the " +
                         std::to_string(n_startup_) + " completed trials the GP waits for)";
-    return FreePoint(*startup_->Point(k), taken, &rng, origin);
+    return FreePoint(PointOrDraw(*startup_, space_, seed_, k), taken, &rng, origin);
   }
   const Eigen::Index D = static_cast<Eigen::Index>(columns_.size());
   Eigen::MatrixXd X(n, D);

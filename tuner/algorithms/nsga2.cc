@@ -72,9 +72,20 @@ class Nsga2 : public Scheduler {
   std::vector<double> goals_;  // -1 where maximised
   int64_t next_;
   int64_t planned_;
+  // Elite()'s last answer, for (limit, completed trials below it).
+  mutable int64_t cached_limit_ = -1, cached_completed_ = -1;
+  mutable std::vector<Member> cached_elite_;
 };
 
 std::vector<Member> Nsga2::Elite(int64_t limit) const {
+  // The elite changes only when a trial below `limit` completes (trials
+  // never leave completed): the last one is kept for as long.
+  int64_t completed = 0;
+  if (trials_) {
+    for (const auto& [id, t] : trials_->all())
+      completed += t.status == TrialStatus::kCompleted && t.number < limit;
+  }
+  if (limit == cached_limit_ && completed == cached_completed_) return cached_elite_;
   std::vector<const Trial*> pool;
   std::vector<ParetoPoint> points;
   if (trials_) {
@@ -119,6 +130,9 @@ std::vector<Member> Nsga2::Elite(int64_t limit) const {
       elite.push_back({sorted_pool[fronts[r][i]], r, crowding[i]});
     }
   }
+  cached_limit_ = limit;
+  cached_completed_ = completed;
+  cached_elite_ = elite;
   return elite;
 }
 
@@ -152,8 +166,10 @@ double Nsga2::Sbx(int i, double x, double y, Rng* rng) const {
   }
   c = std::clamp(c, lo, hi);
   double out = log ? std::exp(c) : c;
-  if (p.type() == pb::PARAM_TYPE_FLOAT && p.has_step() && p.step() > 0)
-    out = p.min() + std::round((out - p.min()) / p.step()) * p.step();
+  // On the parameter's grid: a stepped float's, an int's (step 1 at least).
+  const double step = p.type() == pb::PARAM_TYPE_INT ? std::max(1.0, p.step()) : p.step();
+  if ((p.type() == pb::PARAM_TYPE_INT || p.has_step()) && step > 0)
+    out = p.min() + std::round((out - p.min()) / step) * step;
   return std::clamp(out, p.min(), p.max());
 }
 
@@ -197,7 +213,7 @@ Params Nsga2::Propose(int64_t k, std::string* origin) {
     *origin = head + (generation == 0 ? std::string("quasi-random start-up point")
                                       : "quasi-random point (fewer than 2 trials of the earlier "
                                         "generations have completed)");
-    return *startup_->Point(k);
+    return PointOrDraw(*startup_, space_, seed_, k);
   }
   Rng rng(HashKey({seed_, static_cast<uint64_t>(k), kNsga2Salt}));
   size_t front = 0;
@@ -224,7 +240,7 @@ Params Nsga2::Propose(int64_t k, std::string* origin) {
     return p;
   }
   *origin = head + "quasi-random point (no draw satisfied the parameter constraints)";
-  return *startup_->Point(k);
+  return PointOrDraw(*startup_, space_, seed_, k);
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ class Pbt : public Scheduler {
     std::set<int64_t> first;
     for (int64_t k = 0; k < population_; ++k) {
       first.insert(k);
-      params_[k] = *sampler_->Point(k);
+      params_[k] = PointOrDraw(*sampler_, space_, seed_, k);
       start_[k] = 0;
     }
     if (interval_ < max_steps_) gens_.push_back(Cohort(interval_, std::move(first)));

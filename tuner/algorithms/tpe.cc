@@ -43,7 +43,7 @@ struct Seen {
   const Point* p = nullptr;
   double score = 0;  // lower is better (goal applied); NaN: no value
   int64_t step = 0;  // stopped trials: the furthest step
-  double weight = -1;  // its weight in l(x) (MOTPE); negative: the default
+  double weight = -1;  // its weight in l(x) (MOTPE: 1 each); negative: the default
 };
 
 // "; good trials by model: gbdt 3, mlp 1" where `model` is searched (the
@@ -168,7 +168,7 @@ class TpeScheduler : public Scheduler, public Proposer {
   // Attempt 0 is the model's point (or the sampler's point k); later ones
   // ask the model again, then draw uniformly.
   Params Draw(const Model& m, int64_t k, int attempt, Rng* rng, double* log_ratio);
-  Params RandomPoint(int64_t k) const { return *random_->Point(k); }
+  Params RandomPoint(int64_t k) const { return PointOrDraw(*random_, space_, seed_, k); }
   // The trial's parameters in the estimator's form, cached by number.
   const Point& Values(const Trial& t);
   // The estimators of each group of parameters over `good` and `bad`.
@@ -313,6 +313,9 @@ TpeScheduler::Model TpeScheduler::Prepare(const std::vector<const Trial*>& all, 
     int64_t n_good = std::min<int64_t>(
         static_cast<int64_t>(std::ceil(tpe_.gamma() * static_cast<double>(n))), kMaxGood);
     if (!goals_.empty()) {
+      // Several objectives: Optuna 5's gamma has no cap of 25 there.
+      if (goals_.size() > 1)
+        n_good = static_cast<int64_t>(std::ceil(tpe_.gamma() * static_cast<double>(n)));
       SplitByFront(all, n_good, &good, &bad, &what);
       bad.insert(bad.end(), running.begin(), running.end());
       if (!running.empty())
@@ -395,8 +398,7 @@ void TpeScheduler::SplitByFront(const std::vector<const Trial*>& all, int64_t n_
   FinishedSplit split = SplitFinishedTrials(all, goals_, n_good);
   for (size_t g = 0; g < split.good.size(); ++g) {
     const Trial* t = split.good[g];
-    good->push_back(Seen{t->number, &Values(*t), 0, t->last_step,
-                         split.good_weights.empty() ? -1 : split.good_weights[g]});
+    good->push_back(Seen{t->number, &Values(*t), 0, t->last_step, goals_.size() > 1 ? 1.0 : -1.0});
   }
   for (const Trial* t : split.bad) bad->push_back(Seen{t->number, &Values(*t), 0, t->last_step});
   *what = std::move(split.what);

@@ -44,43 +44,6 @@ std::vector<size_t> SelectByHypervolume(const std::vector<SplitPoint>& points,
   return chosen;
 }
 
-// Each good feasible point's leave-one-out share of the front's
-// hypervolume over the largest share; EPS for the rest.
-std::vector<double> HypervolumeWeights(const std::vector<SplitPoint>& points,
-                                       const std::vector<size_t>& good) {
-  std::vector<double> weights(good.size(), kEps);
-  std::vector<size_t> feasible;  // positions in `good`
-  for (size_t g = 0; g < good.size(); ++g)
-    if (points[good[g]].violation <= 0) feasible.push_back(g);
-  if (feasible.size() <= 1) {
-    for (size_t g : feasible) weights[g] = 1;
-    return weights;
-  }
-  std::vector<ParetoPoint> fp;
-  std::vector<std::vector<double>> fs;
-  for (size_t g : feasible) {
-    fp.push_back({points[good[g]].f, 0});
-    fs.push_back(points[good[g]].f);
-  }
-  const std::vector<double> ref = ReferencePoint(fs);
-  std::vector<size_t> front = NonDominatedFronts(fp)[0];
-  std::vector<std::vector<double>> front_f;
-  for (size_t i : front) front_f.push_back(fs[i]);
-  const double total = Hypervolume(front_f, ref);
-  if (!std::isfinite(total)) return weights;
-  std::vector<double> contrib(front.size());
-  for (size_t j = 0; j < front.size(); ++j) {
-    std::vector<std::vector<double>> others;
-    for (size_t i = 0; i < front.size(); ++i)
-      if (i != j) others.push_back(front_f[i]);
-    contrib[j] = total - Hypervolume(others, ref);
-  }
-  const double top = std::max(*std::max_element(contrib.begin(), contrib.end()), kEps);
-  for (size_t j = 0; j < front.size(); ++j)
-    weights[feasible[front[j]]] = std::max(contrib[j] / top, kEps);
-  return weights;
-}
-
 }  // namespace
 
 std::vector<double> ReferencePoint(const std::vector<std::vector<double>>& points) {
@@ -135,7 +98,6 @@ TpeSplit SplitForTpe(const std::vector<SplitPoint>& points, size_t n_good) {
   for (size_t i = 0; i < points.size(); ++i)
     if (!is_good[i]) out.bad.push_back(i);
   out.good = std::move(good);
-  if (m > 1) out.good_weights = HypervolumeWeights(points, out.good);
   return out;
 }
 
@@ -146,9 +108,11 @@ namespace sweep {
 FinishedSplit SplitFinishedTrials(const std::vector<const Trial*>& all,
                                   const std::vector<double>& goals, int64_t n_good) {
   std::vector<SplitPoint> points;
-  std::vector<const Trial*> trials;
+  std::vector<const Trial*> trials, stopped;
   for (const Trial* t : all) {
-    if (t->status != TrialStatus::kCompleted && t->status != TrialStatus::kStopped) continue;
+    // A stopped trial's values are partial: it is bad, as a running one.
+    if (t->status == TrialStatus::kStopped) stopped.push_back(t);
+    if (t->status != TrialStatus::kCompleted) continue;
     if (t->objectives.size() != goals.size()) continue;
     SplitPoint p{t->objectives, t->violation};
     bool finite = true;
@@ -168,7 +132,7 @@ FinishedSplit SplitFinishedTrials(const std::vector<const Trial*>& all,
     infeasible += points[i].violation > 0;
   }
   for (size_t i : split.bad) out.bad.push_back(trials[i]);
-  out.good_weights = std::move(split.good_weights);
+  out.bad.insert(out.bad.end(), stopped.begin(), stopped.end());
   const bool several = goals.size() > 1;
   out.what = std::string(several ? "MOTPE" : "TPE") + ": " + std::to_string(out.good.size()) +
              " good" + (several ? " (by Pareto rank, then hypervolume)" : "") + " and " +

@@ -9,10 +9,10 @@
 //   selection). With one objective, by value.
 // - Infeasible trials fill the good group only when too few are feasible,
 //   least violation first; the others are bad.
-// - The good trials' weights in l(x): with several objectives, each one's
-//   share of the front's hypervolume (its leave-one-out contribution over
-//   the largest; EPS for the dominated and the infeasible), so the
-//   proposals follow the front's least crowded regions.
+// - Every good trial weighs the same in l(x) with several objectives, as in
+//   Optuna 5 (Optuna 3 weighted them by hypervolume contribution; on
+//   bench/search/mo.py's problems equal weights did as well or better on
+//   five of seven).
 #pragma once
 
 #include <cstddef>
@@ -31,19 +31,16 @@ struct SplitPoint {
 
 struct TpeSplit {
   std::vector<size_t> good, bad;  // indices into the points, ascending
-  // One per `good` entry (several objectives); empty: the default weights.
-  std::vector<double> good_weights;
 };
 
 // `n_good` of the points go to the good group (at most all of them).
 TpeSplit SplitForTpe(const std::vector<SplitPoint>& points, size_t n_good);
 
-// The finished (completed and stopped) trials of `all` with every
-// objective split as SplitForTpe does; `goals` holds each objective's sign
+// The completed trials of `all` with every objective split as SplitForTpe
+// does, the stopped ones (their values partial) bad; `goals` holds each objective's sign
 // (-1: maximised). `what` says so for `sweep why`.
 struct FinishedSplit {
   std::vector<const Trial*> good, bad;  // in the order of `all`
-  std::vector<double> good_weights;     // one per good trial; empty: the default
   std::string what;
 };
 FinishedSplit SplitFinishedTrials(const std::vector<const Trial*>& all,
