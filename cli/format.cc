@@ -10,6 +10,12 @@
 
 namespace sweep {
 
+Cell ParamCell(const pb::Value& v) {
+  if (v.kind_case() == pb::Value::kNumber) return v.number();
+  if (v.kind_case() == pb::Value::kInteger) return static_cast<int64_t>(v.integer());
+  return ValueToString(v);
+}
+
 std::string FailureLine(const std::string& failure) {
   size_t nl = failure.find('\n');
   if (nl == std::string::npos) return failure;

@@ -19,6 +19,9 @@ Result<Format> ParseFormat(const std::string& name);
 // "; last lines of stderr:") and its last, which names the error
 // ("the program exited with code 1: ValueError: alpha must be > 0").
 std::string FailureLine(const std::string& failure);
+// A parameter's value in a table's cell: a number as a number (lined up by
+// its column), anything else as its text.
+Cell ParamCell(const pb::Value& v);
 // A table shows numbers and times by cli/human_cells.h, `kinds` saying how
 // each column is read (missing ones: kAuto); CSV and JSON keep every number
 // in full.

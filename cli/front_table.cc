@@ -95,17 +95,7 @@ Result<std::string> FormatFront(Reader& r, const StudyRef& study, const StudyFro
     for (const auto& p : views[k].params.params()) values[p.name()] = &p.value();
     for (const auto& p : params) {
       auto it = values.find(p);
-      Cell c;
-      if (it != values.end()) {
-        const pb::Value& v = *it->second;
-        if (v.kind_case() == pb::Value::kNumber)
-          c = v.number();
-        else if (v.kind_case() == pb::Value::kInteger)
-          c = static_cast<int64_t>(v.integer());
-        else
-          c = ValueToString(v);
-      }
-      row.push_back(c);
+      row.push_back(it == values.end() ? Cell() : ParamCell(*it->second));
     }
     table.rows.push_back(std::move(row));
   }

@@ -97,16 +97,8 @@ FullTable BuildTable(const std::vector<TrialView>& trials, Format f, const std::
     if (lineage) row.push_back(opt(tr.parent_number));
     for (const auto& n : names) {
       Cell c;
-      for (const auto& p : tr.params.params()) {
-        if (p.name() != n) continue;
-        const pb::Value& v = p.value();
-        if (v.kind_case() == pb::Value::kNumber)
-          c = v.number();
-        else if (v.kind_case() == pb::Value::kInteger)
-          c = static_cast<int64_t>(v.integer());
-        else
-          c = ValueToString(v);
-      }
+      for (const auto& p : tr.params.params())
+        if (p.name() == n) c = ParamCell(p.value());
       row.push_back(c);
     }
     for (const auto& m : metrics) {

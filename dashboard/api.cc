@@ -75,6 +75,7 @@ Result<std::string> Api::Get(const std::string& path, double now, bool* cacheabl
   if (view == "importance") return ImportanceJson(*reader_, id);
   if (view == "rungs") return RungsJson(*reader_, id);
   if (view == "lineage") return LineageJson(*reader_, id);
+  if (view == "front") return FrontJson(*reader_, id);
   return not_found;
 }
 

@@ -12,6 +12,7 @@ SWEEP_ASSET(style_css)
 SWEEP_ASSET(boot_js)
 SWEEP_ASSET(plot_js)
 SWEEP_ASSET(views_js)
+SWEEP_ASSET(front_js)
 SWEEP_ASSET(study_js)
 SWEEP_ASSET(compare_js)
 SWEEP_ASSET(app_js)
@@ -40,6 +41,8 @@ const std::vector<Asset>& Assets() {
        Bytes(kAsset_plot_js, kAsset_plot_js_size)},
       {"views.js", "application/javascript; charset=utf-8",
        Bytes(kAsset_views_js, kAsset_views_js_size)},
+      {"front.js", "application/javascript; charset=utf-8",
+       Bytes(kAsset_front_js, kAsset_front_js_size)},
       {"study.js", "application/javascript; charset=utf-8",
        Bytes(kAsset_study_js, kAsset_study_js_size)},
       {"compare.js", "application/javascript; charset=utf-8",
@@ -56,8 +59,8 @@ const Asset* FindAsset(std::string_view name) {
 }
 
 const std::vector<std::string_view>& ScriptOrder() {
-  static const std::vector<std::string_view> order = {"plot.js", "views.js", "study.js",
-                                                      "compare.js", "app.js"};
+  static const std::vector<std::string_view> order = {"plot.js",  "views.js",   "front.js",
+                                                      "study.js", "compare.js", "app.js"};
   return order;
 }
 

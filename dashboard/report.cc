@@ -58,12 +58,12 @@ Status WriteReport(const std::string& db, const std::string& study, const std::s
   std::vector<std::string> paths = {"/api/studies",       base,
                                     base + "/trials",     base + "/curves",
                                     base + "/importance", base + "/rungs",
-                                    base + "/lineage"};
+                                    base + "/lineage",    base + "/front"};
   for (int64_t id : TrialPages(trials, ref.maximize))
     paths.push_back("/api/trials/" + std::to_string(id));
   std::string data = "{\"generated_at\":" + JsonNumber(now) +
                      ",\"study\":" + std::to_string(ref.id) +
-                     ",\"trial_pages\":" + std::to_string(paths.size() - 7) +
+                     ",\"trial_pages\":" + std::to_string(paths.size() - 8) +
                      ",\"trials\":" + std::to_string(trials.size()) + ",\"data\":{";
   for (size_t i = 0; i < paths.size(); ++i) {
     ASSIGN_OR_RETURN(std::string json, api->Get(paths[i], now));

@@ -29,6 +29,11 @@ Result<std::string> ImportanceJson(Reader& reader, int64_t study_id);
 Result<std::string> RungsJson(Reader& reader, int64_t study_id);
 Result<std::string> LineageJson(Reader& reader, int64_t study_id);
 
+// views_front.cc: several objectives or constraints: the completed trials'
+// objectives, feasibility, front membership and broken constraints, and the
+// front's hypervolume as trials came in (empty lists for other studies).
+Result<std::string> FrontJson(Reader& reader, int64_t study_id);
+
 // views_pool.cc: a service's pool: studies with owner, priority, runners
 // and share, the latest runs on each runner, the latest preemptions, and
 // the runner jobs its launcher got from Slurm.

@@ -17,7 +17,7 @@ window.SweepFetch = (() => {
   const paths = ["/api/version"];
   if (route[1] === "study" && id) {
     const base = `/api/studies/${id}`;
-    paths.push(base, ...["trials", "curves", "importance", "rungs", "lineage"].map((v) => `${base}/${v}`));
+    paths.push(base, ...["trials", "curves", "importance", "rungs", "lineage", "front"].map((v) => `${base}/${v}`));
   } else if (route[1] === "trial" && id) {
     paths.push(`/api/trials/${id}`);
   } else if (!route[1]) {

@@ -276,11 +276,12 @@ const StudyPage = (() => {
   async function render(api, el, id) {
     const base = `/api/studies/${id}`;
     const get = (view) => api(view ? `${base}/${view}` : base);
-    const [sP, trP, cvP, impP, rgP, lnP] = ["", "trials", "curves", "importance", "rungs", "lineage"].map(get);
+    const [sP, trP, cvP, impP, rgP, lnP, frP] =
+      ["", "trials", "curves", "importance", "rungs", "lineage", "front"].map(get);
     // Handled: one that fails while an earlier one has failed is not an
     // "uncaught" error (the first failure is what the page shows).
-    for (const p of [trP, cvP, impP, rgP, lnP]) p.catch(() => {});
-    const [s, rg, ln] = await Promise.all([sP, rgP, lnP]);
+    for (const p of [trP, cvP, impP, rgP, lnP, frP]) p.catch(() => {});
+    const [s, rg, ln, fr] = await Promise.all([sP, rgP, lnP, frP]);
     // When each part was drawn and how long it took, for the benchmark's
     // breakdown.
     const times = (window.__sweepTimes = { summary_at: performance.now() });
@@ -299,6 +300,9 @@ const StudyPage = (() => {
     };
     const axis = h("select", {}, h("option", { value: "number", text: "by trial number" }), h("option", { value: "time", text: "by time" }));
     axis.value = historyAxis;
+    // Several objectives or constraints: the front first.
+    if (fr.objectives.length > 1 || fr.constraints.length)
+      timed("front", () => Front.render(fr, box("front", fr.objectives.length > 1 ? "Pareto front" : "Feasibility")));
     const hist = box("history", "Optimisation history", axis);
     const curvesBox = box("curves", "Learning curves");
     const parallelBox = box("parallel", "Parallel coordinates");

@@ -343,6 +343,83 @@ class BrowserTest(unittest.TestCase, PageChecks):
                             for u in page.requests), page.requests)
 
 
+FRONT2 = """name: front2
+objectives: [{metric: f1, goal: minimize}, {metric: f2, goal: minimize}]
+constraints: [{metric: f1, max: 0.7}]
+task: {synthetic: {function: zdt1}}
+algorithm: {type: tpe, max_trials: 40}
+seed: 2
+parameters:
+  x1: {type: float, min: 0, max: 1}
+  x2: {type: float, min: 0, max: 1}
+  x3: {type: float, min: 0, max: 1}
+"""
+FRONT3 = """name: front3
+objectives: [{metric: f1, goal: minimize}, {metric: f2, goal: minimize}, {metric: f3, goal: minimize}]
+task: {synthetic: {function: dtlz2}}
+algorithm: {type: nsga2, max_trials: 30, nsga2: {population: 10}}
+seed: 3
+parameters:
+  x1: {type: float, min: 0, max: 1}
+  x2: {type: float, min: 0, max: 1}
+  x3: {type: float, min: 0, max: 1}
+"""
+
+
+class FrontTest(unittest.TestCase):
+    """Several objectives: the front's view on the study page and in the report."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = helpers.temp_folder()
+        cls.db = os.path.join(cls.tmp.name, "f.db")
+        for yaml in (FRONT2, FRONT3):
+            helpers.run_study(SWEEP, cls.tmp.name, yaml, cls.db)
+        cls.browser = cdp.Browser.launch(1280, 900)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.close()
+        cls.tmp.cleanup()
+
+    def check_front(self, page, name, charts):
+        self.assertEqual(page.errors, [])
+        self.assertIn("front", views(page))
+        front = json.loads(helpers.run(SWEEP, "best", name, "--db", self.db,
+                                       "--format", "json").stdout)
+        legend = page.eval("({...document.querySelector('section[data-view=front] .legend').dataset})")
+        self.assertEqual(int(legend["front"]), len(front))
+        broken = helpers.query(self.db, "SELECT count(DISTINCT v.trial_id) FROM trial_values v "
+                               "JOIN trials t ON t.id = v.trial_id JOIN studies s ON "
+                               "s.id = t.study_id WHERE s.name = ? AND t.status = 'completed' "
+                               "AND v.kind = 'constraint' AND (v.violation IS NULL OR "
+                               "v.violation > 0)", name)[0][0]
+        self.assertEqual(int(legend["infeasible"]), broken)
+        rows = page.eval("document.querySelectorAll('section[data-view=front] table.broken "
+                         "tr[data-trial]').length")
+        self.assertEqual(rows, broken)
+        self.assertEqual(page.eval("document.querySelectorAll('section[data-view=front] "
+                                   "canvas').length"), charts)
+        self.assertGreater(canvas_colors(page, "front"), 8)
+        tip = hover_tip(page, "front")
+        self.assertRegex(tip, r"^trial \d+")
+
+    def test_the_front_with_two_objectives_and_a_constraint_and_with_three(self):
+        with helpers.Dashboard(SWEEP, self.db) as d:
+            page = self.page(d.url + "#/study/1")
+            # The scatter with the front, and the hypervolume.
+            self.check_front(page, "front2", 2)
+            page = self.page(d.url + "#/study/2")
+            # Three pairs, and the hypervolume.
+            self.check_front(page, "front3", 4)
+        out = os.path.join(self.tmp.name, "front.html")
+        helpers.run(SWEEP, "report", "front2", "--db", self.db, "-o", out)
+        self.check_front(self.page("file://" + out), "front2", 2)
+
+    def page(self, url):
+        return BrowserTest.page(self, url)
+
+
 if __name__ == "__main__":
     if cdp.find_browser() is None:
         print("SKIPPED: no Chromium found (install the `chromium` package, or set "

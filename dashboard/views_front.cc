@@ -1,0 +1,105 @@
+// A study's Pareto front as the dashboard's JSON (view `front`): each
+// completed trial's objectives, whether it is feasible and on the front,
+// the constraints it broke, and the front's hypervolume as the trials came
+// in. Studies with one objective and no constraints have no front.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/json_writer.h"
+#include "common/objectives.h"
+#include "common/pareto.h"
+#include "dashboard/views.h"
+
+namespace sweep {
+
+namespace {
+
+// At most this many points on the hypervolume's line.
+constexpr size_t kHypervolumePoints = 200;
+
+// The hypervolume of the feasible trials among the first k (by id, the
+// order they were made), for k at up to kHypervolumePoints steps, in the box
+// between each objective's best and worst feasible value (goals applied),
+// so 1 would be one trial best in every objective.
+void WriteHypervolume(JsonWriter& w, const StudyFront& f) {
+  const size_t m = f.objectives.size();
+  std::vector<std::vector<double>> points(f.trials.size());
+  std::vector<double> lo(m, std::numeric_limits<double>::infinity()), hi(m, -lo[0]);
+  for (size_t i = 0; i < f.trials.size(); ++i) {
+    const FrontTrial& t = f.trials[i];
+    bool finite = t.violation == 0;
+    for (size_t k = 0; k < m && finite; ++k) finite = std::isfinite(t.objectives[k]);
+    if (!finite) continue;
+    for (size_t k = 0; k < m; ++k) {
+      double v = f.objectives[k].goal() == pb::GOAL_MAXIMIZE ? -t.objectives[k] : t.objectives[k];
+      points[i].push_back(v);
+      lo[k] = std::min(lo[k], v);
+      hi[k] = std::max(hi[k], v);
+    }
+  }
+  w.Key("hypervolume").BeginArray();
+  const size_t n = f.trials.size(), stride = std::max<size_t>(1, n / kHypervolumePoints);
+  for (size_t end = stride; m > 1 && end <= n + stride - 1; end += stride) {
+    const size_t upto = std::min(end, n);
+    std::vector<std::vector<double>> scaled;
+    for (size_t i = 0; i < upto; ++i) {
+      if (points[i].empty()) continue;
+      std::vector<double> p;
+      for (size_t k = 0; k < m; ++k)
+        p.push_back(hi[k] > lo[k] ? (points[i][k] - lo[k]) / (hi[k] - lo[k]) : 0);
+      scaled.push_back(std::move(p));
+    }
+    // The reference a tenth past the worst, so the worst points count.
+    w.BeginObject().Key("trials").Int(static_cast<int64_t>(upto));
+    w.Key("value").Number(Hypervolume(scaled, std::vector<double>(m, 1.1)));
+    w.EndObject();
+    if (upto == n) break;
+  }
+  w.EndArray();
+}
+
+}  // namespace
+
+Result<std::string> FrontJson(Reader& reader, int64_t study_id) {
+  ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(study_id));
+  JsonWriter w;
+  w.BeginObject().Key("objectives").BeginArray();
+  for (const pb::Objective& o : ObjectivesOf(spec))
+    w.BeginObject()
+        .Key("metric")
+        .String(o.metric())
+        .Key("goal")
+        .String(o.goal() == pb::GOAL_MAXIMIZE ? "maximize" : "minimize")
+        .EndObject();
+  w.EndArray().Key("constraints").BeginArray();
+  for (const pb::OutcomeConstraint& c : spec.constraints()) w.String(ConstraintText(c));
+  w.EndArray();
+  if (!TracksTrialValues(spec)) {
+    w.Key("trials").BeginArray().EndArray().Key("hypervolume").BeginArray().EndArray();
+    return w.EndObject().Take();
+  }
+  StudyRef ref;
+  ref.id = study_id;
+  ref.name = spec.name();
+  ASSIGN_OR_RETURN(StudyFront f, reader.Front(ref));
+  std::vector<bool> on_front(f.trials.size(), false);
+  if (f.feasible > 0)
+    for (size_t i : f.front) on_front[i] = true;
+  w.Key("feasible").Int(f.feasible).Key("trials").BeginArray();
+  for (size_t i = 0; i < f.trials.size(); ++i) {
+    const FrontTrial& t = f.trials[i];
+    w.BeginObject().Key("id").Int(t.id).Key("number").Int(t.number).Key("values").BeginArray();
+    for (double v : t.objectives) w.Number(v);
+    w.EndArray().Key("feasible").Bool(t.violation == 0).Key("front").Bool(on_front[i]);
+    w.Key("broken").BeginArray();
+    for (size_t k = 0; k < t.violations.size(); ++k)
+      if (!(t.violations[k] == 0)) w.String(ConstraintText(spec.constraints(static_cast<int>(k))));
+    w.EndArray().EndObject();
+  }
+  w.EndArray();
+  WriteHypervolume(w, f);
+  return w.EndObject().Take();
+}
+
+}  // namespace sweep
