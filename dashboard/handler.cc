@@ -167,7 +167,7 @@ void DashboardHandler::WarmUp(const std::atomic<bool>& stopping) {
   });
   if (studies->size() > 3) studies->resize(3);
   for (const StudySummary& s : *studies) {
-    for (const char* view : {"curves", "trials", "importance", "rungs", "lineage"}) {
+    for (const char* view : {"curves", "trials", "importance", "rungs", "lineage", "front"}) {
       if (stopping) return;
       (void)Cached("/api/studies/" + std::to_string(s.ref.id) + "/" + view, 0);
     }

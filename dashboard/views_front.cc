@@ -21,7 +21,7 @@ constexpr size_t kHypervolumePoints = 200;
 // The hypervolume of the feasible trials among the first k (by id, the
 // order they were made), for k at up to kHypervolumePoints steps, in the box
 // between each objective's best and worst feasible value (goals applied),
-// so 1 would be one trial best in every objective.
+// against a reference a tenth past the worst (so at most 1.1^m).
 void WriteHypervolume(JsonWriter& w, const StudyFront& f) {
   const size_t m = f.objectives.size();
   std::vector<std::vector<double>> points(f.trials.size());
@@ -39,22 +39,31 @@ void WriteHypervolume(JsonWriter& w, const StudyFront& f) {
     }
   }
   w.Key("hypervolume").BeginArray();
-  const size_t n = f.trials.size(), stride = std::max<size_t>(1, n / kHypervolumePoints);
-  for (size_t end = stride; m > 1 && end <= n + stride - 1; end += stride) {
-    const size_t upto = std::min(end, n);
-    std::vector<std::vector<double>> scaled;
-    for (size_t i = 0; i < upto; ++i) {
-      if (points[i].empty()) continue;
+  // The non-dominated feasible points so far: each new point is dropped if
+  // one of them dominates it, else it joins them and drops those it
+  // dominates, so each hypervolume is taken over the front alone.
+  std::vector<std::vector<double>> archive;
+  const size_t n = f.trials.size();
+  const size_t stride = std::max<size_t>(1, (n + kHypervolumePoints - 1) / kHypervolumePoints);
+  for (size_t i = 0; m > 1 && i < n; ++i) {
+    if (!points[i].empty()) {
       std::vector<double> p;
       for (size_t k = 0; k < m; ++k)
         p.push_back(hi[k] > lo[k] ? (points[i][k] - lo[k]) / (hi[k] - lo[k]) : 0);
-      scaled.push_back(std::move(p));
+      bool dominated = false;
+      for (const auto& q : archive) dominated = dominated || ParetoDominates(q, p) || q == p;
+      if (!dominated) {
+        archive.erase(
+            std::remove_if(archive.begin(), archive.end(),
+                           [&](const std::vector<double>& q) { return ParetoDominates(p, q); }),
+            archive.end());
+        archive.push_back(std::move(p));
+      }
     }
-    // The reference a tenth past the worst, so the worst points count.
-    w.BeginObject().Key("trials").Int(static_cast<int64_t>(upto));
-    w.Key("value").Number(Hypervolume(scaled, std::vector<double>(m, 1.1)));
+    if ((i + 1) % stride != 0 && i + 1 != n) continue;
+    w.BeginObject().Key("trials").Int(static_cast<int64_t>(i + 1));
+    w.Key("value").Number(Hypervolume(archive, std::vector<double>(m, 1.1)));
     w.EndObject();
-    if (upto == n) break;
   }
   w.EndArray();
 }

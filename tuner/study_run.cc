@@ -124,8 +124,9 @@ void StudyRun::OnReport(const std::string& runner_id, const pb::Report& report) 
   // stands (a budget does not count the step twice), and the trial's value
   // there is the one judged.
   Action action;
-  // Several objectives are judged together, whichever the report lacks.
-  const bool judged = objective || !all.empty();
+  // A report is judged when it carries the first objective (several are
+  // judged together then): a restarted tuner replays those reports.
+  const bool judged = objective.has_value();
   if (judged && report.step() <= t->attempt_reported) {
     action = scheduler_->DecisionAt(t->number, report.step()).value_or(Action{});
     auto first =

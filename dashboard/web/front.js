@@ -12,7 +12,7 @@ const Front = (() => {
     return `trial ${t.number}${t.front ? " (front)" : ""}: ${values}${why}`;
   }
 
-  // Objective a against objective b; the front as a staircase line where
+  // Objective a against objective b; the front joined by a line where
   // there are two objectives.
   function scatter(f, a, b, cell, size) {
     const groups = { front: [], feasible: [], infeasible: [] };

@@ -161,7 +161,7 @@ class TpeScheduler : public Scheduler, public Proposer {
   };
   Model Prepare(const std::vector<const Trial*>& all, Rng* rng);
   // Several objectives or outcome constraints (tpe_split.h): the finished
-  // trials split into `good` (with their weights) and `bad`, by Pareto rank
+  // trials split into `good` (weight 1 each with several objectives) and `bad`, by Pareto rank
   // and hypervolume, feasible first.
   void SplitByFront(const std::vector<const Trial*>& all, int64_t n_good, std::vector<Seen>* good,
                     std::vector<Seen>* bad, std::string* what);
@@ -313,13 +313,19 @@ TpeScheduler::Model TpeScheduler::Prepare(const std::vector<const Trial*>& all, 
     int64_t n_good = std::min<int64_t>(
         static_cast<int64_t>(std::ceil(tpe_.gamma() * static_cast<double>(n))), kMaxGood);
     if (!goals_.empty()) {
-      // Several objectives: Optuna 5's gamma has no cap of 25 there.
-      if (goals_.size() > 1)
-        n_good = static_cast<int64_t>(std::ceil(tpe_.gamma() * static_cast<double>(n)));
+      // Only completed trials can be good here (stopped ones are bad);
+      // several objectives: Optuna 5's gamma has no cap of 25 there.
+      const double done = static_cast<double>(complete.size());
+      n_good = static_cast<int64_t>(std::ceil(tpe_.gamma() * done));
+      if (goals_.size() == 1) n_good = std::min(n_good, kMaxGood);
       SplitByFront(all, n_good, &good, &bad, &what);
       bad.insert(bad.end(), running.begin(), running.end());
       if (!running.empty())
         what += " (" + std::to_string(running.size()) + " running, counted bad)";
+      // Both sides in trial order, so the fading weights fall on the oldest.
+      auto by_number = [](const Seen& a, const Seen& b) { return a.number < b.number; };
+      std::sort(good.begin(), good.end(), by_number);
+      std::sort(bad.begin(), bad.end(), by_number);
       m.random = false;
       m.groups = Fit(good, bad);
       return m;
