@@ -1,6 +1,7 @@
 // `sweep why`: explaining a trial from the decisions and events tables.
 #include "cli/why.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "cli/commands.h"
@@ -10,6 +11,7 @@
 #include "common/json.h"
 #include "common/json_writer.h"
 #include "common/number_text.h"
+#include "common/objectives.h"
 #include "common/values.h"
 #include "dashboard/views.h"
 
@@ -19,6 +21,31 @@ namespace {
 std::string Num(int64_t v) { return std::to_string(v); }
 std::string Opt(const std::optional<int64_t>& v) { return v ? Num(*v) : "-"; }
 std::string Opt(const std::optional<double>& v) { return v ? ScreenNumber(*v) : "-"; }
+
+// Several objectives or constraints: a completed trial's objectives, the
+// constraints it broke, and whether it is on the study's front; "" else.
+Result<std::string> FrontLine(Reader& reader, const TrialDetail& d) {
+  if (d.trial.status != TrialStatus::kCompleted) return std::string();
+  ASSIGN_OR_RETURN(pb::Study spec, reader.StudySpec(d.study.id));
+  if (!TracksTrialValues(spec)) return std::string();
+  ASSIGN_OR_RETURN(StudyFront f, reader.Front(d.study));
+  for (size_t i = 0; i < f.trials.size(); ++i) {
+    const FrontTrial& t = f.trials[i];
+    if (t.id != d.trial.id) continue;
+    std::string out = "objectives:";
+    for (size_t k = 0; k < t.objectives.size(); ++k)
+      out += std::string(k ? "," : "") + " " + f.objectives[k].metric() + " " +
+             ScreenNumber(t.objectives[k]);
+    for (size_t k = 0; k < t.violations.size(); ++k)
+      if (!(t.violations[k] == 0)) out += "; breaks " + ConstraintText(f.constraints[k]);
+    const bool on = f.feasible > 0 && std::find(f.front.begin(), f.front.end(), i) != f.front.end();
+    out += t.violation == 0 ? (on ? "; on the Pareto front" : "; feasible, not on the front")
+                            : "; infeasible";
+    if (f.objectives.size() == 1 && on) out = out.substr(0, out.rfind(';')) + "; the best feasible";
+    return EscapeControl(out) + "\n";
+  }
+  return std::string();
+}
 }  // namespace
 
 Result<std::string> ExplainTrial(Reader& reader, int64_t id) {
@@ -29,6 +56,8 @@ Result<std::string> ExplainTrial(Reader& reader, int64_t id) {
                     Num(t.attempts) + " attempt(s); " + EscapeControl(d.study.metric) + " = " +
                     Opt(t.value) + "\n";
   out += "params " + EscapeControl(d.params_json) + "\n";
+  ASSIGN_OR_RETURN(std::string front, FrontLine(reader, d));
+  out += front;
   if (!t.failure.empty())
     out += "failure: " + EscapeControl(t.failure, /*keep_newlines=*/true) + "\n";
   if (t.parent) {

@@ -135,6 +135,10 @@ TEST(E2eObjectivesTest, TwoObjectivesWithConstraintsResumeAndBestIsTheFront) {
                      std::to_string(want.size()) + " of 40 completed trials"),
             std::string::npos)
       << out;
+  // `sweep why` says where a trial stands.
+  ASSERT_EQ(RunSweep({"why", "--db", db, std::to_string(*want.begin())}, &out), 0) << out;
+  EXPECT_NE(out.find("; on the Pareto front\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("objectives: f1 "), std::string::npos) << out;
   // `sweep trials --pareto` marks the same trials.
   ASSERT_EQ(
       RunSweep({"trials", "--db", db, "--pareto", "--format", "csv", "--columns", "trial,pareto"},
