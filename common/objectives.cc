@@ -19,6 +19,17 @@ std::vector<pb::Objective> ObjectivesOf(const pb::Study& study) {
 
 bool HasSeveralObjectives(const pb::Study& study) { return study.objectives_size() > 1; }
 
+std::vector<double> GoalSigns(const std::vector<pb::Objective>& objectives) {
+  std::vector<double> out;
+  for (const pb::Objective& o : objectives) out.push_back(o.goal() == pb::GOAL_MAXIMIZE ? -1 : 1);
+  return out;
+}
+
+std::vector<double> Minimised(std::vector<double> values, const std::vector<double>& signs) {
+  for (size_t k = 0; k < values.size() && k < signs.size(); ++k) values[k] *= signs[k];
+  return values;
+}
+
 bool TracksTrialValues(const pb::Study& study) {
   return study.objectives_size() > 0 || study.constraints_size() > 0;
 }

@@ -17,6 +17,11 @@ const pb::Objective& PrimaryObjective(const pb::Study& study);
 // Every objective, in the study's order (one for a single-objective study).
 std::vector<pb::Objective> ObjectivesOf(const pb::Study& study);
 bool HasSeveralObjectives(const pb::Study& study);
+// Each objective's sign as the Pareto code (common/pareto.h) minimises it:
+// -1 where it is maximised, 1 where minimised.
+std::vector<double> GoalSigns(const std::vector<pb::Objective>& objectives);
+// `values` (one per objective) with the maximised ones negated.
+std::vector<double> Minimised(std::vector<double> values, const std::vector<double>& signs);
 // Whether a finished trial's objectives and constraint values are stored
 // apart from its `value` (table trial_values): several objectives, or any
 // outcome constraint.

@@ -26,16 +26,16 @@ void WriteHypervolume(JsonWriter& w, const StudyFront& f) {
   const size_t m = f.objectives.size();
   std::vector<std::vector<double>> points(f.trials.size());
   std::vector<double> lo(m, std::numeric_limits<double>::infinity()), hi(m, -lo[0]);
+  const std::vector<double> signs = GoalSigns(f.objectives);
   for (size_t i = 0; i < f.trials.size(); ++i) {
     const FrontTrial& t = f.trials[i];
     bool finite = t.violation == 0;
     for (size_t k = 0; k < m && finite; ++k) finite = std::isfinite(t.objectives[k]);
     if (!finite) continue;
+    points[i] = Minimised(t.objectives, signs);
     for (size_t k = 0; k < m; ++k) {
-      double v = f.objectives[k].goal() == pb::GOAL_MAXIMIZE ? -t.objectives[k] : t.objectives[k];
-      points[i].push_back(v);
-      lo[k] = std::min(lo[k], v);
-      hi[k] = std::max(hi[k], v);
+      lo[k] = std::min(lo[k], points[i][k]);
+      hi[k] = std::max(hi[k], points[i][k]);
     }
   }
   w.Key("hypervolume").BeginArray();

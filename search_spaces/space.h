@@ -79,7 +79,7 @@ class SearchSpace {
 
   std::vector<pb::Parameter> params_;  // declaration order
   std::vector<int> order_;
-  std::vector<std::vector<int>> parent_index_;  // per param, per condition
+  std::vector<std::vector<int>> parent_index_;               // per param, per condition
   std::shared_ptr<const ParameterConstraints> constraints_;  // shared by copies
 };
 

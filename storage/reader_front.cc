@@ -53,6 +53,7 @@ Result<StudyFront> Reader::Front(const StudyRef& study) {
   }
   std::vector<ParetoPoint> points;
   std::vector<size_t> index;  // points[i] is trials[index[i]]
+  const std::vector<double> signs = GoalSigns(out.objectives);
   for (size_t i = 0; i < out.trials.size(); ++i) {
     FrontTrial& t = out.trials[i];
     for (double v : t.violations) t.violation += v;
@@ -60,10 +61,7 @@ Result<StudyFront> Reader::Front(const StudyRef& study) {
     for (double v : t.objectives) finite = finite && std::isfinite(v);
     if (!finite) continue;  // an old row: a completed trial has every objective
     if (t.violation == 0) ++out.feasible;
-    ParetoPoint p{t.objectives, t.violation};
-    for (size_t k = 0; k < n_obj; ++k)
-      if (out.objectives[k].goal() == pb::GOAL_MAXIMIZE) p.f[k] = -p.f[k];
-    points.push_back(std::move(p));
+    points.push_back({Minimised(t.objectives, signs), t.violation});
     index.push_back(i);
   }
   if (points.empty()) return out;

@@ -34,13 +34,10 @@ int64_t StudyRun::FrontSize() const {
   const int64_t completed = table_.Counts()[TrialStatus::kCompleted];
   if (front_size_.first == completed) return front_size_.second;
   std::vector<ParetoPoint> points;
-  const std::vector<pb::Objective> objectives = ObjectivesOf(study_);
+  const std::vector<double> signs = GoalSigns(ObjectivesOf(study_));
   for (const auto& [id, t] : table_.all()) {
-    if (t.status != TrialStatus::kCompleted || t.objectives.size() != objectives.size()) continue;
-    ParetoPoint p{t.objectives, t.violation};
-    for (size_t k = 0; k < p.f.size(); ++k)
-      if (objectives[k].goal() == pb::GOAL_MAXIMIZE) p.f[k] = -p.f[k];
-    points.push_back(std::move(p));
+    if (t.status != TrialStatus::kCompleted || t.objectives.size() != signs.size()) continue;
+    points.push_back({Minimised(t.objectives, signs), t.violation});
   }
   // With no feasible trial there is no front (sweep best says so).
   bool feasible = false;

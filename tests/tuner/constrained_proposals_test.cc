@@ -28,8 +28,7 @@ TEST(ConstrainedProposals, TpeGpAndAutoProposeOnlyFeasiblePoints) {
       // one is on the line x + y = 0.6, at (0.3, 0.3), 0.08.
       double v = (x - 0.5) * (x - 0.5) + (y - 0.5) * (y - 0.5);
       best = std::min(best, v);
-      Trial& t = f.Add(TrialStatus::kCompleted, {{"x", NumberValue(x)}, {"y", NumberValue(y)}}, v);
-      (void)t;
+      f.Add(TrialStatus::kCompleted, {{"x", NumberValue(x)}, {"y", NumberValue(y)}}, v);
     }
     EXPECT_EQ(f.table.size(), alg[7] == 't' ? 40 : 30) << alg;
     EXPECT_LT(best, 0.09) << alg;

@@ -44,10 +44,8 @@ class Asha : public Scheduler {
     values_.resize(rungs_.size());
     points_.resize(rungs_.size());
     if (HasSeveralObjectives(study)) {
-      for (const pb::Objective& o : ObjectivesOf(study)) {
-        goals_.push_back(o.goal() == pb::GOAL_MAXIMIZE ? -1.0 : 1.0);
-        metrics_.push_back(o.metric());
-      }
+      goals_ = GoalSigns(ObjectivesOf(study));
+      for (const pb::Objective& o : ObjectivesOf(study)) metrics_.push_back(o.metric());
     }
   }
 
@@ -184,7 +182,7 @@ class Asha : public Scheduler {
   std::string metric_;
   double eta_ = 3;
   int64_t grace_ = 1;
-  std::vector<std::vector<double>> values_;               // per rung, best first
+  std::vector<std::vector<double>> values_;  // per rung, best first
   // Several objectives: each one's sign (-1: maximised) and metric, and per
   // rung the (trial number, objectives minimised) recorded there.
   std::vector<double> goals_;

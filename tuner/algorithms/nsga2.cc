@@ -37,10 +37,8 @@ class Nsga2 : public Scheduler {
         cfg_(study.algorithm().nsga2()),
         seed_(study.seed()),
         next_(created),
-        planned_(study.algorithm().max_trials()) {
-    for (const pb::Objective& o : ObjectivesOf(study))
-      goals_.push_back(o.goal() == pb::GOAL_MAXIMIZE ? -1.0 : 1.0);
-  }
+        planned_(study.algorithm().max_trials()),
+        goals_(GoalSigns(ObjectivesOf(study))) {}
 
   std::optional<TrialSpec> NextTrial() override {
     if (Exhausted()) return std::nullopt;
@@ -69,9 +67,9 @@ class Nsga2 : public Scheduler {
   std::unique_ptr<Sampler> startup_;
   pb::Nsga2Config cfg_;
   uint64_t seed_;
-  std::vector<double> goals_;  // -1 where maximised
   int64_t next_;
   int64_t planned_;
+  std::vector<double> goals_;  // -1 where maximised
   // Elite()'s last answer, for (limit, completed trials below it).
   mutable int64_t cached_limit_ = -1, cached_completed_ = -1;
   mutable std::vector<Member> cached_elite_;
@@ -86,35 +84,27 @@ std::vector<Member> Nsga2::Elite(int64_t limit) const {
       completed += t.status == TrialStatus::kCompleted && t.number < limit;
   }
   if (limit == cached_limit_ && completed == cached_completed_) return cached_elite_;
-  std::vector<const Trial*> pool;
-  std::vector<ParetoPoint> points;
-  if (trials_) {
-    for (const auto& [id, t] : trials_->all()) {
-      if (t.status != TrialStatus::kCompleted || t.number >= limit) continue;
-      std::vector<double> f = t.objectives;
-      if (f.empty() && t.value) f = {*t.value};  // one objective, no constraints
-      if (f.size() != goals_.size()) continue;
-      bool finite = true;
-      for (size_t j = 0; j < f.size(); ++j) {
-        f[j] *= goals_[j];
-        finite = finite && std::isfinite(f[j]);
-      }
-      if (!finite) continue;
-      pool.push_back(&t);
-      points.push_back({std::move(f), t.violation});
-    }
-  }
-  // The table is by id: by number, so ties break the same way every time.
-  std::vector<size_t> order(pool.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return pool[a]->number < pool[b]->number; });
+  // The table is by id: the pool by number, so ties break the same way
+  // every time.
   std::vector<const Trial*> sorted_pool;
-  std::vector<ParetoPoint> sorted_points;
-  for (size_t i : order) {
-    sorted_pool.push_back(pool[i]);
-    sorted_points.push_back(points[i]);
+  if (trials_) {
+    for (const auto& [id, t] : trials_->all())
+      if (t.status == TrialStatus::kCompleted && t.number < limit) sorted_pool.push_back(&t);
   }
+  std::sort(sorted_pool.begin(), sorted_pool.end(),
+            [](const Trial* a, const Trial* b) { return a->number < b->number; });
+  std::vector<ParetoPoint> sorted_points;
+  auto usable = sorted_pool.begin();
+  for (const Trial* t : sorted_pool) {
+    std::vector<double> f = t->objectives;
+    if (f.empty() && t->value) f = {*t->value};  // one objective, no constraints
+    if (f.size() != goals_.size()) continue;
+    f = Minimised(std::move(f), goals_);
+    if (!std::all_of(f.begin(), f.end(), [](double v) { return std::isfinite(v); })) continue;
+    *usable++ = t;
+    sorted_points.push_back({std::move(f), t->violation});
+  }
+  sorted_pool.erase(usable, sorted_pool.end());
   std::vector<Member> elite;
   const size_t population = static_cast<size_t>(cfg_.population());
   const std::vector<std::vector<size_t>> fronts = NonDominatedFronts(sorted_points);

@@ -41,8 +41,8 @@ struct Point {
 struct Seen {
   int64_t number = 0;
   const Point* p = nullptr;
-  double score = 0;  // lower is better (goal applied); NaN: no value
-  int64_t step = 0;  // stopped trials: the furthest step
+  double score = 0;    // lower is better (goal applied); NaN: no value
+  int64_t step = 0;    // stopped trials: the furthest step
   double weight = -1;  // its weight in l(x) (MOTPE: 1 each); negative: the default
 };
 
@@ -124,10 +124,7 @@ class TpeScheduler : public Scheduler, public Proposer {
     }
     for (int i = 0; i < space_.size(); ++i)
       if (space_.param(i).type() != pb::PARAM_TYPE_CONSTANT) searched_.push_back(i);
-    if (!bohb && TracksTrialValues(study)) {
-      for (const pb::Objective& o : ObjectivesOf(study))
-        goals_.push_back(o.goal() == pb::GOAL_MAXIMIZE ? -1.0 : 1.0);
-    }
+    if (!bohb && TracksTrialValues(study)) goals_ = GoalSigns(ObjectivesOf(study));
   }
 
   std::optional<TrialSpec> NextTrial() override {

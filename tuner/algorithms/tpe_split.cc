@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "common/objectives.h"
 #include "common/pareto.h"
 
 namespace sweep {
@@ -114,13 +115,8 @@ FinishedSplit SplitFinishedTrials(const std::vector<const Trial*>& all,
     if (t->status == TrialStatus::kStopped) stopped.push_back(t);
     if (t->status != TrialStatus::kCompleted) continue;
     if (t->objectives.size() != goals.size()) continue;
-    SplitPoint p{t->objectives, t->violation};
-    bool finite = true;
-    for (size_t k = 0; k < goals.size(); ++k) {
-      p.f[k] *= goals[k];
-      finite = finite && std::isfinite(p.f[k]);
-    }
-    if (!finite) continue;
+    SplitPoint p{Minimised(t->objectives, goals), t->violation};
+    if (!std::all_of(p.f.begin(), p.f.end(), [](double v) { return std::isfinite(v); })) continue;
     points.push_back(std::move(p));
     trials.push_back(t);
   }
